@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds everything `npm test` and `npm start` need: the native core and its tests, the two WASM
+# modules (SIMD and baseline) into web/src/core/wasm/, and the static page into dist/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+
+echo "build: native core and tests"
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/native -j "$JOBS"
+
+for variant in simd baseline; do
+  echo "build: WASM module ($variant)"
+  simd=$([ "$variant" = simd ] && echo ON || echo OFF)
+  emcmake cmake -S . -B "build/wasm-$variant" -DCMAKE_BUILD_TYPE=Release -DAP_WASM_SIMD="$simd" >/dev/null
+  cmake --build "build/wasm-$variant" -j "$JOBS"
+done

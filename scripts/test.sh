@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every suite: native GoogleTest (plain and under ASan+UBSan), Vitest, Playwright.
+# Expects scripts/build.sh to have run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+
+echo "test: native GoogleTest"
+ctest --test-dir build/native --output-on-failure -j "$JOBS"
+
+echo "test: native GoogleTest under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DAP_SANITIZE=ON >/dev/null
+cmake --build build/sanitize -j "$JOBS"
+ctest --test-dir build/sanitize --output-on-failure -j "$JOBS"
+
+echo "test: Vitest"
+npx vitest run
+
+echo "test: Playwright"
+npx playwright test
