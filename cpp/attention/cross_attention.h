@@ -1,0 +1,18 @@
+// Step 11. Cross-attention: queries from one sequence, keys and values from another.
+#pragma once
+
+#include "attention/options.h"
+#include "attention/results.h"
+#include "attention/tensor.h"
+#include "attention/weights.h"
+
+namespace ap {
+
+// x_query: (B, Tq, d_q), x_context: (B, Tk, d_kv); weights.query (d_q, d_out), key/value (d_kv, d_out),
+// optional biases, out_weight (d_out, d_out), out_bias; options.heads H (default 1) →
+// multi-head results with Tq rows and Tk columns: query (B, H, Tq, d_head), key/value (B, H, Tk, d_head),
+// scores… (B, H, Tq, Tk), context and output (B, Tq, d_out). Causal rows are top-left aligned (j ≤ i).
+AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context,
+                                const ProjectionWeights& weights, const AttentionOptions& options = {});
+
+}  // namespace ap

@@ -1,0 +1,76 @@
+// The options of docs/api.md ("Options"), with their defaults, and the parsers that turn the JS
+// option strings ('stable', 'neg_inf', 'linear', …) into enums with the contract's error message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ap {
+
+// How a row of scores becomes weights (step 5).
+enum class Normalization {
+  Stable,  // 'stable': exp(s − max) / Σ exp(s − max)
+  Naive,   // 'naive':  exp(s) / Σ exp(s), overflows to inf/NaN for s ≳ 88 (shown on purpose)
+  Sum,     // 'sum':    s / Σ s, "divide by the sum" (not a distribution for negative s)
+};
+
+// How the causal mask is applied (step 7).
+enum class MaskMode {
+  NegInf,       // 'neg_inf':     −∞ above the diagonal, then softmax
+  Renormalize,  // 'renormalize': softmax, zero above the diagonal, divide by the row sum
+  Zero,         // 'zero':        0 above the diagonal, then softmax (the classic mistake)
+};
+
+// How projection matrices are stored (step 6).
+enum class WeightLayout {
+  Matrix,  // 'matrix': (d_in, d_out), used as X·W
+  Linear,  // 'linear': (d_out, d_in) like torch.nn.Linear.weight, used as X·Wᵀ
+};
+
+// Options of self_attention, the multi-head functions and cross_attention.
+struct AttentionOptions {
+  bool scale = true;          // multiply scores by 1/√d_k (d_k = d_head)
+  float temperature = 1.0f;   // finite and > 0; scaled = scores · (1/√d_k) / temperature
+  bool causal = false;        // row i looks at keys j ≤ i (top-left aligned, like torch.tril)
+  MaskMode mask = MaskMode::NegInf;
+  float dropout = 0.0f;       // in [0, 1), applied to the weights after the mask
+  double seed = 0.0;          // an integer in [0, 2³²); a double so a JS 1.5 or −1 can be rejected
+  WeightLayout layout = WeightLayout::Matrix;  // self_attention only; ignored elsewhere
+  int heads = 1;              // H (split, fused, cross); stacked takes H from its weights
+  bool intermediates = true;  // false: return only `output` (multi-head and cross)
+};
+
+// Options of softmax (step 5).
+struct SoftmaxOptions {
+  Normalization normalization = Normalization::Stable;
+  float scale = 1.0f;  // softmax of scale·x; finite
+};
+
+// Options of attention_dropout (step 8).
+struct DropoutOptions {
+  float dropout = 0.0f;  // p in [0, 1)
+  double seed = 0.0;     // an integer in [0, 2³²)
+};
+
+// Options of compare (step 9): |actual − expected| ≤ atol + rtol·|expected|.
+struct CompareOptions {
+  double atol = 1e-5;
+  double rtol = 1e-5;
+};
+
+// Parse a JS option string. Returns "" and sets `out`, or returns the message, e.g.
+// "selfAttention: options.mask='none'; expected 'neg_inf', 'renormalize' or 'zero'".
+// `function` is the JS API name, `argument` the option's path ("options.mask").
+std::string parse_option(const std::string& function, const std::string& argument,
+                         const std::string& text, Normalization& out);
+std::string parse_option(const std::string& function, const std::string& argument,
+                         const std::string& text, MaskMode& out);
+std::string parse_option(const std::string& function, const std::string& argument,
+                         const std::string& text, WeightLayout& out);
+
+// The JS spelling of each value: "stable", "neg_inf", "linear", …
+const char* option_name(Normalization value);
+const char* option_name(MaskMode value);
+const char* option_name(WeightLayout value);
+
+}  // namespace ap
