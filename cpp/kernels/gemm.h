@@ -1,0 +1,59 @@
+// Matrix multiplication for the fast path: C = A·B or C = A·Bᵀ, float32, row-major.
+//
+//   a: (m, k)            row stride lda (≥ k)
+//   b: (k, n)            row stride ldb (≥ n)    — or, with transpose_b, (n, k) with ldb ≥ k
+//   c: (m, n)            row stride ldc (≥ n), overwritten
+//
+// The reference (variant 1) is the obvious triple loop; it is what the others are checked against
+// and what they fall back to. Callers normally use `matmul`, which runs the best variant.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ap::kernels {
+
+struct MatmulShape {
+  int m = 0, k = 0, n = 0;
+  int lda = 0, ldb = 0, ldc = 0;
+  bool transpose_b = false;
+
+  // Dense shape: strides equal to the row lengths.
+  static MatmulShape dense(int m, int k, int n, bool transpose_b = false) {
+    return {m, k, n, k, transpose_b ? k : n, n, transpose_b};
+  }
+};
+
+using MatmulFunction = void (*)(const float* a, const float* b, float* c, const MatmulShape& shape);
+
+// 1. The reference: c[i][j] = Σ_p a[i][p]·b[p][j], one dot product per output.
+void matmul_reference(const float* a, const float* b, float* c, const MatmulShape& shape);
+// 2. Row broadcast: c[i, :] += a[i][p]·b[p, :], vectorised along the row of B; no packing.
+void matmul_rowwise(const float* a, const float* b, float* c, const MatmulShape& shape);
+// 3. Packed panels of A and B, cache blocking, 4×8 register tiles.
+void matmul_packed_4x8(const float* a, const float* b, float* c, const MatmulShape& shape);
+// 4. The same with 5×8 register tiles (10 accumulators: closer to the ~15 registers V8 leaves).
+void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulShape& shape);
+
+struct MatmulVariant {
+  int number;
+  const char* name;
+  MatmulFunction run;
+};
+
+// Every variant, numbered from 1 (the reference); the harness validates each before timing it.
+const std::vector<MatmulVariant>& matmul_variants();
+
+// The variant `matmul` runs.
+int default_matmul_variant();
+
+// C = A·B (or A·Bᵀ) with the default variant.
+void matmul(const float* a, const float* b, float* c, const MatmulShape& shape);
+
+// Runs variant `number`; returns an empty string, or a message when no such variant exists.
+std::string matmul_with_variant(int number, const float* a, const float* b, float* c, const MatmulShape& shape);
+
+// Which vector vocabulary this build was compiled with: "wasm_simd128" or "scalar".
+const char* vector_vocabulary();
+
+}  // namespace ap::kernels

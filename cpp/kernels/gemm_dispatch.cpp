@@ -1,0 +1,36 @@
+// The variant table and the default entry point.
+#include "gemm.h"
+#include "simd.h"
+
+namespace ap::kernels {
+
+const std::vector<MatmulVariant>& matmul_variants() {
+  static const std::vector<MatmulVariant> variants = {
+      {1, "reference", matmul_reference},
+      {2, "rowwise", matmul_rowwise},
+      {3, "packed 4x8", matmul_packed_4x8},
+      {4, "packed 5x8", matmul_packed_5x8},
+  };
+  return variants;
+}
+
+int default_matmul_variant() { return 3; }
+
+void matmul(const float* a, const float* b, float* c, const MatmulShape& shape) {
+  matmul_packed_4x8(a, b, c, shape);
+}
+
+std::string matmul_with_variant(int number, const float* a, const float* b, float* c, const MatmulShape& shape) {
+  for (const MatmulVariant& variant : matmul_variants()) {
+    if (variant.number == number) {
+      variant.run(a, b, c, shape);
+      return "";
+    }
+  }
+  return "matmul: variant=" + std::to_string(number) + " does not exist; expected 1 to " +
+         std::to_string(matmul_variants().size());
+}
+
+const char* vector_vocabulary() { return simd::kVocabulary; }
+
+}  // namespace ap::kernels

@@ -1,0 +1,149 @@
+// Variants 3 and 4: the packed, register-blocked GEMM (the Goto/BLIS loop nest).
+//
+//   for each column block of B (kColBlock wide):
+//     for each depth block (kDepthBlock deep):   pack B's block into 8-column panels   (stays in L2)
+//       for each row block of A (kRowBlock):     pack A's block into kRows-row panels   (stays in L2)
+//         for each panel pair: one kRows×8 register tile of C, accumulated over the depth block
+//
+// A packed panel holds, for each p, the kRows values a[i..i+kRows)[p]; a packed B panel holds, for
+// each p, the 8 values b[p][j..j+8). The micro-kernel then reads both strictly sequentially. Panels
+// are zero-padded at the edges, so edge tiles run the same kernel into a scratch tile and only the
+// valid part is copied out.
+#include <algorithm>
+#include <vector>
+
+#include "gemm.h"
+#include "simd.h"
+
+namespace ap::kernels {
+
+namespace {
+
+using namespace simd;
+
+constexpr int kTileCols = 8;
+constexpr int kDepthBlock = 256;
+constexpr int kRowBlock = 72;
+constexpr int kColBlock = 2048;
+
+// c (kRows×8, row stride ldc) = (or +=) packed_a (depth×kRows) · packed_b (depth×8).
+template <int kRows>
+inline void register_tile(int depth, const float* __restrict packed_a, const float* __restrict packed_b,
+                          float* __restrict c, int ldc, bool accumulate) {
+  f32x4 acc[kRows][2];
+  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = zero();
+  for (int p = 0; p < depth; ++p) {
+    const f32x4 b0 = load(packed_b);
+    const f32x4 b1 = load(packed_b + kLanes);
+    for (int r = 0; r < kRows; ++r) {
+      const f32x4 a_r = splat(packed_a[r]);
+      acc[r][0] = mul_add(a_r, b0, acc[r][0]);
+      acc[r][1] = mul_add(a_r, b1, acc[r][1]);
+    }
+    packed_a += kRows;
+    packed_b += kTileCols;
+  }
+  for (int r = 0; r < kRows; ++r) {
+    float* c_row = c + static_cast<size_t>(r) * ldc;
+    if (accumulate) {
+      acc[r][0] = add(acc[r][0], load(c_row));
+      acc[r][1] = add(acc[r][1], load(c_row + kLanes));
+    }
+    store(c_row, acc[r][0]);
+    store(c_row + kLanes, acc[r][1]);
+  }
+}
+
+// A's block rows [row0, row0+rows) × depth [p0, p0+depth) → panels of kRows rows, zero-padded.
+template <int kRows>
+void pack_a(const float* a, int lda, int row0, int rows, int p0, int depth, float* packed) {
+  for (int i0 = 0; i0 < rows; i0 += kRows) {
+    const int valid = std::min(kRows, rows - i0);
+    for (int p = 0; p < depth; ++p) {
+      for (int r = 0; r < kRows; ++r) {
+        *packed++ = r < valid ? a[static_cast<size_t>(row0 + i0 + r) * lda + p0 + p] : 0.0f;
+      }
+    }
+  }
+}
+
+// B's block depth [p0, p0+depth) × columns [col0, col0+cols) → panels of 8 columns, zero-padded.
+void pack_b(const float* b, const MatmulShape& s, int p0, int depth, int col0, int cols, float* packed) {
+  for (int j0 = 0; j0 < cols; j0 += kTileCols) {
+    const int valid = std::min(kTileCols, cols - j0);
+    if (!s.transpose_b && valid == kTileCols) {
+      for (int p = 0; p < depth; ++p) {
+        const float* row = b + static_cast<size_t>(p0 + p) * s.ldb + col0 + j0;
+        store(packed, load(row));
+        store(packed + kLanes, load(row + kLanes));
+        packed += kTileCols;
+      }
+      continue;
+    }
+    for (int p = 0; p < depth; ++p) {
+      for (int j = 0; j < kTileCols; ++j) {
+        const int col = col0 + j0 + j;
+        float value = 0.0f;
+        if (j < valid) {
+          value = s.transpose_b ? b[static_cast<size_t>(col) * s.ldb + p0 + p] : b[static_cast<size_t>(p0 + p) * s.ldb + col];
+        }
+        *packed++ = value;
+      }
+    }
+  }
+}
+
+template <int kRows>
+void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& s) {
+  if (s.k == 0) {
+    for (int i = 0; i < s.m; ++i) std::fill(c + static_cast<size_t>(i) * s.ldc, c + static_cast<size_t>(i) * s.ldc + s.n, 0.0f);
+    return;
+  }
+  const int col_block = std::min(kColBlock, (s.n + kTileCols - 1) / kTileCols * kTileCols);
+  const int row_block = std::min(kRowBlock / kRows * kRows, (s.m + kRows - 1) / kRows * kRows);
+  const int depth_block = std::min(kDepthBlock, s.k);
+  std::vector<float> packed_b(static_cast<size_t>(depth_block) * col_block);
+  std::vector<float> packed_a(static_cast<size_t>(depth_block) * row_block);
+  alignas(16) float scratch[kRows * kTileCols];
+
+  for (int col0 = 0; col0 < s.n; col0 += col_block) {
+    const int cols = std::min(col_block, s.n - col0);
+    for (int p0 = 0; p0 < s.k; p0 += depth_block) {
+      const int depth = std::min(depth_block, s.k - p0);
+      const bool accumulate = p0 > 0;  // the first depth block writes C, the others add to it
+      pack_b(b, s, p0, depth, col0, cols, packed_b.data());
+      for (int row0 = 0; row0 < s.m; row0 += row_block) {
+        const int rows = std::min(row_block, s.m - row0);
+        pack_a<kRows>(a, s.lda, row0, rows, p0, depth, packed_a.data());
+        for (int j0 = 0; j0 < cols; j0 += kTileCols) {
+          const float* panel_b = packed_b.data() + static_cast<size_t>(j0) * depth;
+          const int valid_cols = std::min(kTileCols, cols - j0);
+          for (int i0 = 0; i0 < rows; i0 += kRows) {
+            const float* panel_a = packed_a.data() + static_cast<size_t>(i0) * depth;
+            const int valid_rows = std::min(kRows, rows - i0);
+            float* c_tile = c + static_cast<size_t>(row0 + i0) * s.ldc + col0 + j0;
+            if (valid_rows == kRows && valid_cols == kTileCols) {
+              register_tile<kRows>(depth, panel_a, panel_b, c_tile, s.ldc, accumulate);
+              continue;
+            }
+            // Edge tile: compute the whole padded tile, keep the valid part (the leftover loop).
+            register_tile<kRows>(depth, panel_a, panel_b, scratch, kTileCols, false);
+            for (int r = 0; r < valid_rows; ++r) {
+              for (int j = 0; j < valid_cols; ++j) {
+                float& out = c_tile[static_cast<size_t>(r) * s.ldc + j];
+                out = accumulate ? out + scratch[r * kTileCols + j] : scratch[r * kTileCols + j];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void matmul_packed_4x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<4>(a, b, c, s); }
+void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<5>(a, b, c, s); }
+
+}  // namespace ap::kernels
