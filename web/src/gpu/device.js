@@ -1,0 +1,86 @@
+// WebGPU device acquisition. Each way it can fail has its own `reason` and message, so the page can say
+// why it runs on WASM instead of a generic "WebGPU unavailable". Nothing here asserts: a CPU-only browser
+// gets a GpuUnavailableError, which the API turns into a fallback.
+
+/** The limits the kernels need (the WebGPU defaults, which every conformant adapter offers). */
+export const REQUIRED_LIMITS = {
+  maxComputeWorkgroupStorageSize: 16384,
+  maxComputeInvocationsPerWorkgroup: 256,
+  maxComputeWorkgroupSizeX: 256,
+  maxComputeWorkgroupSizeY: 16,
+  maxStorageBuffersPerShaderStage: 4,
+};
+
+export class GpuUnavailableError extends Error {
+  /**
+   * @param {'no-navigator-gpu'|'no-adapter'|'adapter-request-failed'|'device-request-failed'|'limits-too-small'|'device-lost'} reason
+   * @param {string} message
+   */
+  constructor(reason, message) {
+    super(message);
+    this.name = 'GpuUnavailableError';
+    this.reason = reason;
+  }
+}
+
+/**
+ * Describes an adapter for the backend badge and the benchmark labels.
+ * @param {GPUAdapter} adapter
+ * @returns {{vendor: string, architecture: string, description: string, emulated: boolean, label: string}}
+ */
+export function describeAdapter(adapter) {
+  const info = adapter.info ?? {};
+  const vendor = info.vendor ?? '';
+  const architecture = info.architecture ?? '';
+  const description = info.description ?? '';
+  // SwiftShader is Chromium's CPU implementation of Vulkan: real WebGPU, CPU speed.
+  const emulated = /swiftshader/i.test(`${vendor} ${architecture} ${description}`) || adapter.isFallbackAdapter === true;
+  const name = [vendor, architecture, description].filter(Boolean).join(' ') || 'unknown adapter';
+  return { vendor, architecture, description, emulated, label: emulated ? `${name} — SwiftShader (CPU-emulated)` : name };
+}
+
+/**
+ * Requests an adapter and a device with the limits the kernels need.
+ * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference}} [options] `gpu` replaces navigator.gpu (tests)
+ * @returns {Promise<{adapter: GPUAdapter, device: GPUDevice, adapterInfo: ReturnType<typeof describeAdapter>}>}
+ * @throws {GpuUnavailableError}
+ */
+export async function acquireDevice(options = {}) {
+  const gpu = options.gpu ?? globalThis.navigator?.gpu;
+  if (!gpu) {
+    throw new GpuUnavailableError('no-navigator-gpu',
+      'WebGPU: navigator.gpu is undefined; this browser or context has no WebGPU (Chromium needs a secure context such as https or http://127.0.0.1)');
+  }
+  let adapter;
+  try {
+    adapter = await gpu.requestAdapter({ powerPreference: options.powerPreference ?? 'high-performance' });
+  } catch (error) {
+    throw new GpuUnavailableError('adapter-request-failed', `WebGPU: navigator.gpu.requestAdapter() threw: ${error?.message ?? error}`);
+  }
+  if (!adapter) {
+    throw new GpuUnavailableError('no-adapter',
+      'WebGPU: navigator.gpu.requestAdapter() returned null; no GPU adapter is available (blocklisted driver, or GPU disabled)');
+  }
+  for (const [name, needed] of Object.entries(REQUIRED_LIMITS)) {
+    const offered = adapter.limits[name];
+    if (!(offered >= needed)) {
+      throw new GpuUnavailableError('limits-too-small',
+        `WebGPU: adapter limit ${name}=${offered} is below the ${needed} the attention kernels need`);
+    }
+  }
+  // Ask for the adapter's full buffer limits: the default 128 MiB binding caps T·T·heads early.
+  const requiredLimits = {
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+    maxBufferSize: adapter.limits.maxBufferSize,
+  };
+  let device;
+  try {
+    device = await adapter.requestDevice({ label: 'attention-playground', requiredLimits });
+  } catch (error) {
+    throw new GpuUnavailableError('device-request-failed', `WebGPU: adapter.requestDevice() failed: ${error?.message ?? error}`);
+  }
+  if (!device) {
+    throw new GpuUnavailableError('device-request-failed', 'WebGPU: adapter.requestDevice() returned no device');
+  }
+  return { adapter, device, adapterInfo: describeAdapter(adapter) };
+}

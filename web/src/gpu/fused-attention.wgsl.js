@@ -1,0 +1,131 @@
+// Fused attention with an online softmax: per (batch, head), output = softmax(mask(scale · Q·Kᵀ)) · V
+// without ever storing the Tq × Tk weights (O(T · d_head) memory instead of O(T²)).
+//
+//   Q: (Tq, d_head), K, V: (Tk, d_head), O: (Tq, d_head) for each (b, h), each read in place from its
+//   projection through an offset, a row stride and batch/head strides (head h of (B, T, d_out) is offset
+//   h·d_head, row stride d_out).
+//
+// One invocation owns one query row. For each key it keeps the running maximum m, the running
+// denominator l = Σ exp(s − m) and the running numerator acc = Σ exp(s − m) · keep/(1 − p) · v, rescaling
+// both by exp(m_old − m_new) when the maximum grows (Milakov & Gimelshein 2018; FlashAttention). The
+// keys and values are staged KEY_TILE rows at a time in workgroup memory, shared by all query rows.
+//
+// Causal: key j takes part in row i when j ≤ i ('neg_inf' and 'renormalize' give the same weights);
+// maskMode 2 ('zero') gives future keys the score 0 instead. Dropout uses the counter-based hash of
+// docs/api.md on the flat index of the weight ((b·H + h)·Tq + i)·Tk + j, so it equals the unfused path.
+// HEAD_DIM_MAX is fixed when the text is built: private arrays need a constant size.
+
+/**
+ * @param {number} headDimMax the largest d_head the pipeline serves (a multiple of 4)
+ * @returns {string} WGSL source
+ */
+export function fusedAttentionWgsl(headDimMax) {
+  return /* wgsl */ `
+struct Params {
+  Tq: u32, Tk: u32, headDim: u32, heads: u32,
+  scale: f32, causal: u32, maskMode: u32, dropout: f32,
+  seedHash: u32, keepScale: f32, pad0: u32, pad1: u32,
+  qOffset: u32, qRowStride: u32, qBatchStride: u32, qHeadStride: u32,
+  kOffset: u32, kRowStride: u32, kBatchStride: u32, kHeadStride: u32,
+  vOffset: u32, vRowStride: u32, vBatchStride: u32, vHeadStride: u32,
+  oOffset: u32, oRowStride: u32, oBatchStride: u32, oHeadStride: u32,
+}
+
+override QUERY_ROWS: u32 = 64u;
+const KEY_TILE: u32 = 16u;
+const HEAD_DIM_MAX: u32 = ${headDimMax}u;
+// The most negative finite f32: the start of a running maximum.
+const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> q: array<f32>;
+@group(0) @binding(2) var<storage, read> k: array<f32>;
+@group(0) @binding(3) var<storage, read> v: array<f32>;
+@group(0) @binding(4) var<storage, read_write> o: array<f32>;
+
+var<workgroup> keyTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
+var<workgroup> valueTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
+
+fn readQ(index: u32) -> f32 { if (index < arrayLength(&q)) { return q[index]; } return 0.0; }
+fn readK(index: u32) -> f32 { if (index < arrayLength(&k)) { return k[index]; } return 0.0; }
+fn readV(index: u32) -> f32 { if (index < arrayLength(&v)) { return v[index]; } return 0.0; }
+fn writeO(index: u32, value: f32) { if (index < arrayLength(&o)) { o[index] = value; } }
+
+// Chris Wellons' lowbias32, as in docs/api.md.
+fn lowbias32(input: u32) -> u32 {
+  var x = input;
+  x ^= x >> 16u; x *= 0x7feb352du; x ^= x >> 15u; x *= 0x846ca68bu; x ^= x >> 16u;
+  return x;
+}
+fn dropoutKeep(index: u32) -> f32 {
+  if (params.dropout <= 0.0) { return 1.0; }
+  let u = f32(lowbias32(index ^ params.seedHash) >> 8u) / 16777216.0;
+  return select(0.0, params.keepScale, u >= params.dropout);
+}
+
+@compute @workgroup_size(QUERY_ROWS, 1, 1)
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+  let batch = group.y / params.heads;
+  let head = group.y % params.heads;
+  let query = group.x * QUERY_ROWS + local.x;
+  let hasQuery = query < params.Tq;
+  let d = params.headDim;
+  let qBase = params.qOffset + batch * params.qBatchStride + head * params.qHeadStride + query * params.qRowStride;
+  let kBase = params.kOffset + batch * params.kBatchStride + head * params.kHeadStride;
+  let vBase = params.vOffset + batch * params.vBatchStride + head * params.vHeadStride;
+
+  var queryRow: array<f32, HEAD_DIM_MAX>;
+  var acc: array<f32, HEAD_DIM_MAX>;
+  for (var c = 0u; c < d; c++) { queryRow[c] = select(0.0, readQ(qBase + c), hasQuery); }
+  var runningMax = LOWEST_F32;
+  var denominator = 0.0;
+  let weightRowBase = ((batch * params.heads + head) * params.Tq + query) * params.Tk;
+
+  for (var keyStart = 0u; keyStart < params.Tk; keyStart += KEY_TILE) {
+    // 1. Stage KEY_TILE keys and values (zeros past Tk).
+    for (var slot = local.x; slot < KEY_TILE * d; slot += QUERY_ROWS) {
+      let key = keyStart + slot / d;
+      let c = slot % d;
+      var kValue = 0.0;
+      var vValue = 0.0;
+      if (key < params.Tk) {
+        kValue = readK(kBase + key * params.kRowStride + c);
+        vValue = readV(vBase + key * params.vRowStride + c);
+      }
+      keyTile[slot] = kValue;
+      valueTile[slot] = vValue;
+    }
+    workgroupBarrier();
+
+    // 2. Online softmax over the staged keys.
+    for (var t = 0u; t < KEY_TILE; t++) {
+      let key = keyStart + t;
+      if (key >= params.Tk || !hasQuery) { break; }
+      let future = params.causal != 0u && key > query;
+      if (future && params.maskMode != 2u) { continue; }
+      var score = 0.0;
+      if (!future) {
+        for (var c = 0u; c < d; c++) { score += queryRow[c] * keyTile[t * d + c]; }
+        score *= params.scale;
+      }
+      let newMax = max(runningMax, score);
+      let rescale = exp(runningMax - newMax);
+      let p = exp(score - newMax);
+      denominator = denominator * rescale + p;
+      let contribution = p * dropoutKeep(weightRowBase + key);
+      for (var c = 0u; c < d; c++) { acc[c] = acc[c] * rescale + contribution * valueTile[t * d + c]; }
+      runningMax = newMax;
+    }
+    workgroupBarrier();
+  }
+
+  // 3. output = acc / denominator (0 for a row with no key).
+  if (hasQuery) {
+    let oBase = params.oOffset + batch * params.oBatchStride + head * params.oHeadStride + query * params.oRowStride;
+    for (var c = 0u; c < d; c++) {
+      writeO(oBase + c, select(0.0, acc[c] / denominator, denominator > 0.0));
+    }
+  }
+}
+`;
+}

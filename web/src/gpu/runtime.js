@@ -1,0 +1,278 @@
+// The GPU side of one backend: labelled pipelines cached by key, and passes that keep every buffer of one
+// forward pass on the GPU, record all the kernels into one command encoder, and read back only the
+// tensors the caller asks for.
+import { gemmWgsl } from './gemm.wgsl.js';
+import { rowSoftmaxWgsl } from './row-softmax.wgsl.js';
+import { fusedAttentionWgsl } from './fused-attention.wgsl.js';
+import { dropoutWgsl } from './dropout.wgsl.js';
+
+const FLOAT_BYTES = 4;
+const GEMM_TILE = 64;
+const ROW_THREADS = 64;
+const QUERY_ROWS = 64;
+const ELEMENTWISE_THREADS = 256;
+export const HEAD_DIM_LIMIT = 256;
+
+/** lowbias32 of docs/api.md (Chris Wellons' hash) on uint32. */
+export function lowbias32(input) {
+  let x = input >>> 0;
+  x ^= x >>> 16; x = Math.imul(x, 0x7feb352d) >>> 0;
+  x ^= x >>> 15; x = Math.imul(x, 0x846ca68b) >>> 0;
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+/**
+ * A tensor living in a GPU buffer for the length of one pass.
+ * @typedef {{buffer: GPUBuffer, length: number, shape: number[]}} GpuTensor
+ */
+
+/**
+ * A matrix operand's addressing inside its buffer, in elements: offset, row stride and the strides of
+ * the two batch levels (outer, inner). A stride of 0 broadcasts.
+ * @typedef {{offset?: number, rowStride: number, outerStride?: number, innerStride?: number}} Layout
+ */
+
+export class GpuRuntime {
+  /** @param {GPUDevice} device */
+  constructor(device) {
+    this.device = device;
+    /** @type {Map<string, GPUComputePipeline>} */
+    this.pipelines = new Map();
+    this.maxBindingBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+    this.maxGroups = device.limits.maxComputeWorkgroupsPerDimension;
+  }
+
+  /**
+   * The pipeline for `key`, compiled once. The key names the kernel and every choice baked into it.
+   * @param {string} key
+   * @param {() => string} source
+   * @param {Record<string, number|boolean>} [constants] override values
+   */
+  pipeline(key, source, constants = {}) {
+    let pipeline = this.pipelines.get(key);
+    if (!pipeline) {
+      const module = this.device.createShaderModule({ label: key, code: source() });
+      pipeline = this.device.createComputePipeline({
+        label: key, layout: 'auto', compute: { module, entryPoint: 'main', constants },
+      });
+      this.pipelines.set(key, pipeline);
+    }
+    return pipeline;
+  }
+
+  /** @param {string} label */
+  beginPass(label) {
+    return new GpuPass(this, label);
+  }
+}
+
+export class GpuPass {
+  /** @param {GpuRuntime} runtime @param {string} label */
+  constructor(runtime, label) {
+    this.runtime = runtime;
+    this.device = runtime.device;
+    this.label = label;
+    this.encoder = this.device.createCommandEncoder({ label });
+    /** @type {GPUBuffer[]} every buffer this pass made, destroyed when it ends */
+    this.buffers = [];
+    this.device.pushErrorScope('validation');
+    this.device.pushErrorScope('out-of-memory');
+  }
+
+  /** A storage buffer for `length` floats (padded to 16 bytes, so vec4 views of it are whole). */
+  createBuffer(length, name) {
+    const bytes = Math.max(16, Math.ceil((length * FLOAT_BYTES) / 16) * 16);
+    if (bytes > this.runtime.maxBindingBytes) {
+      throw new Error(`webgpu: ${this.label}: ${name} needs ${bytes} bytes; the device binds at most ${this.runtime.maxBindingBytes} bytes per buffer`);
+    }
+    const buffer = this.device.createBuffer({
+      label: `${this.label}: ${name}`, size: bytes,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
+    this.buffers.push(buffer);
+    return buffer;
+  }
+
+  /** @param {Float32Array} data @param {number[]} shape @param {string} name @returns {GpuTensor} */
+  upload(data, shape, name) {
+    const buffer = this.createBuffer(data.length, name);
+    this.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+    return { buffer, length: data.length, shape };
+  }
+
+  /** @param {number[]} shape @param {string} name @returns {GpuTensor} */
+  allocate(shape, name) {
+    const length = shape.reduce((product, size) => product * size, 1);
+    return { buffer: this.createBuffer(length, name), length, shape };
+  }
+
+  uniform(values, name) {
+    const buffer = this.device.createBuffer({
+      label: `${this.label}: ${name} params`, size: Math.max(16, Math.ceil(values.byteLength / 16) * 16),
+      usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+    });
+    this.buffers.push(buffer);
+    this.device.queue.writeBuffer(buffer, 0, values.buffer, 0, values.byteLength);
+    return buffer;
+  }
+
+  dispatch(pipeline, name, bindings, groups) {
+    const bindGroup = this.device.createBindGroup({
+      label: `${this.label}: ${name}`, layout: pipeline.getBindGroupLayout(0),
+      entries: bindings.map((buffer, binding) => ({ binding, resource: { buffer } })),
+    });
+    const computePass = this.encoder.beginComputePass({ label: `${this.label}: ${name}` });
+    computePass.setPipeline(pipeline);
+    computePass.setBindGroup(0, bindGroup);
+    computePass.dispatchWorkgroups(...groups);
+    computePass.end();
+  }
+
+  /** Spreads `count` workgroups over x and y, as one dimension holds at most maxGroups. */
+  spread(count) {
+    const x = Math.min(Math.max(count, 1), this.runtime.maxGroups);
+    return [x, Math.ceil(Math.max(count, 1) / x), 1];
+  }
+
+  /**
+   * C = alpha · A · op(B) (+ bias) for batchOuter × batchInner matrix pairs.
+   * @param {{a: GpuTensor, b: GpuTensor, c: GpuTensor, bias?: GpuTensor, M: number, N: number, K: number,
+   *   batchOuter?: number, batchInner?: number, transposeB?: boolean, alpha?: number,
+   *   aLayout: Layout, bLayout: Layout, cLayout: Layout, biasLayout?: Layout, name?: string}} spec
+   */
+  gemm(spec) {
+    const { a, b, c, M, N, K, transposeB = false, alpha = 1, name = 'gemm' } = spec;
+    const batchOuter = spec.batchOuter ?? 1;
+    const batchInner = spec.batchInner ?? 1;
+    if (batchOuter * batchInner > this.runtime.maxGroups) {
+      throw new Error(`webgpu: ${this.label}: ${name} has ${batchOuter * batchInner} matrices; the device dispatches at most ${this.runtime.maxGroups}`);
+    }
+    const layouts = [spec.aLayout, spec.bLayout, spec.cLayout, spec.biasLayout ?? { rowStride: 0 }]
+      .map((layout) => [layout.offset ?? 0, layout.rowStride, layout.outerStride ?? 0, layout.innerStride ?? 0]);
+    // vec4 loads need every address a load starts from to be a multiple of 4.
+    const aligned = (layout, length) => layout.every((value) => value % 4 === 0) && length % 4 === 0;
+    const vec4A = aligned(layouts[0], K);
+    const vec4B = aligned(layouts[1], transposeB ? K : N);
+    const pipeline = this.runtime.pipeline(
+      `gemm vec4A=${vec4A} vec4B=${vec4B} transposeB=${transposeB}`,
+      () => gemmWgsl({ vec4A, vec4B }), { TRANSPOSE_B: transposeB });
+    const words = new Uint32Array(24);
+    words.set([M, N, K, batchInner], 0);
+    new Float32Array(words.buffer, 16, 1)[0] = alpha;
+    words[5] = spec.bias ? 1 : 0;
+    for (let i = 0; i < 3; i++) words.set(layouts[i], 8 + 4 * i);
+    // The bias is one row: offset and batch strides only.
+    words.set([layouts[3][0], layouts[3][2], layouts[3][3]], 20);
+    const bias = spec.bias ?? a;
+    this.dispatch(pipeline, name, [this.uniform(words, name), a.buffer, b.buffer, bias.buffer, c.buffer],
+      [Math.ceil(N / GEMM_TILE), Math.ceil(M / GEMM_TILE), batchOuter * batchInner]);
+  }
+
+  /**
+   * Scaled, masked and normalised rows: see row-softmax.wgsl.js.
+   * @param {{scores: GpuTensor, weights: GpuTensor, scaled?: GpuTensor, masked?: GpuTensor, rows: number,
+   *   cols: number, rowsPerMatrix: number, causal: boolean, maskMode: number, normalization: number,
+   *   scale: number, name?: string}} spec
+   */
+  rowSoftmax(spec) {
+    const { scores, weights, rows, cols, name = 'row softmax' } = spec;
+    const pipeline = this.runtime.pipeline('row softmax', () => rowSoftmaxWgsl, { ROW_THREADS });
+    const words = new Uint32Array(12);
+    words.set([rows, cols, spec.rowsPerMatrix, spec.causal ? 1 : 0, spec.maskMode, spec.normalization], 0);
+    new Float32Array(words.buffer, 24, 1)[0] = spec.scale;
+    words[7] = spec.scaled ? 1 : 0;
+    words[8] = spec.masked ? 1 : 0;
+    // Rows beyond one dispatch's reach go in further dispatches, each starting at rowOffset.
+    const perDispatch = this.runtime.maxGroups * this.runtime.maxGroups;
+    for (let rowOffset = 0; rowOffset < rows; rowOffset += perDispatch) {
+      words[9] = rowOffset;
+      // An output that is not wanted is still bound, to a small scratch buffer, but never written.
+      this.dispatch(pipeline, name, [this.uniform(words.slice(), name), scores.buffer,
+        (spec.scaled ?? this.scratch('scaled')).buffer, (spec.masked ?? this.scratch('masked')).buffer,
+        weights.buffer], this.spread(Math.min(rows - rowOffset, perDispatch)));
+    }
+  }
+
+  /** A 16-byte buffer bound where a kernel's optional output is switched off (one per binding: two
+   *  writable bindings of one dispatch may not share a buffer). */
+  scratch(name) {
+    this.scratchTensors ??= {};
+    this.scratchTensors[name] ??= this.allocate([4], `unused ${name}`);
+    return this.scratchTensors[name];
+  }
+
+  /**
+   * Fused attention per (batch, head) with an online softmax: see fused-attention.wgsl.js.
+   * Layouts: {offset, rowStride, outerStride = batch stride, innerStride = head stride}.
+   */
+  fusedAttention(spec) {
+    const { q, k, v, o, batch, heads, Tq, Tk, headDim, name = 'fused attention' } = spec;
+    if (headDim > HEAD_DIM_LIMIT) throw new Error(`webgpu: ${name}: d_head=${headDim} exceeds the fused kernel's ${HEAD_DIM_LIMIT}`);
+    const headDimMax = Math.max(16, 2 ** Math.ceil(Math.log2(headDim)));
+    const pipeline = this.runtime.pipeline(`fused attention headDimMax=${headDimMax}`,
+      () => fusedAttentionWgsl(headDimMax), { QUERY_ROWS });
+    const words = new Uint32Array(28);
+    const floats = new Float32Array(words.buffer);
+    words.set([Tq, Tk, headDim, heads], 0);
+    floats[4] = spec.scale;
+    words[5] = spec.causal ? 1 : 0;
+    words[6] = spec.maskMode;
+    floats[7] = spec.dropout;
+    words[8] = lowbias32(spec.seed);
+    floats[9] = spec.dropout > 0 ? 1 / (1 - spec.dropout) : 1;
+    [spec.qLayout, spec.kLayout, spec.vLayout, spec.oLayout].forEach((layout, i) => {
+      words.set([layout.offset ?? 0, layout.rowStride, layout.outerStride ?? 0, layout.innerStride ?? 0], 12 + 4 * i);
+    });
+    if (batch * heads > this.runtime.maxGroups) {
+      throw new Error(`webgpu: ${name}: B·H=${batch * heads} exceeds the device's ${this.runtime.maxGroups} workgroups per dimension`);
+    }
+    this.dispatch(pipeline, name, [this.uniform(words, name), q.buffer, k.buffer, v.buffer, o.buffer],
+      [Math.ceil(Tq / QUERY_ROWS), batch * heads, 1]);
+  }
+
+  /** dropped = weights · keep / (1 − p) with the counter-based keep rule of docs/api.md. */
+  dropout({ weights, dropped, dropout, seed, name = 'dropout' }) {
+    const pipeline = this.runtime.pipeline('dropout', () => dropoutWgsl, { WORKGROUP_SIZE: ELEMENTWISE_THREADS });
+    const words = new Uint32Array(4);
+    words[0] = weights.length;
+    words[1] = lowbias32(seed);
+    new Float32Array(words.buffer).set([dropout, 1 / (1 - dropout)], 2);
+    this.dispatch(pipeline, name, [this.uniform(words, name), weights.buffer, dropped.buffer],
+      this.spread(Math.ceil(weights.length / ELEMENTWISE_THREADS)));
+  }
+
+  /**
+   * Submits everything recorded, reads back the given tensors and frees the pass's buffers.
+   * @param {Record<string, GpuTensor>} tensors
+   * @returns {Promise<Record<string, {data: Float32Array, shape: number[]}>>}
+   */
+  async finish(tensors) {
+    const entries = Object.entries(tensors);
+    const staging = entries.map(([name, tensor]) => {
+      const buffer = this.device.createBuffer({
+        label: `${this.label}: read ${name}`, size: tensor.buffer.size,
+        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      });
+      this.buffers.push(buffer);
+      this.encoder.copyBufferToBuffer(tensor.buffer, 0, buffer, 0, tensor.buffer.size);
+      return buffer;
+    });
+    this.device.queue.submit([this.encoder.finish()]);
+    const outOfMemory = await this.device.popErrorScope();
+    const invalid = await this.device.popErrorScope();
+    try {
+      if (outOfMemory) throw new Error(`webgpu: ${this.label}: out of GPU memory: ${outOfMemory.message}`);
+      if (invalid) throw new Error(`webgpu: ${this.label}: ${invalid.message}`);
+      await Promise.all(staging.map((buffer) => buffer.mapAsync(GPUMapMode.READ)));
+      const results = {};
+      entries.forEach(([name, tensor], i) => {
+        results[name] = { data: new Float32Array(staging[i].getMappedRange(), 0, tensor.length).slice(), shape: tensor.shape };
+        staging[i].unmap();
+      });
+      return results;
+    } finally {
+      for (const buffer of this.buffers) buffer.destroy();
+    }
+  }
+}
