@@ -1,0 +1,41 @@
+// The pure-JS reference backend: every function of docs/api.md, clear rather than fast, with the same
+// checks and messages as the C++ core. It is the fallback when WebAssembly cannot load, the second
+// opinion on the page's "check our work" step, and the source of the WebGPU backend's non-matrix steps.
+// It takes arguments already normalised by web/src/core/api.js (rank-3 x, complete options).
+import { attentionDropout } from './dropout.js';
+import { causalAverageLoop, causalAverageMatmul, causalAverageSoftmax } from './causal-average.js';
+import { compare } from './compare.js';
+import { crossAttention } from './cross-attention.js';
+import { matmul } from './linalg.js';
+import { multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked } from './multihead.js';
+import { nextTokenPairs } from './next-token.js';
+import { attentionWithoutWeights, selfAttention } from './self-attention.js';
+import { softmax } from './softmax.js';
+
+export {
+  attentionDropout, attentionWithoutWeights, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, compare,
+  crossAttention, matmul, multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked, nextTokenPairs,
+  selfAttention, softmax,
+};
+
+/** Creates the reference backend object ({ name: 'js', build: null, <one method per API function> }). */
+export function createReferenceBackend() {
+  return {
+    name: 'js',
+    build: null,
+    nextTokenPairs,
+    causalAverageLoop,
+    causalAverageMatmul,
+    causalAverageSoftmax,
+    softmax,
+    attentionWithoutWeights,
+    selfAttention,
+    attentionDropout,
+    compare,
+    multiheadAttentionStacked,
+    multiheadAttentionSplit,
+    multiheadAttentionFused,
+    crossAttention,
+    matmul,
+  };
+}

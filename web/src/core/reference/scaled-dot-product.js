@@ -1,0 +1,84 @@
+// The attention of one or several heads, written once and used by selfAttention (H = 1), the three
+// multi-head formulations and crossAttention. Every intermediate is kept, because the page shows them.
+import { dropWeights } from './dropout.js';
+import { matmulRaw } from './linalg.js';
+import { normalizeRow, normalizeRows } from './softmax.js';
+
+/** Row i may attend to keys j ≤ i (top-left aligned like torch.tril, also when Tq ≠ Tk). */
+const isFuture = (i, j) => j > i;
+
+/** Masks the (Tq, Tk) block at `offset` of scaled into masked, and normalises it into weights. */
+function maskAndNormalize(scaled, masked, weights, offset, Tq, Tk, mode) {
+  if (mode === 'renormalize') {
+    // softmax first, then zero the future and renormalise each row to sum to 1 again.
+    for (let i = 0; i < Tq; i++) {
+      const row = offset + i * Tk;
+      normalizeRow(scaled, masked, row, Tk, 'stable');
+      let sum = 0;
+      for (let j = 0; j < Tk; j++) {
+        if (isFuture(i, j)) masked[row + j] = 0;
+        sum += masked[row + j];
+      }
+      // A row whose past underflowed to 0 keeps weights 0 rather than 0/0.
+      for (let j = 0; j < Tk; j++) weights[row + j] = sum > 0 ? masked[row + j] / sum : 0;
+    }
+    return;
+  }
+  // 'neg_inf' puts −∞ in the future (exp(−∞) = 0); 'zero' puts 0 there, the classic mistake:
+  // exp(0) = 1, so the future still receives weight.
+  const fill = mode === 'neg_inf' ? -Infinity : 0;
+  for (let i = 0; i < Tq; i++) {
+    const row = offset + i * Tk;
+    for (let j = 0; j < Tk; j++) masked[row + j] = isFuture(i, j) ? fill : scaled[row + j];
+    normalizeRow(masked, weights, row, Tk, 'stable');
+  }
+}
+
+/**
+ * query (B, H, Tq, d_head), key (B, H, Tk, d_head), value (B, H, Tk, d_head), flat Float32Arrays
+ * → { scores, scaled, masked (only when causal), weights, dropped (only when dropout > 0) (B, H, Tq, Tk),
+ *     context (B, H, Tq, d_head) }, flat Float32Arrays.
+ * 1. scores = Q·Kᵀ  2. scale by 1/√d_head (when options.scale) and 1/temperature  3. causal mask
+ * 4. softmax  5. dropout  6. context = weights·V.
+ * Dropout's random number for weight i uses i, the flat index over the whole (B, H, Tq, Tk) tensor.
+ */
+export function scaledDotProductAttention(query, key, value, { B, H, Tq, Tk, dHead }, options) {
+  const blocks = B * H;
+  const block = Tq * Tk;
+
+  // 1. scores = Q·Kᵀ: (Tq, d_head)·(d_head, Tk) for every (b, h).
+  const scores = new Float32Array(blocks * block);
+  for (let n = 0; n < blocks; n++) {
+    const q = query.subarray(n * Tq * dHead, (n + 1) * Tq * dHead);
+    const k = key.subarray(n * Tk * dHead, (n + 1) * Tk * dHead);
+    scores.set(matmulRaw(q, k, Tq, dHead, Tk, true), n * block);
+  }
+
+  // 2. Without 1/√d_head the dot products grow with d_head and the softmax becomes nearly one-hot.
+  const factor = (options.scale ? 1 / Math.sqrt(dHead) : 1) / options.temperature;
+  const scaled = scores.map((score) => score * factor);
+
+  // 3–4. mask and softmax.
+  let masked = null;
+  let weights;
+  if (options.causal) {
+    masked = new Float32Array(blocks * block);
+    weights = new Float32Array(blocks * block);
+    for (let n = 0; n < blocks; n++) maskAndNormalize(scaled, masked, weights, n * block, Tq, Tk, options.mask);
+  } else {
+    weights = normalizeRows(scaled, blocks * Tq, Tk, 'stable');
+  }
+
+  // 5. dropout (training only): the context is computed from the dropped weights.
+  const dropped = options.dropout > 0 ? dropWeights(weights, options.dropout, options.seed).dropped : null;
+  const attended = dropped ?? weights;
+
+  // 6. context = weights·V: (Tq, Tk)·(Tk, d_head) for every (b, h).
+  const context = new Float32Array(blocks * Tq * dHead);
+  for (let n = 0; n < blocks; n++) {
+    const w = attended.subarray(n * block, (n + 1) * block);
+    const v = value.subarray(n * Tk * dHead, (n + 1) * Tk * dHead);
+    context.set(matmulRaw(w, v, Tq, Tk, dHead), n * Tq * dHead);
+  }
+  return { scores, scaled, masked, weights, dropped, context };
+}
