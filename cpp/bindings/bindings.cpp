@@ -1,0 +1,271 @@
+// The embind declarations: one JS function per API function of docs/api.md, with its JS name.
+//
+// Memory ownership
+// - JS owns its arguments. Each call copies every input tensor once into a std::vector on the WASM
+//   heap (convertJSArrayToNumberVector) and never keeps a reference to a JS object past the call.
+// - The core's results are std::vectors owned by the C++ call; each is copied once into a new JS
+//   Float32Array / Int32Array, and all C++ memory of the call is freed before it returns. JS may keep
+//   everything it gets back for as long as it likes: nothing returned is a view of the heap, so
+//   heap growth in a later call cannot turn it into zeros.
+// - No embind classes cross the boundary, so there is nothing for JS to .delete().
+//
+// Errors are returned, not thrown
+// Each function returns either its results or a JS Error object, and web/src/core/backends/wasm.js
+// throws the Error. Throwing from inside WASM (val::throw_) unwinds past C++ frames without running
+// destructors and without restoring the shadow-stack pointer: measured with this Emscripten, every
+// throw loses the stack of the frames it unwinds (336 bytes in a five-deep test), so a page that shows
+// enough errors would eventually overflow the 5 MiB stack into the heap. Returning the Error lets every
+// C++ frame end normally.
+//
+// Order inside every function: read the options, copy the tensors in (structural checks and the
+// heap budget for the copies), the core's check_* with the heap that is left as max_bytes, compute,
+// copy the results out.
+#include <emscripten/bind.h>
+
+#include "attention/attention.h"
+#include "heap.h"
+#include "js_options.h"
+#include "js_tensor.h"
+
+namespace ap::bindings {
+
+namespace {
+
+// {query, key, value, queryBias?, keyBias?, valueBias?} and, for the multi-head forms, outWeight?, outBias?.
+void read_projection_weights(Call& call, const val& js, bool output_projection, ProjectionWeights& out) {
+  if (!call.ok()) return;
+  if (js.typeOf().as<std::string>() != "object" || js.isNull()) {
+    call.fail_value("weights", js, "an object {query, key, value, ...}");
+    return;
+  }
+  call.read(js["query"], "weights.query", out.query);
+  call.read(js["key"], "weights.key", out.key);
+  call.read(js["value"], "weights.value", out.value);
+  call.read_optional(js["queryBias"], "weights.queryBias", out.query_bias);
+  call.read_optional(js["keyBias"], "weights.keyBias", out.key_bias);
+  call.read_optional(js["valueBias"], "weights.valueBias", out.value_bias);
+  if (!output_projection) return;
+  call.read_optional(js["outWeight"], "weights.outWeight", out.out_weight);
+  call.read_optional(js["outBias"], "weights.outBias", out.out_bias);
+}
+
+// {heads: [{query, key, value, …Bias?}], outWeight?, outBias?}
+void read_stacked_weights(Call& call, const val& js, StackedWeights& out) {
+  if (!call.ok()) return;
+  if (js.typeOf().as<std::string>() != "object" || js.isNull()) {
+    call.fail_value("weights", js, "an object {heads: [...], outWeight?, outBias?}");
+    return;
+  }
+  const val heads = js["heads"];
+  if (!heads.isArray()) {
+    call.fail_value("weights.heads", heads, "an array of per-head weights {query, key, value}");
+    return;
+  }
+  const int count = heads["length"].as<int>();
+  out.heads.resize(count);
+  for (int h = 0; h < count && call.ok(); ++h) {
+    const val head = heads[h];
+    const std::string where = "weights.heads[" + std::to_string(h) + "]";
+    if (head.typeOf().as<std::string>() != "object" || head.isNull()) {
+      call.fail_value(where, head, "an object {query, key, value}");
+      return;
+    }
+    call.read(head["query"], where + ".query", out.heads[h].query);
+    call.read(head["key"], where + ".key", out.heads[h].key);
+    call.read(head["value"], where + ".value", out.heads[h].value);
+    call.read_optional(head["queryBias"], where + ".queryBias", out.heads[h].query_bias);
+    call.read_optional(head["keyBias"], where + ".keyBias", out.heads[h].key_bias);
+    call.read_optional(head["valueBias"], where + ".valueBias", out.heads[h].value_bias);
+  }
+  call.read_optional(js["outWeight"], "weights.outWeight", out.out_weight);
+  call.read_optional(js["outBias"], "weights.outBias", out.out_bias);
+}
+
+// {inProjection, inBias?, outWeight?, outBias?}
+void read_fused_weights(Call& call, const val& js, FusedWeights& out) {
+  if (!call.ok()) return;
+  if (js.typeOf().as<std::string>() != "object" || js.isNull()) {
+    call.fail_value("weights", js, "an object {inProjection, inBias?, outWeight?, outBias?}");
+    return;
+  }
+  call.read(js["inProjection"], "weights.inProjection", out.in_projection);
+  call.read_optional(js["inBias"], "weights.inBias", out.in_bias);
+  call.read_optional(js["outWeight"], "weights.outWeight", out.out_weight);
+  call.read_optional(js["outBias"], "weights.outBias", out.out_bias);
+}
+
+val next_token_pairs_js(val tokens) {
+  Call call("nextTokenPairs");
+  IntTensor ids;
+  call.read(tokens, "tokens", ids);
+  if (call.ok()) call.fail(check_next_token_pairs(ids, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(next_token_pairs(ids));
+}
+
+// Steps 2–4 share one shape: x in, an AverageResult out.
+template <AverageResult (*step)(const Tensor&), std::string (*check)(const Tensor&, std::size_t)>
+val causal_average_js(const char* name, const val& x) {
+  Call call(name);
+  Tensor input;
+  call.read(x, "x", input);
+  if (call.ok()) call.fail(check(input, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(step(input));
+}
+
+val causal_average_loop_js(val x) {
+  return causal_average_js<causal_average_loop, check_causal_average_loop>("causalAverageLoop", x);
+}
+val causal_average_matmul_js(val x) {
+  return causal_average_js<causal_average_matmul, check_causal_average_matmul>("causalAverageMatmul", x);
+}
+val causal_average_softmax_js(val x) {
+  return causal_average_js<causal_average_softmax, check_causal_average_softmax>("causalAverageSoftmax", x);
+}
+
+val softmax_js(val x, val options) {
+  Call call("softmax");
+  SoftmaxOptions parsed;
+  Tensor input;
+  read_options(call, options, parsed);
+  call.read(x, "x", input);
+  if (call.ok()) call.fail(check_softmax(input, parsed, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  val result = val::object();
+  result.set("output", to_js(softmax(input, parsed)));
+  return result;
+}
+
+val attention_without_weights_js(val x, val options) {
+  Call call("attentionWithoutWeights");
+  Normalization normalization = Normalization::Stable;
+  Tensor input;
+  read_options(call, options, normalization);
+  call.read(x, "x", input);
+  if (call.ok()) call.fail(check_attention_without_weights(input, normalization, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(attention_without_weights(input, normalization));
+}
+
+val self_attention_js(val x, val weights, val options) {
+  Call call("selfAttention");
+  AttentionOptions parsed;
+  Tensor input;
+  ProjectionWeights projections;
+  read_options(call, options, parsed, kSelfAttentionOptions);
+  call.read(x, "x", input);
+  read_projection_weights(call, weights, false, projections);
+  if (call.ok()) call.fail(check_self_attention(input, projections, parsed, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(self_attention(input, projections, parsed));
+}
+
+val attention_dropout_js(val weights, val options) {
+  Call call("attentionDropout");
+  DropoutOptions parsed;
+  Tensor input;
+  read_options(call, options, parsed);
+  call.read(weights, "weights", input);
+  if (call.ok()) call.fail(check_attention_dropout(input, parsed, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(attention_dropout(input, parsed));
+}
+
+val compare_js(val actual, val expected, val options) {
+  Call call("compare");
+  CompareOptions parsed;
+  Tensor ours;
+  Tensor theirs;
+  read_options(call, options, parsed);
+  call.read(actual, "actual", ours);
+  call.read(expected, "expected", theirs);
+  if (call.ok()) call.fail(check_compare(ours, theirs, parsed, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(compare(ours, theirs, parsed));
+}
+
+val multihead_attention_stacked_js(val x, val weights, val options) {
+  Call call("multiheadAttentionStacked");
+  AttentionOptions parsed;
+  Tensor input;
+  StackedWeights heads;
+  read_options(call, options, parsed, kStackedOptions);
+  call.read(x, "x", input);
+  read_stacked_weights(call, weights, heads);
+  if (call.ok()) call.fail(check_multihead_attention_stacked(input, heads, parsed, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(multihead_attention_stacked(input, heads, parsed));
+}
+
+val multihead_attention_split_js(val x, val weights, val options) {
+  Call call("multiheadAttentionSplit");
+  AttentionOptions parsed;
+  Tensor input;
+  ProjectionWeights projections;
+  read_options(call, options, parsed, kMultiheadOptions);
+  call.read(x, "x", input);
+  read_projection_weights(call, weights, true, projections);
+  if (call.ok()) call.fail(check_multihead_attention_split(input, projections, parsed, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(multihead_attention_split(input, projections, parsed));
+}
+
+val multihead_attention_fused_js(val x, val weights, val options) {
+  Call call("multiheadAttentionFused");
+  AttentionOptions parsed;
+  Tensor input;
+  FusedWeights fused;
+  read_options(call, options, parsed, kMultiheadOptions);
+  call.read(x, "x", input);
+  read_fused_weights(call, weights, fused);
+  if (call.ok()) call.fail(check_multihead_attention_fused(input, fused, parsed, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(multihead_attention_fused(input, fused, parsed));
+}
+
+val cross_attention_js(val x_query, val x_context, val weights, val options) {
+  Call call("crossAttention");
+  AttentionOptions parsed;
+  Tensor queries;
+  Tensor context;
+  ProjectionWeights projections;
+  read_options(call, options, parsed, kMultiheadOptions);
+  call.read(x_query, "xQuery", queries);
+  call.read(x_context, "xContext", context);
+  read_projection_weights(call, weights, true, projections);
+  if (call.ok()) call.fail(check_cross_attention(queries, context, projections, parsed, call.max_bytes()));
+  if (!call.ok()) return call.error_value();
+  return to_js(cross_attention(queries, context, projections, parsed));
+}
+
+// For the leak test and the page's memory readout: {heapBytes, bytesInUse, heapLimitBytes}.
+val heap_stats_js() {
+  val stats = val::object();
+  stats.set("heapBytes", static_cast<double>(heap_bytes()));
+  stats.set("bytesInUse", static_cast<double>(bytes_in_use()));
+  stats.set("heapLimitBytes", static_cast<double>(heap_limit_bytes()));
+  return stats;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_core) {
+  using emscripten::function;
+  function("nextTokenPairs", &next_token_pairs_js);
+  function("causalAverageLoop", &causal_average_loop_js);
+  function("causalAverageMatmul", &causal_average_matmul_js);
+  function("causalAverageSoftmax", &causal_average_softmax_js);
+  function("softmax", &softmax_js);
+  function("attentionWithoutWeights", &attention_without_weights_js);
+  function("selfAttention", &self_attention_js);
+  function("attentionDropout", &attention_dropout_js);
+  function("compare", &compare_js);
+  function("multiheadAttentionStacked", &multihead_attention_stacked_js);
+  function("multiheadAttentionSplit", &multihead_attention_split_js);
+  function("multiheadAttentionFused", &multihead_attention_fused_js);
+  function("crossAttention", &cross_attention_js);
+  function("heapStats", &heap_stats_js);
+}
+
+}  // namespace ap::bindings

@@ -1,0 +1,118 @@
+#include "js_options.h"
+
+#include <climits>
+#include <string>
+
+namespace ap::bindings {
+
+namespace {
+
+// options[name], or undefined when options itself is absent. Missing and null both mean "default".
+val option(const val& options, const char* name) {
+  if (options.isUndefined() || options.isNull()) return val::undefined();
+  return options[name];
+}
+
+bool missing(const val& value) { return value.isUndefined() || value.isNull(); }
+
+std::string path(const char* name) { return std::string("options.") + name; }
+
+void read_bool(Call& call, const val& options, const char* name, bool& out) {
+  const val value = option(options, name);
+  if (!call.ok() || missing(value)) return;
+  if (value.typeOf().as<std::string>() != "boolean") {
+    call.fail_value(path(name), value, "true or false");
+    return;
+  }
+  out = value.as<bool>();
+}
+
+// A JS number, passed on unchanged; the core checks its range (and NaN).
+template <typename Number>
+void read_number(Call& call, const val& options, const char* name, const char* expectation, Number& out) {
+  const val value = option(options, name);
+  if (!call.ok() || missing(value)) return;
+  if (!value.isNumber()) {
+    call.fail_value(path(name), value, expectation);
+    return;
+  }
+  out = static_cast<Number>(value.as<double>());
+}
+
+// `heads` becomes a C++ int, so a fraction or a value outside int is rejected here; the core checks H ≥ 1.
+void read_heads(Call& call, const val& options, int& out) {
+  const val value = option(options, "heads");
+  if (!call.ok() || missing(value)) return;
+  const bool integer = val::global("Number").call<bool>("isInteger", value);
+  if (!integer || value.as<double>() > INT_MAX || value.as<double>() < INT_MIN) {
+    call.fail_value("options.heads", value, "a positive integer");
+    return;
+  }
+  out = value.as<int>();
+}
+
+// An enum option spelled as a JS string; the core's parse_option words the message and lists the choices.
+template <typename Enum>
+void read_choice(Call& call, const val& options, const char* name, Enum& out) {
+  const val value = option(options, name);
+  if (!call.ok() || missing(value)) return;
+  if (value.isString()) {
+    call.fail(parse_option(call.function(), path(name), value.as<std::string>(), out));
+    return;
+  }
+  // Not a string at all: borrow the list of choices from the core's message for an unknown string.
+  Enum unused = out;
+  const std::string message = parse_option(call.function(), path(name), std::string(), unused);
+  const std::string marker = "; expected ";
+  const std::size_t at = message.find(marker);
+  call.fail_value(path(name), value, at == std::string::npos ? "a string" : message.substr(at + marker.size()));
+}
+
+// The options argument itself: absent is fine (all defaults); anything else must be a plain object.
+void check_object(Call& call, const val& options) {
+  if (!call.ok() || missing(options)) return;
+  if (options.typeOf().as<std::string>() != "object" || options.isArray()) {
+    call.fail_value("options", options, "an object");
+  }
+}
+
+}  // namespace
+
+void read_options(Call& call, const val& options, AttentionOptions& out, AttentionOptionSet which) {
+  check_object(call, options);
+  read_bool(call, options, "scale", out.scale);
+  read_number(call, options, "temperature", "a number > 0", out.temperature);
+  read_bool(call, options, "causal", out.causal);
+  read_choice(call, options, "mask", out.mask);
+  read_number(call, options, "dropout", "a number in [0, 1)", out.dropout);
+  read_number(call, options, "seed", "an integer in [0, 2^32)", out.seed);
+  if (which.layout) read_choice(call, options, "layout", out.layout);
+  if (which.heads) read_heads(call, options, out.heads);
+  read_bool(call, options, "intermediates", out.intermediates);
+}
+
+void read_options(Call& call, const val& options, SoftmaxOptions& out) {
+  check_object(call, options);
+  read_choice(call, options, "normalization", out.normalization);
+  // For softmax alone `scale` is a number (the factor), not attention's 1/√d_k switch.
+  read_number(call, options, "scale", "a finite number", out.scale);
+}
+
+void read_options(Call& call, const val& options, DropoutOptions& out) {
+  check_object(call, options);
+  read_number(call, options, "dropout", "a number in [0, 1)", out.dropout);
+  read_number(call, options, "seed", "an integer in [0, 2^32)", out.seed);
+}
+
+void read_options(Call& call, const val& options, CompareOptions& out) {
+  check_object(call, options);
+  read_number(call, options, "atol", "a number ≥ 0", out.atol);
+  read_number(call, options, "rtol", "a number ≥ 0", out.rtol);
+}
+
+void read_options(Call& call, const val& options, Normalization& out) {
+  check_object(call, options);
+  read_choice(call, options, "normalization", out);
+}
+
+}  // namespace ap::bindings

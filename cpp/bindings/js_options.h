@@ -1,0 +1,32 @@
+// Reading a JS options object into the core's option structs, with docs/api.md's defaults for every
+// option that is missing (undefined or null). A present option of the wrong JS type, or an unknown
+// string for an enum option, is an error naming the option, its value and what was expected.
+// Ranges (dropout in [0, 1), a finite positive temperature, an integer seed, heads ≥ 1) are the core's
+// checks, so every layer words them the same.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include "attention/options.h"
+#include "js_tensor.h"
+
+namespace ap::bindings {
+
+// Which of AttentionOptions' fields a function reads: `layout` is self_attention's alone, `heads`
+// belongs to split, fused and cross (stacked counts its heads from its weights).
+struct AttentionOptionSet {
+  bool layout = false;
+  bool heads = false;
+};
+inline constexpr AttentionOptionSet kSelfAttentionOptions{true, false};
+inline constexpr AttentionOptionSet kStackedOptions{false, false};
+inline constexpr AttentionOptionSet kMultiheadOptions{false, true};  // split, fused, cross
+
+void read_options(Call& call, const val& options, AttentionOptions& out, AttentionOptionSet which);
+void read_options(Call& call, const val& options, SoftmaxOptions& out);
+void read_options(Call& call, const val& options, DropoutOptions& out);
+void read_options(Call& call, const val& options, CompareOptions& out);
+// attentionWithoutWeights takes only `normalization`.
+void read_options(Call& call, const val& options, Normalization& out);
+
+}  // namespace ap::bindings

@@ -1,0 +1,79 @@
+// Reading JS arguments into core types and writing core results back as plain JS values.
+//
+// A JS tensor is {data: Float32Array, shape: number[]} (token ids: Int32Array). The core can check
+// ranks, sizes and values, but not what only exists on the JS side: whether `data` is a typed array
+// of the right kind, whether `shape` is an array of non-negative integers, whether data.length equals
+// the product of the shape, and whether the copy fits in what is left of the 2 GiB heap. Those are
+// checked here, before the one bulk copy into the heap.
+//
+// A Call gathers the first error of one binding call; once it has one, every later read is skipped,
+// so a binding function reads all its arguments in a straight line and looks at the error once.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "attention/results.h"
+#include "attention/tensor.h"
+
+namespace ap::bindings {
+
+using emscripten::val;
+
+class Call {
+ public:
+  // `function` is the JS API name the messages start with ("selfAttention").
+  explicit Call(const char* function);
+
+  const char* function() const { return function_; }
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+
+  // Records `message` (a full message from the core, or "" for none) unless an error is already set.
+  void fail(const std::string& message);
+  // Records "<function>: <argument>=<value>; expected <expectation>".
+  void fail_value(const std::string& argument, const val& value, const std::string& expectation);
+
+  // A required tensor argument. `argument` is its path in messages ("x", "weights.query").
+  void read(const val& js, const std::string& argument, Tensor& out);
+  // Token ids (Int32Array data).
+  void read(const val& js, const std::string& argument, IntTensor& out);
+  // An optional tensor: undefined or null leaves `out` absent (empty shape).
+  void read_optional(const val& js, const std::string& argument, Tensor& out);
+
+  // What the core may allocate for this call: the heap left after the inputs were copied in.
+  std::size_t max_bytes() const;
+
+  // A JS Error carrying the message. Returned, not thrown: see the top of bindings.cpp.
+  val error_value() const;
+
+ private:
+  // Checks shape and data; returns the element count, or sets the error and returns 0.
+  std::size_t check_layout(const val& js, const std::string& argument, const char* data_type,
+                           std::vector<int>& shape);
+
+  const char* function_;
+  std::string error_;
+};
+
+// "undefined", "null", "'text'", "1.5", "true", "an Array", "a Float64Array", "an Object".
+std::string describe(const val& value);
+
+// {data: Float32Array (a copy), shape: [...]}.
+val to_js(const Tensor& tensor);
+// {data: Int32Array (a copy), shape: [...]}.
+val to_js(const IntTensor& tensor);
+// Sets result[name] only when the tensor is present, so absent results are absent keys.
+void set_if_present(val& result, const char* name, const Tensor& tensor);
+
+// The results of each kind of step as plain JS objects, with only the present fields.
+val to_js(const NextTokenPairs& result);
+val to_js(const AverageResult& result);
+val to_js(const AttentionResult& result);
+val to_js(const DropoutResult& result);
+val to_js(const Comparison& result);
+
+}  // namespace ap::bindings

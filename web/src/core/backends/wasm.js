@@ -1,0 +1,125 @@
+// The WASM backend: loads one of the two Emscripten builds of the C++ core (SIMD or baseline) and
+// exposes the API functions of docs/api.md on a plain object. The binding (cpp/bindings/) validates
+// every argument and returns fresh typed arrays, so this file only picks a build, finds its .wasm
+// bytes, fills in omitted trailing arguments (embind rejects calls with fewer arguments than the C++
+// signature has) and throws the Errors the binding returns.
+import { simd } from 'wasm-feature-detect';
+
+// Both builds are named with static strings so a bundler (Vite) sees and ships the glue modules and
+// their .wasm files as assets.
+const GLUE_MODULES = {
+  simd: () => import('../wasm/attention-simd.mjs'),
+  baseline: () => import('../wasm/attention-baseline.mjs'),
+};
+
+const BINARY_URLS = {
+  simd: new URL('../wasm/attention-simd.wasm', import.meta.url),
+  baseline: new URL('../wasm/attention-baseline.wasm', import.meta.url),
+};
+
+const BUILDS = ['simd', 'baseline'];
+
+/** The build 'auto' stands for on this engine: SIMD when WebAssembly SIMD validates here. */
+async function resolveBuild(build) {
+  if (build === 'auto') return (await simd()) ? 'simd' : 'baseline';
+  if (BUILDS.includes(build)) return build;
+  throw new Error(`loadWasmBackend: build=${JSON.stringify(build)}; expected 'auto', 'simd' or 'baseline'`);
+}
+
+function isNode() {
+  return typeof process === 'object' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+}
+
+/**
+ * In Node the Emscripten glue (built for web and worker only) cannot fetch file:// URLs, so the
+ * bytes are read here and handed over. node:fs is imported through a variable so that browser
+ * bundles do not try to resolve it.
+ */
+async function readBinaryInNode(url) {
+  const fsModule = 'node:fs/promises';
+  const { readFile } = await import(/* @vite-ignore */ fsModule);
+  return readFile(url);
+}
+
+function describe(url) {
+  return url.protocol === 'file:' ? decodeURIComponent(url.pathname) : url.href;
+}
+
+/**
+ * Loads the WASM core.
+ * @param {{build?: 'auto'|'simd'|'baseline', wasmBinary?: ArrayBuffer|Uint8Array, locateFile?: (path: string, prefix: string) => string}} [options]
+ * @returns {Promise<object>} the backend: {name, build, heapStats(), and one method per API function}
+ */
+export async function loadWasmBackend({ build = 'auto', wasmBinary, locateFile } = {}) {
+  const chosen = await resolveBuild(build);
+  const binaryUrl = BINARY_URLS[chosen];
+  const glueName = `attention-${chosen}.mjs`;
+
+  let createAttentionModule;
+  try {
+    ({ default: createAttentionModule } = await GLUE_MODULES[chosen]());
+  } catch (error) {
+    throw new Error(`loadWasmBackend: could not import the glue module ${glueName} (${error.message}); `
+      + 'build it with scripts/build.sh', { cause: error });
+  }
+
+  const moduleOptions = {};
+  if (locateFile) {
+    moduleOptions.locateFile = locateFile;
+  } else {
+    moduleOptions.locateFile = (path, prefix) => (path.endsWith('.wasm') ? binaryUrl.href : prefix + path);
+  }
+  if (wasmBinary) {
+    moduleOptions.wasmBinary = wasmBinary;
+  } else if (isNode()) {
+    try {
+      moduleOptions.wasmBinary = await readBinaryInNode(binaryUrl);
+    } catch (error) {
+      throw new Error(`loadWasmBackend: could not read ${describe(binaryUrl)} (${error.message}); `
+        + 'build it with scripts/build.sh', { cause: error });
+    }
+  }
+  // The glue prints its own diagnostics through these; keep them, but mark where they come from.
+  moduleOptions.printErr = (text) => console.warn(`[wasm-${chosen}] ${text}`);
+
+  let core;
+  try {
+    core = await createAttentionModule(moduleOptions);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`loadWasmBackend: could not instantiate ${describe(binaryUrl)} (${message})`, { cause: error });
+  }
+  return wrapModule(core, chosen);
+}
+
+/**
+ * The binding returns a JS Error instead of throwing it from inside WASM (a throw there would skip C++
+ * destructors and leak the shadow stack; see cpp/bindings/bindings.cpp). It is thrown here, in JS.
+ */
+function unwrap(result) {
+  if (result instanceof Error) throw result;
+  return result;
+}
+
+/** One method per API function; omitted options become {} so embind sees every argument. */
+function wrapModule(core, build) {
+  return {
+    name: `wasm-${build}`,
+    build,
+    heapStats: () => core.heapStats(),
+    nextTokenPairs: (tokens) => unwrap(core.nextTokenPairs(tokens)),
+    causalAverageLoop: (x) => unwrap(core.causalAverageLoop(x)),
+    causalAverageMatmul: (x) => unwrap(core.causalAverageMatmul(x)),
+    causalAverageSoftmax: (x) => unwrap(core.causalAverageSoftmax(x)),
+    softmax: (x, options = {}) => unwrap(core.softmax(x, options)),
+    attentionWithoutWeights: (x, options = {}) => unwrap(core.attentionWithoutWeights(x, options)),
+    selfAttention: (x, weights, options = {}) => unwrap(core.selfAttention(x, weights, options)),
+    attentionDropout: (weights, options = {}) => unwrap(core.attentionDropout(weights, options)),
+    compare: (actual, expected, options = {}) => unwrap(core.compare(actual, expected, options)),
+    multiheadAttentionStacked: (x, weights, options = {}) => unwrap(core.multiheadAttentionStacked(x, weights, options)),
+    multiheadAttentionSplit: (x, weights, options = {}) => unwrap(core.multiheadAttentionSplit(x, weights, options)),
+    multiheadAttentionFused: (x, weights, options = {}) => unwrap(core.multiheadAttentionFused(x, weights, options)),
+    crossAttention: (xQuery, xContext, weights, options = {}) =>
+      unwrap(core.crossAttention(xQuery, xContext, weights, options)),
+  };
+}
