@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gemm.h"
+#include "register_tile.h"
 #include "simd.h"
 
 namespace ap::kernels {
@@ -21,38 +22,9 @@ namespace {
 
 using namespace simd;
 
-constexpr int kTileCols = 8;
 constexpr int kDepthBlock = 256;
 constexpr int kRowBlock = 72;
 constexpr int kColBlock = 2048;
-
-// c (kRows×8, row stride ldc) = (or +=) packed_a (depth×kRows) · packed_b (depth×8).
-template <int kRows>
-inline void register_tile(int depth, const float* __restrict packed_a, const float* __restrict packed_b,
-                          float* __restrict c, int ldc, bool accumulate) {
-  f32x4 acc[kRows][2];
-  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = zero();
-  for (int p = 0; p < depth; ++p) {
-    const f32x4 b0 = load(packed_b);
-    const f32x4 b1 = load(packed_b + kLanes);
-    for (int r = 0; r < kRows; ++r) {
-      const f32x4 a_r = splat(packed_a[r]);
-      acc[r][0] = mul_add(a_r, b0, acc[r][0]);
-      acc[r][1] = mul_add(a_r, b1, acc[r][1]);
-    }
-    packed_a += kRows;
-    packed_b += kTileCols;
-  }
-  for (int r = 0; r < kRows; ++r) {
-    float* c_row = c + static_cast<size_t>(r) * ldc;
-    if (accumulate) {
-      acc[r][0] = add(acc[r][0], load(c_row));
-      acc[r][1] = add(acc[r][1], load(c_row + kLanes));
-    }
-    store(c_row, acc[r][0]);
-    store(c_row + kLanes, acc[r][1]);
-  }
-}
 
 // A's block rows [row0, row0+rows) × depth [p0, p0+depth) → panels of kRows rows, zero-padded.
 template <int kRows>

@@ -1,0 +1,37 @@
+// Scaled dot-product attention over all heads of already projected queries, keys and values.
+//
+//   query:   (batch·tq, heads·d_head)  row stride query_stride; head h is columns [h·d_head, (h+1)·d_head)
+//   key:     (batch·tk, heads·d_head)  row stride key_stride
+//   value:   (batch·tk, heads·d_head)  row stride value_stride
+//   context: (batch·tq, heads·d_head)  row stride context_stride, overwritten: the heads concatenated
+//
+// context[b, i, head h] = Σ_j softmax_j(score_scale · q_i·k_j) v_j, over j ≤ i when causal
+// (top-left aligned, as torch.tril, also when tq ≠ tk) and over all j otherwise.
+#pragma once
+
+namespace ap::kernels {
+
+struct AttentionHeads {
+  const float* query = nullptr;
+  int query_stride = 0;
+  const float* key = nullptr;
+  int key_stride = 0;
+  const float* value = nullptr;
+  int value_stride = 0;
+  float* context = nullptr;
+  int context_stride = 0;
+  int batch = 0, tq = 0, tk = 0, heads = 0, d_head = 0;
+  float score_scale = 1.0f;  // 1/√d_head/temperature, or 1/temperature when unscaled
+  bool causal = true;
+};
+
+// The slow, obvious version: per query row, all scores, the mask, a stable softmax, the weighted sum
+// of values. O(tk) scratch per row. What the fused kernel is tested against.
+void attention_heads_reference(const AttentionHeads& problem);
+
+// The fused kernel: per head, tiles of queries against tiles of keys with an online softmax (a running
+// max and a running sum per query, the partial output rescaled when the max grows), skipping key tiles
+// entirely above the diagonal when causal. Scratch is O(tile² + tk·d_head), never O(tq·tk).
+void attention_heads_fused(const AttentionHeads& problem);
+
+}  // namespace ap::kernels

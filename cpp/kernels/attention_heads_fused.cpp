@@ -1,0 +1,190 @@
+// The fused attention kernel (FlashAttention's loop, on a CPU): for one head, a tile of queries meets
+// the keys one tile at a time; the softmax is computed online, so the (tq, tk) weights never exist.
+//
+// For each query row the tile loop keeps m (the largest score seen), l (Σ e^(s−m)) and o (Σ e^(s−m)·v).
+// A new key tile with scores s_j:   m' = max(m, max_j s_j),   α = e^(m−m'),
+//   l ← α·l + Σ_j e^(s_j−m'),   o ← α·o + Σ_j e^(s_j−m')·v_j;   at the end context = o / l.
+// Causal: key tiles that start after a query tile's last row are never visited (half the work), and
+// inside a diagonal tile each row only takes keys j ≤ i.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attention_heads.h"
+#include "register_tile.h"
+#include "simd.h"
+
+namespace ap::kernels {
+
+namespace {
+
+using namespace simd;
+
+constexpr int kQueryRows = 4;    // rows of one register tile
+constexpr int kQueryBlock = 32;  // queries per tile; a multiple of kQueryRows
+constexpr int kKeyBlock = 64;    // keys per tile; a multiple of kTileCols
+
+int round_up(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+struct Scratch {
+  explicit Scratch(const AttentionHeads& s)
+      : padded_d_head(round_up(s.d_head, kTileCols)),
+        packed_key(static_cast<size_t>(round_up(s.tk, kTileCols)) * s.d_head),
+        packed_query(static_cast<size_t>(kQueryBlock) * s.d_head),
+        scores(static_cast<size_t>(kQueryBlock) * kKeyBlock),
+        packed_probabilities(static_cast<size_t>(kQueryBlock) * kKeyBlock),
+        output(static_cast<size_t>(kQueryBlock) * padded_d_head),
+        running_max(kQueryBlock),
+        running_sum(kQueryBlock) {}
+  int padded_d_head;
+  std::vector<float> packed_key;            // one head's K as 8-key panels: for each p, k[j..j+8)[p]
+  std::vector<float> packed_query;          // the query tile as 4-row panels, pre-multiplied by the scale
+  std::vector<float> scores;                // (kQueryBlock, kKeyBlock) scores, then probabilities
+  std::vector<float> packed_probabilities;  // the probabilities as 4-row panels
+  std::vector<float> output;                // (kQueryBlock, padded_d_head) running, unnormalised o
+  std::vector<float> running_max, running_sum;
+};
+
+// K (tk, d_head) of head `column` → panels of 8 keys, zero beyond tk: Kᵀ in GEMM's packed-B layout.
+void pack_keys(const AttentionHeads& s, const float* key, int column, float* packed) {
+  for (int j0 = 0; j0 < s.tk; j0 += kTileCols) {
+    for (int p = 0; p < s.d_head; ++p) {
+      for (int j = 0; j < kTileCols; ++j) {
+        *packed++ = j0 + j < s.tk ? key[static_cast<size_t>(j0 + j) * s.key_stride + column + p] : 0.0f;
+      }
+    }
+  }
+}
+
+// Query rows [i0, i0+rows) of head `column`, times the scale → 4-row panels, zero-padded rows.
+void pack_queries(const AttentionHeads& s, const float* query, int column, int i0, int rows, float* packed) {
+  for (int r0 = 0; r0 < round_up(rows, kQueryRows); r0 += kQueryRows) {
+    for (int p = 0; p < s.d_head; ++p) {
+      for (int r = 0; r < kQueryRows; ++r) {
+        const int row = r0 + r;
+        *packed++ = row < rows ? s.score_scale * query[static_cast<size_t>(i0 + row) * s.query_stride + column + p] : 0.0f;
+      }
+    }
+  }
+}
+
+float row_max(const float* row, int n) {
+  f32x4 best = splat(-std::numeric_limits<float>::infinity());
+  int j = 0;
+  for (; j + kLanes <= n; j += kLanes) best = max(best, load(row + j));
+  float result = horizontal_max(best);
+  for (; j < n; ++j) result = std::max(result, row[j]);  // leftover keys
+  return result;
+}
+
+// row[j] ← e^(row[j] − shift) for j < n; returns their sum.
+float exponentiate_row(float* row, int n, float shift) {
+  const f32x4 shift4 = splat(shift);
+  f32x4 sum4 = zero();
+  int j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    const f32x4 e = exp(sub(load(row + j), shift4));
+    store(row + j, e);
+    sum4 = add(sum4, e);
+  }
+  float sum = horizontal_sum(sum4);
+  for (; j < n; ++j) {  // leftover keys
+    row[j] = exp(row[j] - shift);
+    sum += row[j];
+  }
+  return sum;
+}
+
+void scale_row(float* row, int n, float factor) {
+  const f32x4 factor4 = splat(factor);
+  int j = 0;
+  for (; j + kLanes <= n; j += kLanes) store(row + j, mul(load(row + j), factor4));
+  for (; j < n; ++j) row[j] *= factor;
+}
+
+// One query tile [i0, i0+rows) of one head against keys [0, key_end), written to the context.
+void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int i0, int rows, Scratch& w) {
+  const float* query = s.query + static_cast<size_t>(batch_index) * s.tq * s.query_stride;
+  const float* value = s.value + static_cast<size_t>(batch_index) * s.tk * s.value_stride;
+  const int panels = round_up(rows, kQueryRows) / kQueryRows;
+  const int full_column_groups = s.d_head / kTileCols;
+  pack_queries(s, query, column, i0, rows, w.packed_query.data());
+  std::fill(w.output.begin(), w.output.end(), 0.0f);
+  std::fill(w.running_max.begin(), w.running_max.end(), -std::numeric_limits<float>::infinity());
+  std::fill(w.running_sum.begin(), w.running_sum.end(), 0.0f);
+
+  // Causal: the tile's last query, i0+rows−1, sees keys up to itself; later key tiles are all masked.
+  const int key_end = s.causal ? std::min(s.tk, i0 + rows) : s.tk;
+  for (int j0 = 0; j0 < key_end; j0 += kKeyBlock) {
+    const int keys = std::min(kKeyBlock, key_end - j0);
+    // 1. scores (queries × keys) = (scale·Q)·Kᵀ, 4×8 register tiles over d_head.
+    for (int panel = 0; panel < panels; ++panel) {
+      for (int g = 0; g < round_up(keys, kTileCols); g += kTileCols) {
+        register_tile<kQueryRows>(s.d_head, w.packed_query.data() + static_cast<size_t>(panel) * kQueryRows * s.d_head,
+                                  w.packed_key.data() + static_cast<size_t>(j0 + g) * s.d_head,
+                                  w.scores.data() + panel * kQueryRows * kKeyBlock + g, kKeyBlock, false);
+      }
+    }
+    // 2. online softmax per row over its visible keys; masked keys get probability 0.
+    for (int r = 0; r < panels * kQueryRows; ++r) {
+      float* row = w.scores.data() + r * kKeyBlock;
+      const int i = i0 + r;
+      const int visible = r >= rows ? 0 : (s.causal ? std::clamp(i - j0 + 1, 0, keys) : keys);
+      if (visible > 0) {
+        const float new_max = std::max(w.running_max[r], row_max(row, visible));
+        const float rescale = exp(w.running_max[r] - new_max);  // e^(−∞) = 0 on the first tile
+        const float tile_sum = exponentiate_row(row, visible, new_max);
+        w.running_sum[r] = w.running_sum[r] * rescale + tile_sum;
+        w.running_max[r] = new_max;
+        if (rescale != 1.0f) scale_row(w.output.data() + static_cast<size_t>(r) * w.padded_d_head, s.d_head, rescale);
+      }
+      std::fill(row + visible, row + keys, 0.0f);
+    }
+    // 3. output += probabilities · V: pack the probabilities as 4-row panels, read V in place.
+    for (int panel = 0; panel < panels; ++panel) {
+      float* packed = w.packed_probabilities.data() + panel * kQueryRows * kKeyBlock;
+      for (int j = 0; j < keys; ++j) {
+        for (int r = 0; r < kQueryRows; ++r) packed[j * kQueryRows + r] = w.scores[(panel * kQueryRows + r) * kKeyBlock + j];
+      }
+      const float* value_tile = value + static_cast<size_t>(j0) * s.value_stride + column;
+      float* output_panel = w.output.data() + static_cast<size_t>(panel) * kQueryRows * w.padded_d_head;
+      for (int g = 0; g < full_column_groups; ++g) {
+        register_tile_accumulate_rows<kQueryRows>(keys, packed, value_tile + g * kTileCols, s.value_stride,
+                                                  output_panel + g * kTileCols, w.padded_d_head);
+      }
+      for (int c = full_column_groups * kTileCols; c < s.d_head; ++c) {  // leftover columns of the head
+        for (int r = 0; r < kQueryRows; ++r) {
+          float sum = 0.0f;
+          for (int j = 0; j < keys; ++j) sum += packed[j * kQueryRows + r] * value_tile[static_cast<size_t>(j) * s.value_stride + c];
+          output_panel[static_cast<size_t>(r) * w.padded_d_head + c] += sum;
+        }
+      }
+    }
+  }
+  // 4. context = o / l.
+  for (int r = 0; r < rows; ++r) {
+    float* context = s.context + static_cast<size_t>(batch_index * s.tq + i0 + r) * s.context_stride + column;
+    const float* output = w.output.data() + static_cast<size_t>(r) * w.padded_d_head;
+    const float inverse_sum = 1.0f / w.running_sum[r];
+    for (int p = 0; p < s.d_head; ++p) context[p] = output[p] * inverse_sum;
+  }
+}
+
+}  // namespace
+
+void attention_heads_fused(const AttentionHeads& s) {
+  Scratch scratch(s);
+  for (int b = 0; b < s.batch; ++b) {
+    const float* key = s.key + static_cast<size_t>(b) * s.tk * s.key_stride;
+    for (int h = 0; h < s.heads; ++h) {
+      const int column = h * s.d_head;
+      pack_keys(s, key, column, scratch.packed_key.data());
+      for (int i0 = 0; i0 < s.tq; i0 += kQueryBlock) {
+        attend_query_tile(s, b, column, i0, std::min(kQueryBlock, s.tq - i0), scratch);
+      }
+    }
+  }
+}
+
+}  // namespace ap::kernels

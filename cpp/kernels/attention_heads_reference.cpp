@@ -1,0 +1,46 @@
+// The reference for the fused attention kernel: one query row at a time, exactly as the math reads.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attention_heads.h"
+
+namespace ap::kernels {
+
+void attention_heads_reference(const AttentionHeads& s) {
+  std::vector<float> weights(static_cast<size_t>(s.tk));
+  for (int b = 0; b < s.batch; ++b) {
+    for (int h = 0; h < s.heads; ++h) {
+      const int column = h * s.d_head;
+      for (int i = 0; i < s.tq; ++i) {
+        const float* q = s.query + static_cast<size_t>(b * s.tq + i) * s.query_stride + column;
+        const int visible = s.causal ? std::min(i + 1, s.tk) : s.tk;  // keys j < visible
+        // 1. scores = scale·q·kⱼ  2. mask: j ≥ visible is −∞, i.e. left out  3. stable softmax
+        float max_score = -std::numeric_limits<float>::infinity();
+        for (int j = 0; j < visible; ++j) {
+          const float* k = s.key + static_cast<size_t>(b * s.tk + j) * s.key_stride + column;
+          float dot = 0.0f;
+          for (int p = 0; p < s.d_head; ++p) dot += q[p] * k[p];
+          weights[j] = s.score_scale * dot;
+          max_score = std::max(max_score, weights[j]);
+        }
+        float sum = 0.0f;
+        for (int j = 0; j < visible; ++j) {
+          weights[j] = std::exp(weights[j] - max_score);
+          sum += weights[j];
+        }
+        // 4. context = Σ weights·v
+        float* out = s.context + static_cast<size_t>(b * s.tq + i) * s.context_stride + column;
+        std::fill(out, out + s.d_head, 0.0f);
+        for (int j = 0; j < visible; ++j) {
+          const float* v = s.value + static_cast<size_t>(b * s.tk + j) * s.value_stride + column;
+          const float w = weights[j] / sum;
+          for (int p = 0; p < s.d_head; ++p) out[p] += w * v[p];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ap::kernels

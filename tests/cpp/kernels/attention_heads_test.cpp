@@ -1,0 +1,130 @@
+// The fused attention kernel equals the reference on awkward shapes (1, primes, not multiples of the
+// 32-query and 64-key tiles, d_head not a multiple of 8, Tq ≠ Tk), keeps causality, and stays finite
+// with large scores. Also: the vectorised exp the online softmax runs on.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+
+#include "kernels/attention_heads.h"
+#include "kernels/simd.h"
+#include "test_data.h"
+
+namespace ap::kernels {
+namespace {
+
+using testing::all_close;
+using testing::random_values;
+
+struct HeadsCase {
+  int batch, tq, tk, heads, d_head;
+};
+
+struct Buffers {
+  std::vector<float> query, key, value;
+  AttentionHeads problem(std::vector<float>& context, const HeadsCase& c, bool causal, float scale = 0.0f) const {
+    const int d_out = c.heads * c.d_head;
+    AttentionHeads p;
+    p.query = query.data();
+    p.key = key.data();
+    p.value = value.data();
+    p.context = context.data();
+    p.query_stride = p.key_stride = p.value_stride = p.context_stride = d_out;
+    p.batch = c.batch;
+    p.tq = c.tq;
+    p.tk = c.tk;
+    p.heads = c.heads;
+    p.d_head = c.d_head;
+    p.score_scale = scale != 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(c.d_head));
+    p.causal = causal;
+    return p;
+  }
+};
+
+Buffers random_buffers(const HeadsCase& c, float scale = 1.0f) {
+  const size_t d_out = static_cast<size_t>(c.heads) * c.d_head;
+  return {random_values(c.batch * c.tq * d_out, 11, scale), random_values(c.batch * c.tk * d_out, 12, scale),
+          random_values(c.batch * c.tk * d_out, 13)};
+}
+
+const HeadsCase kShapes[] = {{1, 1, 1, 1, 1},    {2, 5, 5, 3, 4},      {1, 37, 37, 2, 13}, {1, 67, 67, 1, 64},
+                             {2, 100, 100, 2, 8}, {1, 7, 50, 2, 9},     {1, 50, 7, 3, 5},   {1, 130, 131, 1, 17},
+                             {1, 33, 65, 4, 16},  {3, 29, 29, 1, 3}};
+
+class FusedAttention : public ::testing::TestWithParam<std::tuple<HeadsCase, bool>> {};
+
+TEST_P(FusedAttention, EqualsTheReference) {
+  const auto [c, causal] = GetParam();
+  const Buffers buffers = random_buffers(c);
+  const size_t context_size = static_cast<size_t>(c.batch) * c.tq * c.heads * c.d_head;
+  std::vector<float> expected(context_size), fused(context_size, 99.0f);
+  attention_heads_reference(buffers.problem(expected, c, causal));
+  attention_heads_fused(buffers.problem(fused, c, causal));
+  EXPECT_TRUE(all_close(fused, expected, 1e-5, 1e-5));
+}
+
+INSTANTIATE_TEST_SUITE_P(AwkwardShapes, FusedAttention, ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::Bool()),
+                         [](const auto& info) {
+                           const HeadsCase& c = std::get<0>(info.param);
+                           return "B" + std::to_string(c.batch) + "_Tq" + std::to_string(c.tq) + "_Tk" + std::to_string(c.tk) +
+                                  "_H" + std::to_string(c.heads) + "_d" + std::to_string(c.d_head) +
+                                  (std::get<1>(info.param) ? "_causal" : "_full");
+                         });
+
+TEST(FusedAttention, CausalOutputIgnoresLaterKeysAndValues) {
+  const HeadsCase c{1, 90, 90, 2, 12};
+  Buffers buffers = random_buffers(c);
+  const size_t size = static_cast<size_t>(c.tq) * c.heads * c.d_head;
+  std::vector<float> before(size), after(size);
+  attention_heads_fused(buffers.problem(before, c, true));
+  // Change every key and value from position 70 on: rows 0..69 must not move at all.
+  const size_t from = static_cast<size_t>(70) * c.heads * c.d_head;
+  for (size_t i = from; i < buffers.key.size(); ++i) {
+    buffers.key[i] += 5.0f;
+    buffers.value[i] -= 3.0f;
+  }
+  attention_heads_fused(buffers.problem(after, c, true));
+  for (size_t i = 0; i < from; ++i) ASSERT_EQ(before[i], after[i]) << "element " << i;
+  bool later_rows_changed = false;
+  for (size_t i = from; i < size; ++i) later_rows_changed |= before[i] != after[i];
+  EXPECT_TRUE(later_rows_changed);
+}
+
+TEST(FusedAttention, LargeScoresStayFiniteAndMatch) {
+  // Scores of order 1e3: e^s overflows without the running max; the online softmax must not.
+  const HeadsCase c{1, 70, 70, 1, 8};
+  const Buffers buffers = random_buffers(c, 12.0f);
+  const size_t size = static_cast<size_t>(c.tq) * c.d_head;
+  std::vector<float> expected(size), fused(size);
+  attention_heads_reference(buffers.problem(expected, c, true, 1.0f));
+  attention_heads_fused(buffers.problem(fused, c, true, 1.0f));
+  for (float x : fused) ASSERT_TRUE(std::isfinite(x));
+  EXPECT_TRUE(all_close(fused, expected, 1e-5, 1e-5));
+}
+
+TEST(FusedAttention, FirstQueryCopiesTheFirstValue) {
+  // Causal row 0 sees only key 0: its weight is exactly 1, so the context is v_0 itself.
+  const HeadsCase c{1, 40, 40, 2, 6};
+  const Buffers buffers = random_buffers(c);
+  std::vector<float> context(static_cast<size_t>(c.tq) * 12);
+  attention_heads_fused(buffers.problem(context, c, true));
+  for (int p = 0; p < 12; ++p) EXPECT_FLOAT_EQ(context[p], buffers.value[p]);
+}
+
+TEST(VectorExp, MatchesStdExpToAFewUlp) {
+  for (float x = -87.0f; x <= 88.0f; x += 0.01f) {
+    const float expected = std::exp(x);
+    EXPECT_NEAR(simd::exp(x), expected, 4e-7f * expected) << "x=" << x;
+  }
+}
+
+TEST(VectorExp, MaskedScoresGiveExactlyZero) {
+  EXPECT_EQ(simd::exp(-std::numeric_limits<float>::infinity()), 0.0f);
+  EXPECT_EQ(simd::exp(-1e30f), 0.0f);
+  EXPECT_EQ(simd::exp(0.0f), 1.0f);
+}
+
+}  // namespace
+}  // namespace ap::kernels
