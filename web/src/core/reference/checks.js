@@ -16,7 +16,11 @@ export function fail(fn, message) {
   throw new Error(`${fn}: ${message}`);
 }
 
-const listOf = (items) => items.map((item) => `'${item}'`).join(', ');
+// 'a', 'b' or 'c'
+function listOf(items) {
+  const quoted = items.map((item) => `'${item}'`);
+  return quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+}
 
 // ---- Options -------------------------------------------------------------------------------------
 
@@ -31,7 +35,7 @@ export function checkKnownKeys(fn, name, object, allowed) {
 }
 
 export function checkChoice(fn, name, value, choices) {
-  if (!choices.includes(value)) fail(fn, `options.${name}=${describeValue(value)}; expected one of ${listOf(choices)}`);
+  if (!choices.includes(value)) fail(fn, `options.${name}=${describeValue(value)}; expected ${listOf(choices)}`);
 }
 
 export function checkBoolean(fn, name, value) {
@@ -58,10 +62,10 @@ export function checkHeads(fn, heads) {
   if (!Number.isInteger(heads) || heads < 1) fail(fn, `options.heads=${describeValue(heads)}; expected an integer ≥ 1`);
 }
 
-/** softmax's `scale` is a number multiplying its input: finite and > 0, so that −∞ stays −∞. */
+/** softmax's `scale` is a number multiplying its input (a −∞ entry stays masked whatever the scale). */
 export function checkSoftmaxScale(fn, scale) {
-  if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) {
-    fail(fn, `options.scale=${describeValue(scale)}; expected a finite number > 0`);
+  if (typeof scale !== 'number' || !Number.isFinite(scale)) {
+    fail(fn, `options.scale=${describeValue(scale)}; expected a finite number`);
   }
 }
 
@@ -99,14 +103,14 @@ export function checkFinite(fn, name, tensor, allowNegativeInfinity = false) {
   for (let i = 0; i < data.length; i++) {
     const value = data[i];
     if (Number.isFinite(value) || (allowNegativeInfinity && value === -Infinity)) continue;
-    fail(fn, `${name}.data[${i}] is ${value}; expected ${allowNegativeInfinity ? 'a finite number or -Infinity' : 'a finite number'}`);
+    fail(fn, `${name}[${i}] is ${value}; expected ${allowNegativeInfinity ? 'finite numbers or -Infinity' : 'finite numbers'}`);
   }
 }
 
 /** A tensor of any rank ≥ 1 with sizes ≥ 1; returns its shape. */
 export function checkAnyTensor(fn, name, tensor, { allowNegativeInfinity = false } = {}) {
   checkTensorStructure(fn, name, tensor);
-  if (tensor.shape.length < 1) fail(fn, `${name} has shape ${formatShape(tensor.shape)}; expected a rank ≥ 1`);
+  if (tensor.shape.length < 1) fail(fn, `${name} has shape ${formatShape(tensor.shape)}; expected a tensor of rank ≥ 1`);
   checkSizes(fn, name, tensor, tensor.shape.map((_, axis) => `axis ${axis}`));
   checkFinite(fn, name, tensor, allowNegativeInfinity);
   return tensor.shape;
@@ -115,7 +119,7 @@ export function checkAnyTensor(fn, name, tensor, { allowNegativeInfinity = false
 /** A batch of sequences (B, T, C) (the API has already added B for unbatched input); returns [B, T, C]. */
 export function checkSequence(fn, name, x, dimNames = ['B', 'T', 'C']) {
   checkTensorStructure(fn, name, x);
-  if (x.shape.length !== 3) fail(fn, `${name} has shape ${formatShape(x.shape)}; expected (${dimNames.join(', ')})`);
+  if (x.shape.length !== 3) fail(fn, `${name} has shape ${formatShape(x.shape)}; expected rank 3 (${dimNames.join(', ')})`);
   checkSizes(fn, name, x, dimNames);
   checkFinite(fn, name, x);
   return x.shape;
@@ -129,11 +133,11 @@ export function checkSequence(fn, name, x, dimNames = ['B', 'T', 'C']) {
 export function checkWeight(fn, name, tensor, expected) {
   checkTensorStructure(fn, name, tensor);
   const { shape } = tensor;
-  const matches = shape.length === expected.length &&
-    expected.every(([, size], axis) => (size === null ? shape[axis] >= 1 : shape[axis] === size));
-  if (!matches) {
-    const wanted = expected.map(([label, size]) => (size === null ? `${label} ≥ 1` : `${label}=${size}`));
-    fail(fn, `${name} has shape ${formatShape(shape)}; expected [${wanted.join(', ')}]`);
+  const wanted = `[${expected.map(([label, size]) => (size === null ? label : `${label}=${size}`)).join(', ')}]`;
+  if (shape.length !== expected.length) fail(fn, `${name} has shape ${formatShape(shape)}; expected ${wanted}`);
+  checkSizes(fn, name, tensor, expected.map(([label]) => label));
+  if (!expected.every(([, size], axis) => size === null || shape[axis] === size)) {
+    fail(fn, `${name} has shape ${formatShape(shape)}; expected ${wanted}`);
   }
   checkFinite(fn, name, tensor);
   return shape;
@@ -159,15 +163,23 @@ export function checkOutProjection(fn, weights, dOut) {
   }
 }
 
+/** 57.6 GB: decimal units, one decimal, as the C++ core's format_bytes writes estimates. */
 function formatBytes(bytes) {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
-  return `${(bytes / 1e6).toFixed(1)} MB`;
+  const units = ['bytes', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  let unit = 0;
+  while (bytes >= 1000 && unit < units.length - 1) {
+    bytes /= 1000;
+    unit++;
+  }
+  return unit === 0 ? `${bytes.toFixed(0)} bytes` : `${bytes.toFixed(1)} ${units[unit]}`;
 }
 
 /** Refuses results of more than MEMORY_LIMIT_BYTES; `what` says which sizes ask for them. */
 export function checkMemory(fn, floats, what) {
   const bytes = floats * 4;
-  if (bytes > MEMORY_LIMIT_BYTES) fail(fn, `${what} needs ${formatBytes(bytes)} for its results; the memory limit is 2 GiB`);
+  if (bytes > MEMORY_LIMIT_BYTES) {
+    fail(fn, `${what} needs ${formatBytes(bytes)} for its results and workspace; the memory limit is 2 GiB`);
+  }
 }
 
 // ---- One check per API function: validates everything, returns the sizes the computation needs ----
@@ -176,16 +188,18 @@ export function checkNextTokenPairs(tokens) {
   const fn = 'nextTokenPairs';
   checkTensorStructure(fn, 'tokens', tokens, 'int32');
   const { shape } = tokens;
-  if (shape.length !== 2 || shape[0] < 1 || shape[1] < 2) {
-    fail(fn, `tokens has shape ${formatShape(shape)}; expected (B, L) with B ≥ 1 and L ≥ 2`);
+  if (shape.length !== 2) {
+    fail(fn, `tokens has shape ${formatShape(shape)}; expected rank 2 (B, L)`);
   }
+  if (shape[0] < 1) fail(fn, `tokens has shape ${formatShape(shape)}; expected every size ≥ 1 (B=${shape[0]})`);
+  if (shape[1] < 2) fail(fn, `tokens has shape ${formatShape(shape)}; expected L ≥ 2 tokens per sequence (a context and a target)`);
   return { B: shape[0], L: shape[1] };
 }
 
 /** Steps 2–4 (causalAverageLoop, causalAverageMatmul, causalAverageSoftmax) take only x. */
 export function checkCausalAverage(fn, x) {
   const [B, T, C] = checkSequence(fn, 'x', x);
-  checkMemory(fn, 2 * B * T * C + 3 * T * T, `B=${B}, T=${T}, C=${C}`);
+  checkMemory(fn, 2 * B * T * C + 3 * T * T, `B=${B}, T=${T}`);
   return { B, T, C };
 }
 
@@ -202,7 +216,7 @@ export function checkAttentionWithoutWeights(x, options) {
   const fn = 'attentionWithoutWeights';
   const [B, T, C] = checkSequence(fn, 'x', x);
   checkChoice(fn, 'normalization', options.normalization, NORMALIZATIONS);
-  checkMemory(fn, 2 * B * T * T + B * T * C, `B=${B}, T=${T}, C=${C}`);
+  checkMemory(fn, 2 * B * T * T + B * T * C, `B=${B}, T=${T}`);
   return { B, T, C };
 }
 
@@ -242,7 +256,7 @@ export function checkCompare(actual, expected, options) {
   checkAnyTensor(fn, 'actual', actual);
   checkAnyTensor(fn, 'expected', expected);
   if (formatShape(actual.shape) !== formatShape(expected.shape)) {
-    fail(fn, `expected has shape ${formatShape(expected.shape)}; expected ${formatShape(actual.shape)}, the shape of actual`);
+    fail(fn, `expected has shape ${formatShape(expected.shape)}; expected ${formatShape(actual.shape)} like actual`);
   }
   checkTolerance(fn, 'atol', options.atol);
   checkTolerance(fn, 'rtol', options.rtol);

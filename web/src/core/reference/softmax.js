@@ -49,7 +49,9 @@ export function normalizeRows(input, rows, n, normalization) {
 /** softmax(x, {normalization, scale}): x (…, N) → { output }: each last-axis row of scale·x normalised. */
 export function softmax(x, options) {
   const { rows, N } = checkSoftmax(x, options);
-  // scale·x rounded to float32, as the compiled core forms it before normalising.
-  const scaled = options.scale === 1 ? x.data : x.data.map((value) => value * options.scale);
+  // scale·x rounded to float32, as the compiled core forms it before normalising. A −∞ entry is a
+  // masked one and stays −∞ whatever the scale's sign (0·−∞ would be NaN).
+  const scaled = options.scale === 1 ? x.data
+    : x.data.map((value) => (value === -Infinity ? -Infinity : value * options.scale));
   return { output: { data: normalizeRows(scaled, rows, N, options.normalization), shape: [...x.shape] } };
 }

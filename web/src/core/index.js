@@ -1,0 +1,67 @@
+// The entry point of the attention core: pick a backend, load it, and wrap it in the API of
+// docs/api.md. Backends are imported on demand, so a page that only uses the JS reference never
+// loads WebAssembly, and a missing WebGPU never breaks a CPU-only browser.
+import { createAttention, FUNCTION_NAMES } from './api.js';
+import { describeValue } from './tensor.js';
+
+export { FUNCTION_NAMES };
+export { sizeOf, formatShape, makeTensor } from './tensor.js';
+
+const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
+const LOAD_OPTIONS = ['backend', 'wasmBinary', 'locateFile'];
+
+/** The WASM build each backend name asks for. */
+const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline' };
+
+async function loadWasm(backend, { wasmBinary, locateFile }) {
+  const { loadWasmBackend } = await import('./backends/wasm.js');
+  return loadWasmBackend({ build: WASM_BUILDS[backend], wasmBinary, locateFile });
+}
+
+async function loadReference() {
+  const { createReferenceBackend } = await import('./reference/index.js');
+  return createReferenceBackend();
+}
+
+const reasonOf = (error) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Loads the attention core. See index.d.ts for the options and the returned object.
+ * 'auto': WASM (SIMD when supported); if it cannot load, the JS reference, with `fallbackReason`.
+ * 'webgpu': the WebGPU backend; if it cannot load, WASM (then the JS reference), with `fallbackReason`.
+ * 'wasm', 'wasm-simd', 'wasm-baseline', 'js': exactly that backend; failing to load it is an Error.
+ */
+export async function loadAttention(options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new Error(`loadAttention: options is ${describeValue(options)}; expected an object`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!LOAD_OPTIONS.includes(key)) {
+      throw new Error(`loadAttention: unknown option '${key}'; expected one of ${LOAD_OPTIONS.join(', ')}`);
+    }
+  }
+  const { backend = 'auto' } = options;
+  if (!BACKENDS.includes(backend)) {
+    throw new Error(`loadAttention: options.backend=${describeValue(backend)}; expected one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`);
+  }
+
+  if (backend === 'js') return createAttention(await loadReference());
+  if (backend !== 'auto' && backend !== 'webgpu') return createAttention(await loadWasm(backend, options));
+
+  const reasons = [];
+  if (backend === 'webgpu') {
+    try {
+      const { loadWebGpuBackend } = await import('./backends/webgpu.js');
+      return createAttention(await loadWebGpuBackend(options));
+    } catch (error) {
+      reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
+    }
+  }
+  try {
+    const wasm = await loadWasm('auto', options);
+    return createAttention(wasm, { fallbackReason: reasons.length ? reasons.join('; ') : null });
+  } catch (error) {
+    reasons.push(`WebAssembly could not load: ${reasonOf(error)}`);
+  }
+  return createAttention(await loadReference(), { fallbackReason: reasons.join('; ') });
+}
