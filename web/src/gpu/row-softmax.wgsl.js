@@ -144,7 +144,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
     if (params.writeScaled != 0u) { writeBits(index, select(NEG_INF_BITS, bitcast<u32>(s.value), s.present), false); }
     let e = normalizedInput(rowBase, query, j);
     var weight = 0.0;
-    if (present > 0.0) { weight = numerator(e, rowMax) / denominator; }
+    // No finite entry, or every exp underflowed: weights 0, not 0/0 (as the reference does).
+    let degenerate = present == 0.0 || (params.normalization != 2u && denominator == 0.0);
+    if (!degenerate) { weight = numerator(e, rowMax) / denominator; }
     let future = params.causal != 0u && j > query;
     if (renormalize) {
       if (future) { weight = 0.0; }

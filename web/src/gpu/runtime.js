@@ -65,6 +65,29 @@ export class GpuRuntime {
   beginPass(label) {
     return new GpuPass(this, label);
   }
+
+  /** Frees the buffers and error scopes of a pass that failed before it finished. */
+  abandon(pass) {
+    if (pass.finished) return;
+    pass.finished = true;
+    this.device.popErrorScope().catch(() => {});
+    this.device.popErrorScope().catch(() => {});
+    for (const buffer of pass.buffers) buffer.destroy();
+  }
+
+  /**
+   * Runs `body(pass)` on a fresh pass; a failure anywhere frees the pass before it propagates.
+   * @template T @param {string} label @param {(pass: GpuPass) => Promise<T>} body @returns {Promise<T>}
+   */
+  async run(label, body) {
+    const pass = this.beginPass(label);
+    try {
+      return await body(pass);
+    } catch (error) {
+      this.abandon(pass);
+      throw error;
+    }
+  }
 }
 
 export class GpuPass {
@@ -248,6 +271,7 @@ export class GpuPass {
    * @returns {Promise<Record<string, {data: Float32Array, shape: number[]}>>}
    */
   async finish(tensors) {
+    this.finished = true;
     const entries = Object.entries(tensors);
     const staging = entries.map(([name, tensor]) => {
       const buffer = this.device.createBuffer({

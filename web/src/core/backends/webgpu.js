@@ -1,0 +1,209 @@
+// The WebGPU backend: the API functions of docs/api.md with all matrix work (projections, Q·Kᵀ, softmax,
+// weights·V, output projection, matmul) in WGSL compute shaders (web/src/gpu/). The steps without matrix
+// work (nextTokenPairs, causalAverageLoop, compare, attentionDropout) are the JS reference's own.
+// Arguments are validated with the reference's checks, so the error messages are the same words.
+//
+// Every method is async (GPU results come back through mapAsync). Calls run one at a time: a pass owns
+// the device's error scopes from its first kernel to its read-back.
+//
+// A lost device (driver reset, device.destroy()) makes `lost` resolve and the onLost listeners run; every
+// later call rejects with a GpuUnavailableError whose reason is 'device-lost', so the API can switch to
+// WASM and repeat the call with the same arguments: no state lives here.
+import { acquireDevice, GpuUnavailableError } from '../../gpu/device.js';
+import { GpuRuntime, HEAD_DIM_LIMIT } from '../../gpu/runtime.js';
+import * as passes from '../../gpu/attention-passes.js';
+import * as checks from '../reference/checks.js';
+import { createReferenceBackend } from '../reference/index.js';
+import crossover from '../../gpu/crossover.json' with { type: 'json' };
+
+export { GpuUnavailableError };
+
+const FLOAT_BYTES = 4;
+const product = (shape) => shape.reduce((total, size) => total * size, 1);
+
+/**
+ * The tensor shapes supportsOp looks at, from a call's arguments (the API's normalised arguments):
+ * matmul [a, b]; softmax, causalAverage*, attentionWithoutWeights [x]; selfAttention, multiheadAttentionSplit
+ * [x, weights.query]; multiheadAttentionStacked [x, weights.heads[0].query]; multiheadAttentionFused
+ * [x, weights.inProjection]; crossAttention [xQuery, xContext, weights.query].
+ * @param {string} fn @param {any[]} args @returns {number[][]}
+ */
+export function shapesOf(fn, args) {
+  const [first, second, third] = args;
+  switch (fn) {
+    case 'matmul': return [first.shape, second.shape];
+    case 'selfAttention': case 'multiheadAttentionSplit': return [first.shape, second.query.shape];
+    case 'multiheadAttentionStacked': return [first.shape, second.heads[0].query.shape];
+    case 'multiheadAttentionFused': return [first.shape, second.inProjection.shape];
+    case 'crossAttention': return [first.shape, second.shape, third.query.shape];
+    default: return [first.shape];
+  }
+}
+
+/**
+ * The largest GPU buffer (in floats) a call needs, and how many matrices one dispatch batches.
+ * @returns {{largest: number, matrices: number, headDim?: number}}
+ */
+function footprint(fn, shapes, options) {
+  const [x, second, third] = shapes;
+  const attention = (B, Tq, Tk, dOut, H, widthIn) => {
+    const square = options.intermediates === false ? 0 : B * H * Tq * Tk;
+    return { largest: Math.max(square, B * Math.max(Tq, Tk) * Math.max(dOut, widthIn), widthIn * 3 * dOut), matrices: B * H, headDim: dOut / H };
+  };
+  switch (fn) {
+    case 'matmul': {
+      const M = x[x.length - 2];
+      const N = options.transposeB ? second[0] : second[1];
+      return { largest: Math.max(product(x), product(second), product(x.slice(0, -1)) * N), matrices: x.length === 3 ? x[0] : 1 };
+    }
+    case 'softmax': return { largest: product(x), matrices: 1 };
+    case 'causalAverageMatmul': case 'causalAverageSoftmax': return { largest: Math.max(product(x), x[1] * x[1]), matrices: x[0] };
+    case 'attentionWithoutWeights': return { largest: Math.max(product(x), x[0] * x[1] * x[1]), matrices: x[0] };
+    case 'selfAttention': {
+      const dOut = options.layout === 'linear' ? second[0] : second[1];
+      return attention(x[0], x[1], x[1], dOut, 1, x[2]);
+    }
+    case 'multiheadAttentionStacked': return attention(x[0], x[1], x[1], second[1] * options.heads, options.heads, x[2]);
+    case 'multiheadAttentionSplit': return attention(x[0], x[1], x[1], second[1], options.heads, x[2]);
+    case 'multiheadAttentionFused': return attention(x[0], x[1], x[1], second[1] / 3, options.heads, x[2]);
+    case 'crossAttention': return attention(x[0], x[1], second[1], third[1], options.heads, Math.max(x[2], second[2]));
+    default: return null;
+  }
+}
+
+const WITHOUT_OPTIONS = ['causalAverageMatmul', 'causalAverageSoftmax'];
+
+/** The functions that run on the GPU; the others are the reference's. */
+export const GPU_FUNCTIONS = ['causalAverageMatmul', 'causalAverageSoftmax', 'softmax', 'attentionWithoutWeights',
+  'selfAttention', 'multiheadAttentionStacked', 'multiheadAttentionSplit', 'multiheadAttentionFused', 'crossAttention', 'matmul'];
+
+/**
+ * Multiply-adds of a call, to compare with the measured crossover (web/src/gpu/crossover.json):
+ * the GPU pays off once a call does as much work as an n×n×n GEMM at the crossover n.
+ */
+export function workOf(fn, shapes, options = {}) {
+  const [x, second, third] = shapes;
+  if (fn === 'matmul') return product(x) * (options.transposeB ? second[0] : second[1]);
+  if (!GPU_FUNCTIONS.includes(fn)) return 0;
+  const [B, T, C] = x;
+  if (fn === 'softmax') return product(x);
+  if (fn === 'causalAverageMatmul' || fn === 'causalAverageSoftmax') return B * T * T * C;
+  if (fn === 'attentionWithoutWeights') return 2 * B * T * T * C;
+  const Tk = fn === 'crossAttention' ? second[1] : T;
+  const dOut = { selfAttention: options.layout === 'linear' ? second[0] : second[1], multiheadAttentionFused: second[1] / 3,
+    multiheadAttentionStacked: second[1] * (options.heads ?? 1), crossAttention: third?.[1] }[fn] ?? second[1];
+  return 3 * B * T * C * dOut + 2 * B * T * Tk * dOut + (options.heads > 1 || fn === 'crossAttention' ? B * T * dOut * dOut : 0);
+}
+
+/** True when a call is big enough that the GPU beats WASM SIMD, by the measured crossover. */
+export function prefersGpu(fn, shapes, options = {}) {
+  return workOf(fn, shapes, options) >= crossover.thresholdN ** 3;
+}
+
+/**
+ * Acquires a device and returns the backend. Rejects with a GpuUnavailableError (reason 'no-navigator-gpu',
+ * 'no-adapter', 'adapter-request-failed', 'device-request-failed' or 'limits-too-small') when there is none.
+ * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference}} [options]
+ */
+export async function loadWebGpuBackend(options = {}) {
+  const { device, adapterInfo } = await acquireDevice(options);
+  const runtime = new GpuRuntime(device);
+  const reference = createReferenceBackend();
+  const listeners = new Set();
+  let lostError = null;
+
+  const lost = device.lost.then((info) => {
+    lostError = new GpuUnavailableError('device-lost',
+      `WebGPU: the device was lost (${info.reason ?? 'unknown'}${info.message ? `: ${info.message}` : ''}); switch to a WASM backend`);
+    for (const listener of listeners) listener(lostError);
+    return lostError;
+  });
+
+  // One call at a time; a failure does not block the calls queued after it.
+  let queue = Promise.resolve();
+  const serialized = (work) => {
+    const result = queue.then(work);
+    queue = result.catch(() => {});
+    return result;
+  };
+
+  /** Runs a GPU pass; if the device went away under it, the error says so. */
+  const onGpu = (fn, work) => serialized(async () => {
+    if (lostError) throw lostError;
+    try {
+      return await work();
+    } catch (error) {
+      // device.lost resolves a moment after the failure it causes.
+      await Promise.race([lost, new Promise((done) => setTimeout(done, 50))]);
+      if (lostError) throw lostError;
+      throw error;
+    }
+  });
+
+  function supportsOp(fn, shapes, options = {}) {
+    if (lostError) return { supported: false, reason: lostError.message };
+    if (!GPU_FUNCTIONS.includes(fn)) {
+      return reference[fn] ? { supported: true, reason: `${fn} has no matrix work; the JS reference computes it` }
+        : { supported: false, reason: `webgpu: unknown function ${fn}` };
+    }
+    const { largest, matrices, headDim } = footprint(fn, shapes, options);
+    if (largest * FLOAT_BYTES > runtime.maxBindingBytes) {
+      return { supported: false, reason: `webgpu: ${fn} needs a ${largest * FLOAT_BYTES}-byte buffer; this device binds at most ${runtime.maxBindingBytes} bytes` };
+    }
+    if (matrices > runtime.maxGroups) {
+      return { supported: false, reason: `webgpu: ${fn} batches ${matrices} matrices; this device dispatches at most ${runtime.maxGroups}` };
+    }
+    if (options.intermediates === false && headDim > HEAD_DIM_LIMIT) {
+      return { supported: true, reason: `d_head=${headDim} exceeds the fused kernel's ${HEAD_DIM_LIMIT}; the unfused kernels run instead` };
+    }
+    return { supported: true };
+  }
+
+  /** Refuses, before any GPU work, a call the device cannot hold (the reference's checks already ran). */
+  const ensureSupported = (fn, args, options) => {
+    const answer = supportsOp(fn, shapesOf(fn, args), options);
+    if (!answer.supported) throw new Error(answer.reason);
+  };
+
+  const gpuMethod = (fn, check, run) => async (...args) => {
+    const sizes = check(...args);
+    const options = WITHOUT_OPTIONS.includes(fn) ? {} : args[args.length - 1];
+    ensureSupported(fn, args, options);
+    return onGpu(fn, () => run(runtime, ...args, sizes));
+  };
+  // The reference's own steps; after a loss they still work (no GPU), but the API should switch anyway.
+  const referenceMethod = (fn) => async (...args) => reference[fn](...args);
+
+  return {
+    name: 'webgpu',
+    adapter: adapterInfo,
+    device,
+    /** Resolves with a GpuUnavailableError('device-lost') when the device is lost. */
+    lost,
+    isLost: () => lostError !== null,
+    /** @param {(error: GpuUnavailableError) => void} listener @returns {() => void} unsubscribe */
+    onLost(listener) {
+      listeners.add(listener);
+      if (lostError) queueMicrotask(() => listener(lostError));
+      return () => listeners.delete(listener);
+    },
+    supportsOp,
+    prefersGpu,
+    destroy: () => device.destroy(),
+
+    nextTokenPairs: referenceMethod('nextTokenPairs'),
+    causalAverageLoop: referenceMethod('causalAverageLoop'),
+    attentionDropout: referenceMethod('attentionDropout'),
+    compare: referenceMethod('compare'),
+    causalAverageMatmul: gpuMethod('causalAverageMatmul', (x) => checks.checkCausalAverage('causalAverageMatmul', x), passes.causalAverageMatmul),
+    causalAverageSoftmax: gpuMethod('causalAverageSoftmax', (x) => checks.checkCausalAverage('causalAverageSoftmax', x), passes.causalAverageSoftmax),
+    softmax: gpuMethod('softmax', checks.checkSoftmax, passes.softmax),
+    attentionWithoutWeights: gpuMethod('attentionWithoutWeights', checks.checkAttentionWithoutWeights, passes.attentionWithoutWeights),
+    selfAttention: gpuMethod('selfAttention', checks.checkSelfAttention, passes.selfAttention),
+    multiheadAttentionStacked: gpuMethod('multiheadAttentionStacked', checks.checkMultiheadAttentionStacked, passes.multiheadAttentionStacked),
+    multiheadAttentionSplit: gpuMethod('multiheadAttentionSplit', checks.checkMultiheadAttentionSplit, passes.multiheadAttentionSplit),
+    multiheadAttentionFused: gpuMethod('multiheadAttentionFused', checks.checkMultiheadAttentionFused, passes.multiheadAttentionFused),
+    crossAttention: gpuMethod('crossAttention', checks.checkCrossAttention, passes.crossAttention),
+    matmul: gpuMethod('matmul', checks.checkMatmul, passes.matmul),
+  };
+}
