@@ -1,0 +1,55 @@
+// Internal: the pieces every check_* function is built from, so that all messages share one format:
+// "<jsFunction>: <argument> <what it is>; expected <what it should be>".
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "attention/options.h"
+#include "attention/tensor.h"
+
+namespace ap {
+
+// Throws std::invalid_argument(message) unless message is empty. The compute functions' only throw.
+void require_valid(const std::string& message);
+
+// Numbers as JS prints them: 3, 0.5, 1.1, NaN, Infinity, -Infinity.
+std::string format_number(double value);
+std::string format_float(float value);
+
+// 57.6 GB (decimal, for estimates) and 2 GiB (binary, for limits that are powers of two).
+std::string format_bytes(double bytes);
+std::string format_limit(std::size_t bytes);
+
+// A float tensor argument: present, rank == axes.size() (axes name the sizes, e.g. {"B", "T", "C"}),
+// every size ≥ 1, data.size() == the shape's element count, every value finite (−∞ also allowed when
+// allow_negative_infinity). Returns the first failure's message or "".
+std::string check_tensor(const std::string& function, const std::string& argument, const Tensor& tensor,
+                         const std::vector<std::string>& axes, bool allow_negative_infinity = false);
+
+// As check_tensor, for any rank ≥ 1.
+std::string check_tensor_any_rank(const std::string& function, const std::string& argument, const Tensor& tensor,
+                                  bool allow_negative_infinity = false);
+
+// An optional tensor: "" when absent, else check_tensor.
+std::string check_optional_tensor(const std::string& function, const std::string& argument, const Tensor& tensor,
+                                  const std::vector<std::string>& axes);
+
+// tensor.shape must equal `expected`, where −1 matches any size. `expected_text` is how the message
+// spells the expectation, e.g. "[d_in=3, d_out]".
+std::string check_shape(const std::string& function, const std::string& argument, const Tensor& tensor,
+                        const std::vector<int>& expected, const std::string& expected_text);
+
+// Rejects when `floats` float32 values (results plus workspace) exceed max_bytes; `sizes` names the
+// sizes that drive the estimate ("B=4, T=30000").
+std::string check_memory(const std::string& function, const std::string& sizes, double floats,
+                         std::size_t max_bytes);
+
+// dropout in [0, 1) and seed an integer in [0, 2³²).
+std::string check_dropout_options(const std::string& function, float dropout, double seed);
+
+// temperature finite and > 0, dropout and seed as above, heads ≥ 1 when the function reads it.
+std::string check_attention_options(const std::string& function, const AttentionOptions& options, bool reads_heads);
+
+}  // namespace ap

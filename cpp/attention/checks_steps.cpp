@@ -1,0 +1,102 @@
+// Checks for steps 1–5, 8 and 9 (checks_attention.cpp has the attention functions).
+#include <cmath>
+
+#include "attention/check_helpers.h"
+#include "attention/checks.h"
+
+namespace ap {
+
+std::string check_next_token_pairs(const IntTensor& tokens, std::size_t max_bytes) {
+  const std::string function = "nextTokenPairs";
+  if (!tokens.present()) return function + ": tokens is missing; expected a (B, L) tensor of token ids";
+  if (tokens.rank() != 2) {
+    return function + ": tokens has shape " + format_shape(tokens.shape) + "; expected rank 2 (B, L)";
+  }
+  if (tokens.shape[0] < 1) {
+    return function + ": tokens has shape " + format_shape(tokens.shape) + "; expected every size ≥ 1 (B=" +
+           std::to_string(tokens.shape[0]) + ")";
+  }
+  if (tokens.shape[1] < 2) {
+    return function + ": tokens has shape " + format_shape(tokens.shape) +
+           "; expected L ≥ 2 tokens per sequence (a context and a target)";
+  }
+  const double count = static_cast<double>(tokens.shape[0]) * tokens.shape[1];
+  if (static_cast<double>(tokens.data.size()) != count) {
+    return function + ": tokens has " + std::to_string(tokens.data.size()) + " values for shape " +
+           format_shape(tokens.shape) + "; expected " + format_number(count);
+  }
+  return check_memory(function, "B=" + std::to_string(tokens.shape[0]) + ", L=" + std::to_string(tokens.shape[1]),
+                      2.0 * count, max_bytes);
+}
+
+namespace {
+// The three causal averages take the same x and differ only in their (T, T) matrices.
+std::string check_causal_average(const std::string& function, const Tensor& x, int square_matrices,
+                                 std::size_t max_bytes) {
+  if (auto message = check_tensor(function, "x", x, {"B", "T", "C"}); !message.empty()) return message;
+  const double time = x.shape[1];
+  return check_memory(function, "B=" + std::to_string(x.shape[0]) + ", T=" + std::to_string(x.shape[1]),
+                      static_cast<double>(x.element_count()) + square_matrices * time * time, max_bytes);
+}
+}  // namespace
+
+std::string check_causal_average_loop(const Tensor& x, std::size_t max_bytes) {
+  return check_causal_average("causalAverageLoop", x, 0, max_bytes);
+}
+std::string check_causal_average_matmul(const Tensor& x, std::size_t max_bytes) {
+  return check_causal_average("causalAverageMatmul", x, 1, max_bytes);
+}
+std::string check_causal_average_softmax(const Tensor& x, std::size_t max_bytes) {
+  return check_causal_average("causalAverageSoftmax", x, 3, max_bytes);
+}
+
+std::string check_softmax(const Tensor& x, const SoftmaxOptions& options, std::size_t max_bytes) {
+  const std::string function = "softmax";
+  // −∞ is how a caller masks an entry; NaN and +∞ have no meaning as scores.
+  if (auto message = check_tensor_any_rank(function, "x", x, true); !message.empty()) return message;
+  if (!std::isfinite(options.scale)) {
+    return function + ": options.scale=" + format_float(options.scale) + "; expected a finite number";
+  }
+  return check_memory(function, "x of shape " + format_shape(x.shape), 2.0 * x.element_count(), max_bytes);
+}
+
+std::string check_attention_without_weights(const Tensor& x, Normalization, std::size_t max_bytes) {
+  const std::string function = "attentionWithoutWeights";
+  if (auto message = check_tensor(function, "x", x, {"B", "T", "C"}); !message.empty()) return message;
+  const double batch = x.shape[0], time = x.shape[1];
+  return check_memory(function, "B=" + std::to_string(x.shape[0]) + ", T=" + std::to_string(x.shape[1]),
+                      2.0 * batch * time * time + static_cast<double>(x.element_count()), max_bytes);
+}
+
+std::string check_attention_dropout(const Tensor& weights, const DropoutOptions& options, std::size_t max_bytes) {
+  const std::string function = "attentionDropout";
+  if (auto message = check_tensor_any_rank(function, "weights", weights); !message.empty()) return message;
+  if (auto message = check_dropout_options(function, options.dropout, options.seed); !message.empty()) {
+    return message;
+  }
+  // The RNG counter is a uint32 flat index.
+  if (static_cast<double>(weights.element_count()) > 4294967296.0) {
+    return function + ": weights has " + std::to_string(weights.element_count()) +
+           " values; expected at most 2^32 (the dropout counter is 32 bits)";
+  }
+  return check_memory(function, "weights of shape " + format_shape(weights.shape), 2.0 * weights.element_count(),
+                      max_bytes);
+}
+
+std::string check_compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options,
+                          std::size_t) {
+  const std::string function = "compare";
+  if (auto message = check_tensor_any_rank(function, "actual", actual); !message.empty()) return message;
+  if (auto message = check_tensor_any_rank(function, "expected", expected); !message.empty()) return message;
+  if (expected.shape != actual.shape) {
+    return check_shape(function, "expected", expected, actual.shape, format_shape(actual.shape) + " like actual");
+  }
+  for (const auto& [name, value] : {std::pair{"atol", options.atol}, std::pair{"rtol", options.rtol}}) {
+    if (!(std::isfinite(value) && value >= 0.0)) {
+      return function + ": options." + name + "=" + format_number(value) + "; expected a finite number ≥ 0";
+    }
+  }
+  return "";  // compare allocates nothing beyond its inputs
+}
+
+}  // namespace ap

@@ -1,0 +1,22 @@
+#include "attention/cross_attention.h"
+
+#include "attention/check_helpers.h"
+#include "attention/checks.h"
+#include "attention/projection.h"
+#include "attention/scaled_dot_product.h"
+
+namespace ap {
+
+AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
+                                const AttentionOptions& options) {
+  require_valid(check_cross_attention(x_query, x_context, weights, options));
+  // 1. queries come from one sequence, keys and values from the other:
+  //    (B, Tq, d_q)·(d_q, d_out) -> (B, Tq, d_out); (B, Tk, d_kv)·(d_kv, d_out) -> (B, Tk, d_out)
+  const Tensor query = project(x_query, weights.query, weights.query_bias);
+  const Tensor key = project(x_context, weights.key, weights.key_bias);
+  const Tensor value = project(x_context, weights.value, weights.value_bias);
+  // 2. split into heads, attend (Tq rows, Tk columns), merge, project out
+  return attend_heads(query, key, value, options.heads, weights.out_weight, weights.out_bias, options);
+}
+
+}  // namespace ap

@@ -1,0 +1,158 @@
+// Every case of every PyTorch golden file (tests/fixtures/<function>.json) against the native core.
+// A missing or empty fixture file fails its test.
+#include <functional>
+#include <map>
+
+#include "fixture_loader.h"
+#include "test_support.h"
+
+namespace ap {
+namespace {
+
+using nlohmann::json;
+using testing::all_close;
+using testing::load_fixture;
+using testing::to_tensor;
+
+// The named results of one call, keyed by their JS names.
+using Results = std::map<std::string, Tensor>;
+
+Results named(const AverageResult& r) {
+  return {{"scores", r.scores}, {"masked", r.masked}, {"weights", r.weights}, {"output", r.output}};
+}
+Results named(const AttentionResult& r) {
+  return {{"query", r.query},     {"key", r.key},         {"value", r.value},     {"scores", r.scores},
+          {"scaled", r.scaled},   {"masked", r.masked},   {"weights", r.weights}, {"dropped", r.dropped},
+          {"context", r.context}, {"output", r.output}};
+}
+
+// Runs every case of `function` through `call` and checks each expected result with the case's tolerance.
+// A result the case expects but the call leaves absent fails; a result the call produces but the case
+// does not list is not checked (README: "a result not listed is not checked").
+void check_fixture(const std::string& function, const std::function<Results(const json& args)>& call) {
+  json cases;
+  ASSERT_TRUE(load_fixture(function, cases));
+  for (const json& one : cases) {
+    SCOPED_TRACE(function + ": " + one.at("name").get<std::string>());
+    const double atol = one.value("atol", 1e-5), rtol = one.value("rtol", 1e-5);
+    const Results results = call(one.at("args"));
+    for (const auto& [name, expected] : one.at("expected").items()) {
+      const auto found = results.find(name);
+      ASSERT_NE(found, results.end()) << "no result named " << name;
+      EXPECT_TRUE(all_close(found->second, to_tensor(expected), atol, rtol)) << "result " << name;
+    }
+    // Absent stays absent: masked only when causal, dropped only when dropout > 0.
+    for (const auto& [name, tensor] : results) {
+      if (!one.at("expected").contains(name) && (name == "masked" || name == "dropped")) {
+        EXPECT_FALSE(tensor.present()) << name << " should be absent";
+      }
+    }
+  }
+}
+
+const json& options_at(const json& args, std::size_t index) {
+  static const json empty = json::object();
+  return args.size() > index ? args[index] : empty;
+}
+
+TEST(Fixtures, NextTokenPairsMatchPyTorch) {
+  json cases;
+  ASSERT_TRUE(load_fixture("nextTokenPairs", cases));
+  for (const json& one : cases) {
+    SCOPED_TRACE(one.at("name").get<std::string>());
+    const NextTokenPairs pairs = next_token_pairs(testing::to_int_tensor(one.at("args")[0]));
+    const IntTensor contexts = testing::to_int_tensor(one.at("expected").at("contexts"));
+    const IntTensor targets = testing::to_int_tensor(one.at("expected").at("targets"));
+    EXPECT_EQ(pairs.contexts.shape, contexts.shape);
+    EXPECT_EQ(pairs.contexts.data, contexts.data);
+    EXPECT_EQ(pairs.targets.shape, targets.shape);
+    EXPECT_EQ(pairs.targets.data, targets.data);
+  }
+}
+
+TEST(Fixtures, CausalAverageLoopMatchesPyTorch) {
+  check_fixture("causalAverageLoop", [](const json& args) { return named(causal_average_loop(to_tensor(args[0]))); });
+}
+
+TEST(Fixtures, CausalAverageMatmulMatchesPyTorch) {
+  check_fixture("causalAverageMatmul",
+                [](const json& args) { return named(causal_average_matmul(to_tensor(args[0]))); });
+}
+
+TEST(Fixtures, CausalAverageSoftmaxMatchesPyTorch) {
+  check_fixture("causalAverageSoftmax",
+                [](const json& args) { return named(causal_average_softmax(to_tensor(args[0]))); });
+}
+
+TEST(Fixtures, SoftmaxMatchesPyTorch) {
+  check_fixture("softmax", [](const json& args) {
+    return Results{{"output", softmax(to_tensor(args[0]), testing::to_softmax_options(options_at(args, 1)))}};
+  });
+}
+
+TEST(Fixtures, AttentionWithoutWeightsMatchesPyTorch) {
+  check_fixture("attentionWithoutWeights", [](const json& args) {
+    return named(attention_without_weights(to_tensor(args[0]), testing::to_normalization(options_at(args, 1))));
+  });
+}
+
+TEST(Fixtures, SelfAttentionMatchesPyTorch) {
+  check_fixture("selfAttention", [](const json& args) {
+    return named(self_attention(to_tensor(args[0]), testing::to_projection_weights(args[1]),
+                                testing::to_attention_options(options_at(args, 2))));
+  });
+}
+
+TEST(Fixtures, AttentionDropoutMatchesPyTorch) {
+  check_fixture("attentionDropout", [](const json& args) {
+    const DropoutResult result = attention_dropout(to_tensor(args[0]), testing::to_dropout_options(options_at(args, 1)));
+    return Results{{"mask", result.mask}, {"output", result.output}};
+  });
+}
+
+TEST(Fixtures, CompareMatchesTorchAllclose) {
+  json cases;
+  ASSERT_TRUE(load_fixture("compare", cases));
+  for (const json& one : cases) {
+    SCOPED_TRACE(one.at("name").get<std::string>());
+    const json& args = one.at("args");
+    const Comparison result = compare(to_tensor(args[0]), to_tensor(args[1]), testing::to_compare_options(options_at(args, 2)));
+    const json& expected = one.at("expected");
+    const double max_abs = expected.at("maxAbsError"), max_rel = expected.at("maxRelError");
+    EXPECT_NEAR(result.max_abs_error, max_abs, 1e-6 + 1e-5 * max_abs);
+    EXPECT_NEAR(result.max_rel_error, max_rel, 1e-6 + 1e-5 * max_rel);
+    EXPECT_EQ(result.allclose, expected.at("allclose").get<bool>());
+    EXPECT_EQ(result.first_mismatch, expected.at("firstMismatch").get<std::int64_t>());
+  }
+}
+
+TEST(Fixtures, MultiheadAttentionStackedMatchesPyTorch) {
+  check_fixture("multiheadAttentionStacked", [](const json& args) {
+    return named(multihead_attention_stacked(to_tensor(args[0]), testing::to_stacked_weights(args[1]),
+                                             testing::to_attention_options(options_at(args, 2))));
+  });
+}
+
+TEST(Fixtures, MultiheadAttentionSplitMatchesPyTorch) {
+  check_fixture("multiheadAttentionSplit", [](const json& args) {
+    return named(multihead_attention_split(to_tensor(args[0]), testing::to_projection_weights(args[1]),
+                                           testing::to_attention_options(options_at(args, 2))));
+  });
+}
+
+TEST(Fixtures, MultiheadAttentionFusedMatchesPyTorch) {
+  check_fixture("multiheadAttentionFused", [](const json& args) {
+    return named(multihead_attention_fused(to_tensor(args[0]), testing::to_fused_weights(args[1]),
+                                           testing::to_attention_options(options_at(args, 2))));
+  });
+}
+
+TEST(Fixtures, CrossAttentionMatchesPyTorch) {
+  check_fixture("crossAttention", [](const json& args) {
+    return named(cross_attention(to_tensor(args[0]), to_tensor(args[1]), testing::to_projection_weights(args[2]),
+                                 testing::to_attention_options(options_at(args, 3))));
+  });
+}
+
+}  // namespace
+}  // namespace ap
