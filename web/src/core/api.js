@@ -15,6 +15,13 @@ const dropout = [0, checkDropout];
 const seed = [0, checkSeed];
 const heads = [1, checkHeads];
 const intermediates = [true, (fn, v) => checkBoolean(fn, 'intermediates', v)];
+
+/** multiheadAttentionStacked reads H from its weights; options.heads may only repeat it. */
+function checkStackedHeads(fn, value, weights) {
+  checkHeads(fn, value);
+  const given = weights?.heads?.length;
+  if (given !== undefined && value !== given) fail(fn, `options.heads=${value}; expected ${given}, the length of weights.heads`);
+}
 const attentionOptions = {
   scale: [true, (fn, v) => checkBoolean(fn, 'scale', v)],
   temperature: [1, checkTemperature],
@@ -58,7 +65,7 @@ export const FUNCTIONS = {
   multiheadAttentionStacked: {
     args: [['x', 'sequence'], ['weights', 'weights', ['heads', ...OUT_KEYS]]],
     // H is the number of heads given; options.heads may repeat it (the backend checks it agrees).
-    options: { ...attentionOptions, heads: [(weights) => weights?.heads?.length ?? 1, checkHeads], intermediates },
+    options: { ...attentionOptions, heads: [(weights) => weights?.heads?.length ?? 1, checkStackedHeads], intermediates },
     batched: MULTIHEAD_RESULTS,
   },
   multiheadAttentionSplit: {
@@ -124,7 +131,7 @@ function normalizeOptions(fn, options, declared, weights) {
   const complete = {};
   for (const [name, [fallback, check]] of Object.entries(declared)) {
     const value = options[name] === undefined ? (typeof fallback === 'function' ? fallback(weights) : fallback) : options[name];
-    check(fn, value);
+    check(fn, value, weights);
     complete[name] = value;
   }
   return complete;

@@ -154,13 +154,10 @@ export function checkWeightsObject(fn, weights, required, optional) {
 /** An optional tensor is absent when undefined or null. */
 export const isPresent = (tensor) => tensor !== undefined && tensor !== null;
 
-/** The output projection (d_out, d_out) and its bias (d_out) of the multi-head functions. */
+/** The output projection (d_out, d_out) and its bias (d_out) of the multi-head functions; each optional. */
 export function checkOutProjection(fn, weights, dOut) {
   if (isPresent(weights.outWeight)) checkWeight(fn, 'weights.outWeight', weights.outWeight, [['d_out', dOut], ['d_out', dOut]]);
-  if (isPresent(weights.outBias)) {
-    if (!isPresent(weights.outWeight)) fail(fn, 'weights.outBias is given without weights.outWeight; expected both or neither');
-    checkWeight(fn, 'weights.outBias', weights.outBias, [['d_out', dOut]]);
-  }
+  if (isPresent(weights.outBias)) checkWeight(fn, 'weights.outBias', weights.outBias, [['d_out', dOut]]);
 }
 
 /** 57.6 GB: decimal units, one decimal, as the C++ core's format_bytes writes estimates. */
@@ -231,14 +228,23 @@ export function checkSelfAttention(x, weights, options) {
   const linear = options.layout === 'linear';
   // The math layout is (d_in, d_out) used as X·W; the Linear layout (d_out, d_in) used as X·Wᵀ.
   const axes = (dOut) => (linear ? [['d_out', dOut], ['d_in', dIn]] : [['d_in', dIn], ['d_out', dOut]]);
-  const queryShape = checkWeight(fn, 'weights.query', weights.query, axes(null));
+  const checkProjection = (name, dOut) => {
+    try {
+      return checkWeight(fn, name, weights[name.slice('weights.'.length)], axes(dOut));
+    } catch (error) {
+      // The layout explains an unexpected expectation: [d_out, d_in] instead of the usual [d_in, d_out].
+      if (linear && error.message.includes('; expected [')) error.message += " (layout 'linear')";
+      throw error;
+    }
+  };
+  const queryShape = checkProjection('weights.query', null);
   const dOut = linear ? queryShape[0] : queryShape[1];
-  checkWeight(fn, 'weights.key', weights.key, axes(dOut));
-  checkWeight(fn, 'weights.value', weights.value, axes(dOut));
+  checkProjection('weights.key', dOut);
+  checkProjection('weights.value', dOut);
   for (const bias of ['queryBias', 'keyBias', 'valueBias']) {
     if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
   }
-  checkMemory(fn, 4 * B * T * dOut + squareResultCount(options) * B * T * T, `B=${B}, T=${T}, d_out=${dOut}`);
+  checkMemory(fn, 4 * B * T * dOut + squareResultCount(options) * B * T * T, sizesText(B, 1, T, T, false));
   return { B, T, dIn, dOut };
 }
 
@@ -268,9 +274,15 @@ function checkDivisible(fn, dOut, heads) {
   if (dOut % heads !== 0) fail(fn, `d_out=${dOut} is not divisible by heads=${heads}`);
 }
 
-function checkMultiheadMemory(fn, { B, Tq, Tk, dOut, H }, options) {
+/** "B=2, H=4, T=16" or, for cross-attention, "B=2, Tq=3, Tk=5": the sizes that drive the estimate. */
+function sizesText(B, H, Tq, Tk, cross) {
+  const heads = H > 1 ? `, H=${H}` : '';
+  return cross ? `B=${B}${heads}, Tq=${Tq}, Tk=${Tk}` : `B=${B}${heads}, T=${Tq}`;
+}
+
+function checkMultiheadMemory(fn, { B, Tq, Tk, dOut, H }, options, cross = false) {
   const floats = B * Tq * dOut * 3 + 2 * B * Tk * dOut + squareResultCount(options) * B * H * Tq * Tk;
-  checkMemory(fn, floats, `B=${B}, H=${H}, Tq=${Tq}, Tk=${Tk}, d_out=${dOut}`);
+  checkMemory(fn, floats, sizesText(B, H, Tq, Tk, cross));
 }
 
 const PROJECTION_BIASES = ['queryBias', 'keyBias', 'valueBias'];
@@ -329,9 +341,12 @@ export function checkMultiheadAttentionFused(x, weights, options) {
   const [B, T, dIn] = checkSequence(fn, 'x', x, ['B', 'T', 'd_in']);
   checkWeightsObject(fn, weights, ['inProjection'], ['inBias', 'outWeight', 'outBias']);
   checkAttentionOptions(fn, options);
-  const width = checkWeight(fn, 'weights.inProjection', weights.inProjection, [['d_in', dIn], ['3·d_out', null]])[1];
-  if (width % 3 !== 0) {
-    fail(fn, `weights.inProjection has shape ${formatShape(weights.inProjection.shape)}; expected [d_in=${dIn}, 3·d_out]`);
+  checkTensorStructure(fn, 'weights.inProjection', weights.inProjection);
+  const { shape: inShape } = weights.inProjection;
+  const width = inShape.length === 2 && inShape[0] === dIn && inShape[1] % 3 === 0 ? inShape[1] : -1;
+  checkWeight(fn, 'weights.inProjection', weights.inProjection, [['d_in', dIn], ['3·d_out', width < 0 ? null : width]]);
+  if (width < 0) {
+    fail(fn, `weights.inProjection has shape ${formatShape(weights.inProjection.shape)}; expected [d_in=${dIn}, 3·d_out] ([Wq | Wk | Wv] side by side)`);
   }
   const dOut = width / 3;
   if (isPresent(weights.inBias)) checkWeight(fn, 'weights.inBias', weights.inBias, [['3·d_out', width]]);
@@ -360,7 +375,7 @@ export function checkCrossAttention(xQuery, xContext, weights, options) {
   checkOutProjection(fn, weights, dOut);
   const H = options.heads;
   checkDivisible(fn, dOut, H);
-  checkMultiheadMemory(fn, { B, Tq, Tk, dOut, H }, options);
+  checkMultiheadMemory(fn, { B, Tq, Tk, dOut, H }, options, true);
   return { B, Tq, Tk, dQuery, dContext, dOut, H, dHead: dOut / H };
 }
 

@@ -14,7 +14,7 @@ const optional = (tensor) => (isPresent(tensor) ? tensor : null);
 /**
  * The shared second half: query (B, H, Tq, d_head), key and value (B, H, Tk, d_head) → attention per head
  * (scaled by 1/√d_head) → context (B, Tq, d_out), the heads concatenated → output = context·outWeight + outBias
- * (output = context without outWeight). Returns the multi-head results of docs/api.md, or only
+ * (output = context + outBias, or context, without outWeight). Returns the multi-head results of docs/api.md, or only
  * { output } when options.intermediates is false.
  */
 export function attendHeads({ query, key, value }, { B, H, Tq, Tk, dHead }, weights, options) {
@@ -22,9 +22,13 @@ export function attendHeads({ query, key, value }, { B, H, Tq, Tk, dHead }, weig
   const attention = scaledDotProductAttention(query, key, value, { B, H, Tq, Tk, dHead }, options);
   // (B, H, Tq, d_head) -> (B, Tq, H, d_head) -> (B, Tq, d_out)
   const context = mergeHeads(attention.context, B, H, Tq, dHead);
-  const output = isPresent(weights.outWeight)
-    ? project(context, B * Tq, dOut, weights.outWeight, optional(weights.outBias))
-    : context;
+  let output = context;
+  if (isPresent(weights.outWeight)) {
+    output = project(context, B * Tq, dOut, weights.outWeight, optional(weights.outBias));
+  } else if (isPresent(weights.outBias)) {
+    // No projection, but a bias given on its own: output = context + outBias.
+    output = context.map((value, i) => value + weights.outBias.data[i % dOut]);
+  }
   if (options.intermediates === false) return { output: { data: output, shape: [B, Tq, dOut] } };
 
   const square = (data) => ({ data, shape: [B, H, Tq, Tk] });

@@ -7,13 +7,18 @@ import { checkSoftmax } from './checks.js';
  * 'naive':  exp(s) / Σ exp(s), with exp rounded to float32 as a float32 core computes it, so it
  *           overflows to ∞ (and the row to NaN) for s ≳ 88 — the reason 'stable' exists.
  * 'sum':    s / Σ s, "divide by the sum": not a probability distribution when some s < 0.
+ *           −∞ entries count as masked (weight 0) here too.
  * A row that is entirely −∞ (fully masked) gets weights 0, not NaN: nothing may be attended to.
  */
 export function normalizeRow(input, output, offset, n, normalization) {
   if (normalization === 'sum') {
+    // Over the unmasked entries: a −∞ entry gets 0, and a row with a zero sum becomes zeros.
     let sum = 0;
-    for (let j = 0; j < n; j++) sum += input[offset + j];
-    for (let j = 0; j < n; j++) output[offset + j] = input[offset + j] / sum;
+    for (let j = 0; j < n; j++) if (input[offset + j] !== -Infinity) sum += input[offset + j];
+    for (let j = 0; j < n; j++) {
+      const value = input[offset + j];
+      output[offset + j] = sum === 0 || value === -Infinity ? 0 : value / sum;
+    }
     return;
   }
   let max = -Infinity;

@@ -1,0 +1,289 @@
+// Types of the attention core's JS API (web/src/core/index.js). docs/api.md is the contract; this file
+// states it for TypeScript and editors. Shapes follow PyTorch: x is (B, T, C), row-major float32.
+
+/** A row-major float32 tensor. data.length is the product of shape. */
+export interface Tensor {
+  data: Float32Array;
+  shape: number[];
+}
+
+/** Token ids (step 1). */
+export interface IntTensor {
+  data: Int32Array;
+  shape: number[];
+}
+
+/** How a row of scores becomes weights: exp(s − max)/Σ, exp(s)/Σ exp(s) (overflows for s ≳ 88), or s/Σ s. */
+export type Normalization = 'stable' | 'naive' | 'sum';
+/** How the causal mask is applied: −∞ then softmax; softmax, zero, renormalise; or 0 then softmax (the classic mistake). */
+export type MaskMode = 'neg_inf' | 'renormalize' | 'zero';
+/** 'matrix': W is (d_in, d_out) used as X·W; 'linear': W is (d_out, d_in) like torch.nn.Linear.weight, used as X·Wᵀ. */
+export type WeightLayout = 'matrix' | 'linear';
+
+/** The names loadAttention accepts. */
+export type BackendChoice = 'auto' | 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu';
+
+/** Options of the attention functions (steps 6–11). Every option is optional; defaults in brackets. */
+export interface AttentionOptions {
+  /** Multiply the scores by 1/√d_k (d_k = d_out for one head, d_head for several). [true] */
+  scale?: boolean;
+  /** scaled = scores · (scale ? 1/√d_k : 1) / temperature; finite and > 0. [1] */
+  temperature?: number;
+  /** Row i attends only to keys j ≤ i (top-left aligned, also when Tq ≠ Tk). [false] */
+  causal?: boolean;
+  /** How the causal mask is applied. ['neg_inf'] */
+  mask?: MaskMode;
+  /** Dropout probability p on the weights (after the mask), in [0, 1). [0] */
+  dropout?: number;
+  /** Seed of dropout's counter-based random numbers, an integer in [0, 2³²). [0] */
+  seed?: number;
+}
+
+/** selfAttention's options: the attention options plus the weight layout. */
+export interface SelfAttentionOptions extends AttentionOptions {
+  /** ['matrix'] */
+  layout?: WeightLayout;
+}
+
+/** The multi-head and cross-attention options. */
+export interface MultiheadOptions extends AttentionOptions {
+  /** H. d_out must be divisible by it. [1]; multiheadAttentionStacked: the number of heads given. */
+  heads?: number;
+  /** false: return only { output } (and, above a small size on WASM, run the fused causal kernel). [true] */
+  intermediates?: boolean;
+}
+
+export interface SoftmaxOptions {
+  /** ['stable'] */
+  normalization?: Normalization;
+  /** softmax of scale·x (−∞ entries stay −∞); a finite number. [1] */
+  scale?: number;
+}
+
+export interface DropoutOptions {
+  /** p in [0, 1). [0] */
+  dropout?: number;
+  /** An integer in [0, 2³²). [0] */
+  seed?: number;
+}
+
+export interface CompareOptions {
+  /** [1e-5] */
+  atol?: number;
+  /** [1e-5] */
+  rtol?: number;
+}
+
+export interface MatmulOptions {
+  /** b is stored (N, K) and used as bᵀ. [false] */
+  transposeB?: boolean;
+}
+
+/** Single-head projections (selfAttention) and the split/cross multi-head projections. */
+export interface ProjectionWeights {
+  /** (d_in, d_out), or (d_out, d_in) with layout 'linear'. crossAttention: (d_q, d_out). */
+  query: Tensor;
+  /** Same shape as query. crossAttention: (d_kv, d_out). */
+  key: Tensor;
+  /** Same shape as key. */
+  value: Tensor;
+  /** (d_out) */
+  queryBias?: Tensor;
+  keyBias?: Tensor;
+  valueBias?: Tensor;
+}
+
+/** The output projection of the multi-head functions: output = context·outWeight + outBias. */
+export interface OutProjection {
+  /** (d_out, d_out), math layout. Without it, output equals context. */
+  outWeight?: Tensor;
+  /** (d_out); only together with outWeight. */
+  outBias?: Tensor;
+}
+
+/** multiheadAttentionStacked: H heads, each with its own (d_in, d_head) projections; d_out = H·d_head. */
+export interface StackedWeights extends OutProjection {
+  heads: ProjectionWeights[];
+}
+
+export interface SplitWeights extends ProjectionWeights, OutProjection {}
+
+/** multiheadAttentionFused: torch.nn.MultiheadAttention's in_proj_weight, transposed. */
+export interface FusedWeights extends OutProjection {
+  /** (d_in, 3·d_out) = [Wq | Wk | Wv]. */
+  inProjection: Tensor;
+  /** (3·d_out) */
+  inBias?: Tensor;
+}
+
+/** Steps 2–4. For (T, C) input, output is (T, C); the (T, T) matrices never have a batch axis. */
+export interface AverageResult {
+  /** Step 4: (T, T) zeros. */
+  scores?: Tensor;
+  /** Step 4: (T, T), −∞ above the diagonal. */
+  masked?: Tensor;
+  /** Steps 3–4: (T, T), rows 1, ½ ½, ⅓ ⅓ ⅓, … */
+  weights?: Tensor;
+  /** (B, T, C): y[b, t] = mean(x[b, 0..t]). */
+  output: Tensor;
+}
+
+/** Step 5 without weights: scores = X·Xᵀ, weights (B, T, T); output = weights·X (B, T, C). */
+export interface AttentionWithoutWeightsResult {
+  scores: Tensor;
+  weights: Tensor;
+  output: Tensor;
+}
+
+/**
+ * Steps 6–8: query, key, value (B, T, d_out); scores, scaled, masked (only when causal), weights,
+ * dropped (only when dropout > 0) (B, T, T); output (B, T, d_out). Absent results are absent keys.
+ */
+export interface SelfAttentionResult {
+  query: Tensor;
+  key: Tensor;
+  value: Tensor;
+  scores: Tensor;
+  scaled: Tensor;
+  masked?: Tensor;
+  weights: Tensor;
+  dropped?: Tensor;
+  output: Tensor;
+}
+
+/**
+ * Steps 10–11: query (B, H, Tq, d_head); key, value (B, H, Tk, d_head); scores, scaled, masked
+ * (only when causal), weights, dropped (only when dropout > 0) (B, H, Tq, Tk); context (B, Tq, d_out),
+ * the heads concatenated; output (B, Tq, d_out) after the output projection. With
+ * `intermediates: false` only output is present.
+ */
+export interface MultiheadResult {
+  query?: Tensor;
+  key?: Tensor;
+  value?: Tensor;
+  scores?: Tensor;
+  scaled?: Tensor;
+  masked?: Tensor;
+  weights?: Tensor;
+  dropped?: Tensor;
+  context?: Tensor;
+  output: Tensor;
+}
+
+/** Step 9, plain numbers. */
+export interface Comparison {
+  /** max |a − e| */
+  maxAbsError: number;
+  /** max |a − e| / |e| over the elements with e ≠ 0 (0 if none). */
+  maxRelError: number;
+  /** Every element has |a − e| ≤ atol + rtol·|e|. */
+  allclose: boolean;
+  /** The first row-major flat index where that fails, or −1. */
+  firstMismatch: number;
+}
+
+/** A value, or a Promise of it when the backend is asynchronous (WebGPU). */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * The attention core on one backend. Every function takes and returns plain tensors (fresh arrays the
+ * caller owns; never views of WASM memory). Inputs named x may be unbatched, (T, C): the result then
+ * has no batch axis either, as in PyTorch. Bad input throws an Error whose message names the function,
+ * the argument, the value and what was expected, e.g.
+ * "selfAttention: x.data has 11 values; expected 12 for shape [2, 2, 3]"; the object keeps working after it.
+ * On the WebGPU backend every function returns a Promise (argument errors are still thrown at once).
+ */
+export interface Attention {
+  /** The backend in use: 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu'. */
+  readonly backend: string;
+  /** The WASM build ('simd' | 'baseline'), or null for the other backends. */
+  readonly build: 'simd' | 'baseline' | null;
+  /** Why the backend asked for was not used (null when it was). */
+  readonly fallbackReason: string | null;
+
+  /** Step 1. tokens (B, L) or (L), L ≥ 2 → contexts, targets (B, L−1): position t's target is targets[b, t]. */
+  nextTokenPairs(tokens: IntTensor): MaybePromise<{ contexts: IntTensor; targets: IntTensor }>;
+  /** Step 2. x (B, T, C) → { output }: the mean of tokens 0..t by the explicit loop. */
+  causalAverageLoop(x: Tensor): MaybePromise<{ output: Tensor }>;
+  /** Step 3. x → { weights (T, T), output }: the same mean as one matrix product. */
+  causalAverageMatmul(x: Tensor): MaybePromise<{ weights: Tensor; output: Tensor }>;
+  /** Step 4. x → { scores, masked, weights (T, T), output }: zeros, −∞ above the diagonal, softmax. */
+  causalAverageSoftmax(x: Tensor): MaybePromise<Required<AverageResult>>;
+  /** Step 5. x (…, N), any rank ≥ 1, may hold −∞ → { output }: each last-axis row of scale·x normalised. A row of only −∞ gives 0s. */
+  softmax(x: Tensor, options?: SoftmaxOptions): MaybePromise<{ output: Tensor }>;
+  /** Step 5. x (B, T, C) → scores = X·Xᵀ, weights, output = weights·X. */
+  attentionWithoutWeights(x: Tensor, options?: { normalization?: Normalization }): MaybePromise<AttentionWithoutWeightsResult>;
+  /** Steps 6–8. x (B, T, d_in), projections (d_in, d_out) → Q, K, V, every stage of the weights, output. */
+  selfAttention(x: Tensor, weights: ProjectionWeights, options?: SelfAttentionOptions): MaybePromise<SelfAttentionResult>;
+  /** Step 8. weights, any shape → { mask (1 kept, 0 dropped), output = weights·mask/(1−p) }; element i is kept when u(seed, i) ≥ p (docs/api.md). */
+  attentionDropout(weights: Tensor, options?: DropoutOptions): MaybePromise<{ mask: Tensor; output: Tensor }>;
+  /** Step 9. Two tensors of the same shape → a Comparison. */
+  compare(actual: Tensor, expected: Tensor, options?: CompareOptions): MaybePromise<Comparison>;
+  /** Step 10a. H independent heads, concatenated, then the output projection. */
+  multiheadAttentionStacked(x: Tensor, weights: StackedWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  /** Step 10b. One (d_in, d_out) projection per Q, K, V split into options.heads heads. */
+  multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  /** Step 10c. One (d_in, 3·d_out) projection, as torch.nn.MultiheadAttention. */
+  multiheadAttentionFused(x: Tensor, weights: FusedWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  /** Step 11. Queries from xQuery (B, Tq, d_q), keys and values from xContext (B, Tk, d_kv) → (Tq, Tk) weights. */
+  crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  /** Fast path. a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → { output (M, N) or (B, M, N) }. Throws when the backend has no matmul. */
+  matmul(a: Tensor, b: Tensor, options?: MatmulOptions): MaybePromise<{ output: Tensor }>;
+}
+
+/**
+ * What a backend provides to the API layer (web/src/core/api.js). Its methods receive arguments the
+ * API has already normalised: x of rank 3, weights objects without absent entries, complete options
+ * (every option of the function present, defaults filled). They return { resultName: { data, shape } }
+ * (or a Promise of it), with only the results produced, and throw an Error on semantic errors
+ * (mismatched shapes, sizes of 0, non-finite values, memory) with the messages of docs/api.md.
+ */
+export interface Backend {
+  /** 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu' */
+  readonly name: string;
+  /** The WASM build, or null. */
+  readonly build?: 'simd' | 'baseline' | null;
+  nextTokenPairs(tokens: IntTensor): MaybePromise<object>;
+  causalAverageLoop(x: Tensor): MaybePromise<object>;
+  causalAverageMatmul(x: Tensor): MaybePromise<object>;
+  causalAverageSoftmax(x: Tensor): MaybePromise<object>;
+  softmax(x: Tensor, options: Required<SoftmaxOptions>): MaybePromise<object>;
+  attentionWithoutWeights(x: Tensor, options: { normalization: Normalization }): MaybePromise<object>;
+  selfAttention(x: Tensor, weights: ProjectionWeights, options: Required<SelfAttentionOptions>): MaybePromise<object>;
+  attentionDropout(weights: Tensor, options: Required<DropoutOptions>): MaybePromise<object>;
+  compare(actual: Tensor, expected: Tensor, options: Required<CompareOptions>): MaybePromise<Comparison>;
+  multiheadAttentionStacked(x: Tensor, weights: StackedWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  multiheadAttentionFused(x: Tensor, weights: FusedWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  /** Optional: a backend without it makes api.matmul throw. */
+  matmul?(a: Tensor, b: Tensor, options: Required<MatmulOptions>): MaybePromise<object>;
+}
+
+export interface LoadOptions {
+  /**
+   * 'auto' [default]: WebAssembly (the SIMD build when this engine supports it); if it cannot load,
+   * the JS reference, with fallbackReason set.
+   * 'webgpu': the WebGPU backend; if it cannot load, WebAssembly, then the JS reference, with fallbackReason.
+   * 'wasm' (either build, as 'auto'), 'wasm-simd', 'wasm-baseline', 'js': exactly that backend; failing to
+   * load it rejects with an Error naming the file and the reason.
+   */
+  backend?: BackendChoice;
+  /** The .wasm bytes, when the caller has them (a single-file page); otherwise read in Node, fetched in browsers. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Emscripten's locateFile: where the glue finds its .wasm file. */
+  locateFile?: (path: string, prefix: string) => string;
+}
+
+/** Loads the attention core on the chosen backend. Unknown option names and backend names are Errors. */
+export function loadAttention(options?: LoadOptions): Promise<Attention>;
+
+/** The names of every API function, in curriculum order (the keys of Attention that are functions). */
+export const FUNCTION_NAMES: readonly string[];
+
+/** The number of elements of a shape. */
+export function sizeOf(shape: readonly number[]): number;
+/** "[2, 2, 3]", the way shapes appear in messages. */
+export function formatShape(shape: readonly number[]): string;
+/** { data, shape } with data used as given (not copied). */
+export function makeTensor<D extends Float32Array | Int32Array>(data: D, shape: readonly number[]): { data: D; shape: number[] };
