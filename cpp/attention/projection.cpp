@@ -11,12 +11,14 @@ Tensor project(const Tensor& x, const Tensor& weight, const Tensor& bias, Weight
 
   Tensor y = zeros({batch, time, d_out});
   const auto X = matrix_view(x, 0, rows, d_in);
-  const auto W = matrix_view(weight, 0, weight.shape[0], weight.shape[1]);
   auto Y = matrix_view(y, 0, rows, d_out);
   if (layout == WeightLayout::Matrix) {
-    Y.noalias() = X * W;  // (B·T, d_in)·(d_in, d_out)
+    Y.noalias() = X * matrix_view(weight, 0, d_in, d_out);  // (B·T, d_in)·(d_in, d_out)
   } else {
-    Y.noalias() = X * W.transpose();  // (B·T, d_in)·(d_out, d_in)ᵀ, as torch.nn.Linear
+    // torch.nn.Linear stores (d_out, d_in) and computes X·Wᵀ. Transposing into the matrix layout first,
+    // (d_out, d_in) -> (d_in, d_out), runs the very same product, so both layouts agree bit for bit.
+    const Matrix W = matrix_view(weight, 0, d_out, d_in).transpose();
+    Y.noalias() = X * W;
   }
   if (bias.present()) Y.rowwise() += ConstRowVectorView(bias.data.data(), d_out);
   return y;
