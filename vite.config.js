@@ -1,0 +1,88 @@
+// Builds the playground page (web/index.html) into dist/: a static site with relative URLs, so it works
+// from any static host and any sub-path, without special headers and without network access (KaTeX and
+// the WASM modules are bundled). `--mode single` builds the one-file variant (vite-plugin-singlefile:
+// module, styles and fonts inlined; the WASM bytes inlined as base64 and handed to the core as
+// `wasmBinary`), which scripts/build.sh moves to dist/playground-single.html.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import { viteSingleFile } from 'vite-plugin-singlefile';
+
+const repo = (path) => fileURLToPath(new URL(path, import.meta.url));
+
+// Step 9 compares against one PyTorch case; only that case goes into the bundle.
+const CHECK_FIXTURE_FILE = repo('./tests/fixtures/selfAttention.json');
+const CHECK_FIXTURE_CASE = "causal, mask 'neg_inf'";
+
+function virtualModule(name, load) {
+  const id = `\0${name}`;
+  return {
+    name: `attention-playground:${name}`,
+    resolveId: (source) => (source === name ? id : null),
+    load: (source) => (source === id ? load() : null),
+  };
+}
+
+function checkFixture() {
+  return virtualModule('virtual:check-fixture', () => {
+    const fixture = JSON.parse(readFileSync(CHECK_FIXTURE_FILE, 'utf8'));
+    const chosen = fixture.cases.find((c) => c.name === CHECK_FIXTURE_CASE) ?? fixture.cases[0];
+    const { args, expected, name } = chosen;
+    return `export default ${JSON.stringify({ function: fixture.function, name, args, expected })};`;
+  });
+}
+
+// The single-file page carries both WASM builds as base64 text (decoded once at start-up).
+function inlineWasm() {
+  return virtualModule('virtual:wasm-base64', () => {
+    const read = (build) => readFileSync(repo(`./web/src/core/wasm/attention-${build}.wasm`)).toString('base64');
+    return `export const simd = ${JSON.stringify(read('simd'))};\nexport const baseline = ${JSON.stringify(read('baseline'))};`;
+  });
+}
+
+// KaTeX's stylesheet offers every font as woff2, woff and ttf. Every browser that runs WebAssembly SIMD
+// or WebGPU reads woff2, so the other two are dropped: half the shipped bytes. The families our formulas
+// never use (\mathcal, \mathfrak, \mathsf, \mathtt, \mathscr) are dropped too.
+const UNUSED_KATEX_FAMILIES = ['Caligraphic', 'Fraktur', 'SansSerif', 'Script', 'Typewriter'];
+function katexWoff2Only() {
+  return {
+    name: 'attention-playground:katex-woff2-only',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!/katex(\.min)?\.css$/.test(id)) return null;
+      const unused = new RegExp(`@font-face\\{[^}]*font-family:KaTeX_(${UNUSED_KATEX_FAMILIES.join('|')});[^}]*\\}`, 'g');
+      return code
+        .replace(unused, '')
+        .replace(/,\s*url\([^)]*\.woff\) format\("woff"\)/g, '')
+        .replace(/,\s*url\([^)]*\.ttf\) format\("truetype"\)/g, '');
+    },
+  };
+}
+
+// The single page ships the WASM bytes once, through `virtual:wasm-base64`; the core's own
+// `new URL('….wasm', import.meta.url)` references then stay separate files that the page never fetches.
+function swapEntryForSingle() {
+  return {
+    name: 'attention-playground:single-entry',
+    transformIndexHtml: (html) => html.replace('/src/ui/main.js', '/src/ui/single.js'),
+  };
+}
+
+export default defineConfig(({ mode }) => {
+  const single = mode === 'single';
+  return {
+    root: repo('./web'),
+    base: './',
+    publicDir: single ? false : repo('./web/public'),
+    plugins: [checkFixture(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile()] : [])],
+    build: {
+      outDir: single ? repo('./build/page-single') : repo('./dist'),
+      emptyOutDir: true,
+      target: 'es2022',
+      reportCompressedSize: false,
+      chunkSizeWarningLimit: 2000,
+      ...(single ? { assetsInlineLimit: (file) => !file.endsWith('.wasm') } : {}),
+    },
+    server: { fs: { allow: [repo('.')] } },
+  };
+});

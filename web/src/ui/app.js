@@ -1,0 +1,248 @@
+// The playground: one state (state.js) → inputs (inputs.js) → the core API → views. Every change,
+// from a control, the URL, the keyboard or the postMessage API, goes through `update`, which checks
+// it against the state table, writes the URL and recomputes the current step. Results from an older
+// state are dropped when a newer one is already on its way.
+import katex from 'katex';
+import { loadAttention } from '../core/index.js';
+import { buildInputs } from './inputs.js';
+import { parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
+import { STEP_BY_ID } from './steps.js';
+import { createShell, stepCountText } from './shell.js';
+import { renderControls } from './controls.js';
+import { renderResults } from './results-view.js';
+import { STRINGS, format } from './strings.js';
+
+/**
+ * Starts the playground in `root`.
+ * @param {HTMLElement} root
+ * @param {{fixture: object, loadOptions?: (backend: string) => Promise<object>, benchmarkUrl?: string|null}} options
+ *   fixture: step 9's PyTorch case; loadOptions: extra loadAttention options per backend (the
+ *   single-file build passes the inlined wasm bytes).
+ * @returns {object} the page's programmatic interface (also used by the postMessage API and tests)
+ */
+export function startPlayground(root, { fixture, loadOptions = async () => ({}), benchmarkUrl = null }) {
+  const parsed = parseState(location.search);
+  let state = parsed.state;
+  const shell = createShell(root, { benchmarkUrl });
+  const backends = new Map(); // backend name → Promise of a loaded Attention object
+  let generation = 0;
+  let lastRun = null;
+  let renderedStep = null;
+  const listeners = new Set();
+
+  function loadBackend(name) {
+    if (!backends.has(name)) {
+      backends.set(name, loadOptions(name).then((options) => loadAttention({ backend: name, ...options })));
+      backends.get(name).catch(() => backends.delete(name)); // a failed load may succeed later
+    }
+    return backends.get(name);
+  }
+
+  function showNotices(messages) {
+    for (const message of messages) {
+      const notice = document.createElement('p');
+      notice.className = 'notice';
+      notice.textContent = message;
+      const dismiss = document.createElement('button');
+      dismiss.type = 'button';
+      dismiss.textContent = STRINGS.dismiss;
+      dismiss.setAttribute('aria-label', `${STRINGS.dismiss}: ${message}`);
+      dismiss.addEventListener('click', () => notice.remove());
+      notice.append(' ', dismiss);
+      shell.notices.append(notice);
+    }
+  }
+
+  function applyChrome() {
+    root.classList.toggle('embed', state.embed);
+    for (const part of ['explanation', 'formula', 'code', 'controls', 'nav', 'checks']) {
+      root.classList.toggle(`hide-${part}`, state.hide.includes(part));
+    }
+    shell.backendSelect.value = state.backend;
+    shell.backendSelect.disabled = state.lock.includes('backend');
+  }
+
+  // The step's fixed parts: text, formula, code, controls. Rebuilt when the step changes or when the
+  // state changed from outside the controls (URL, postMessage), so the controls show the new values.
+  function renderStep() {
+    const step = STEP_BY_ID.get(state.step);
+    const strings = STRINGS.steps[step.id];
+    shell.stepCount.textContent = stepCountText(step.number);
+    shell.title.textContent = strings.title;
+    shell.explanation.textContent = strings.text;
+    katex.render(step.formula, shell.formula, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
+    shell.cpp.textContent = step.cpp;
+    shell.torch.textContent = step.torch;
+    shell.controls.replaceChildren(renderControls(step.controls, state, (changes) => update(changes, { fromControl: true })));
+    shell.tocLinks.forEach((link) => {
+      if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
+      else link.removeAttribute('aria-current');
+      link.href = `?${serializeState({ ...state, step: link.dataset.step })}`;
+    });
+    shell.previous.disabled = step.number === 1;
+    shell.next.disabled = step.number === STEP_IDS.length;
+    renderedStep = step.id;
+  }
+
+  function onEdit(row, col, value) {
+    const edits = state.edits.filter((e) => !(e.row === row && e.col === col));
+    update({ edits: sortEdits([...edits, { row, col, value }]) }, { fromControl: true });
+  }
+
+  async function recompute() {
+    const mine = ++generation;
+    performance.mark('ap:change');
+    const step = STEP_BY_ID.get(state.step);
+    let api;
+    try {
+      api = await loadBackend(state.backend);
+    } catch (error) {
+      if (mine !== generation) return;
+      shell.badge.textContent = format(STRINGS.notAvailable, { reason: error.message });
+      showError(error);
+      return;
+    }
+    if (mine !== generation) return;
+    const inputs = buildInputs(state);
+    const started = performance.now();
+    let result;
+    try {
+      result = await step.run({ api, inputs, state, fixture, loadBackend });
+    } catch (error) {
+      if (mine !== generation) return;
+      showError(error);
+      lastRun = { state, inputs, result: null, error: error.message };
+      notify();
+      return;
+    }
+    const ms = performance.now() - started;
+    if (mine !== generation) return;
+    showError(null);
+    showBadge(api, ms);
+    const hideChecks = state.hide.includes('checks');
+    shell.results.replaceChildren(renderResults(result, { onEdit, hideChecks, backend: api.backend, maxWidth: resultsWidth() }));
+    if (state.edits.length > 0 && step.controls.includes('dModel')) shell.results.prepend(resetEditsButton());
+    lastRun = { state, inputs, result, error: null, backend: api.backend, ms };
+    // The repaint is done when the browser has painted the new frame: measured for the budgets.
+    requestAnimationFrame(() => {
+      performance.measure('ap:repaint', 'ap:change');
+      notify();
+    });
+  }
+
+  function resultsWidth() {
+    const width = shell.results.clientWidth || 800;
+    return Math.max(240, Math.min(440, width - 24));
+  }
+
+  function resetEditsButton() {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'reset-edits';
+    button.textContent = STRINGS.resetEdits;
+    button.addEventListener('click', () => update({ edits: [] }));
+    return button;
+  }
+
+  function showBadge(api, ms) {
+    const name = STRINGS.backendNames[api.backend] ?? api.backend;
+    shell.badge.textContent = format(STRINGS.badge, { backend: name, ms: ms.toFixed(2) });
+    shell.badge.title = format(STRINGS.badgeTitle, { backend: name, ms: ms.toFixed(2) });
+    shell.badge.dataset.backend = api.backend;
+    if (api.fallbackReason && !shell.badge.dataset.fallbackShown) {
+      shell.badge.dataset.fallbackShown = '1';
+      showNotices([format(STRINGS.fallback, { wanted: STRINGS.backendNames[state.backend], backend: name, reason: api.fallbackReason })]);
+    }
+  }
+
+  function showError(error) {
+    shell.error.hidden = !error;
+    shell.error.textContent = error ? format(STRINGS.error, { message: error.message }) : '';
+    if (error) shell.results.replaceChildren();
+  }
+
+  function notify() {
+    for (const listener of listeners) listener(lastRun);
+  }
+
+  function writeUrl(push) {
+    const search = serializeState(state);
+    const url = `${location.pathname}${search ? `?${search}` : ''}${location.hash}`;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  }
+
+  /**
+   * Applies a partial state (validated against the table) and recomputes.
+   * @returns {string[]} notices for rejected values
+   */
+  function update(changes, { fromControl = false, force = false, push = false } = {}) {
+    const before = state;
+    const { state: next, notices } = updateState(state, changes, { force });
+    state = next;
+    if (notices.length && !fromControl) showNotices(notices);
+    if (state.backend !== before.backend) {
+      delete shell.badge.dataset.fallbackShown;
+      shell.badge.textContent = STRINGS.loading;
+    }
+    const stepChanged = state.step !== before.step;
+    writeUrl(push || stepChanged);
+    applyChrome();
+    if (stepChanged || !fromControl) renderStep();
+    if (stepChanged) shell.main.focus({ preventScroll: true });
+    recompute();
+    return notices;
+  }
+
+  function go(delta) {
+    const index = STEP_IDS.indexOf(state.step) + delta;
+    if (index >= 0 && index < STEP_IDS.length) update({ step: STEP_IDS[index] }, { force: true });
+  }
+
+  shell.previous.addEventListener('click', () => go(-1));
+  shell.next.addEventListener('click', () => go(1));
+  shell.backendSelect.addEventListener('change', () => update({ backend: shell.backendSelect.value }, { fromControl: true }));
+  for (const link of shell.tocLinks) {
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      update({ step: link.dataset.step }, { force: true });
+    });
+  }
+  document.addEventListener('keydown', (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest?.('input, select, textarea, [contenteditable]')) return;
+    if (event.key === 'ArrowLeft') go(-1);
+    else if (event.key === 'ArrowRight') go(1);
+  });
+  window.addEventListener('popstate', () => {
+    const { state: fromUrl, notices } = parseState(location.search);
+    state = fromUrl;
+    showNotices(notices);
+    applyChrome();
+    renderStep();
+    recompute();
+  });
+
+  showNotices(parsed.notices);
+  applyChrome();
+  renderStep();
+  recompute();
+
+  return {
+    /** The current state (a copy). */
+    getState: () => structuredClone(state),
+    /** Applies a partial state; returns notices for what was rejected. */
+    setState: (changes) => update(changes),
+    next: () => go(1),
+    previous: () => go(-1),
+    /** The last computation: {state, inputs, result, error, backend, ms}. */
+    lastRun: () => lastRun,
+    /** Calls `listener(lastRun)` after every repaint. */
+    onRender: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    loadAttention: (options) => loadAttention(options),
+    get renderedStep() { return renderedStep; },
+  };
+}

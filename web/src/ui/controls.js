@@ -1,0 +1,109 @@
+// The controls of one step, generated from the state table: a labelled input per property, of the
+// kind its type asks for. A change reports {name: value} to the app, which validates it against the
+// same table (state.js updateState) before anything is recomputed.
+import { property } from './state.js';
+import { STRINGS } from './strings.js';
+
+function element(tag, attributes = {}, text = null) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+// Text is applied after a short pause in typing, so each keystroke does not recompute everything.
+function debounce(action, ms) {
+  let timer = null;
+  return (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => action(...args), ms);
+  };
+}
+
+function numberControl(p, value, id, onChange) {
+  const group = element('span', { class: 'number-control' });
+  const range = element('input', {
+    type: 'range', id, min: String(p.min), max: String(p.max), step: String(p.step ?? 1), value: String(value), 'data-control': p.name,
+  });
+  const box = element('input', {
+    type: 'number', min: String(p.min), max: String(p.max), step: String(p.step ?? 1), value: String(value),
+    'aria-label': `${STRINGS.controlLabels[p.name]} (number)`, 'data-control-number': p.name,
+  });
+  range.addEventListener('input', () => {
+    box.value = range.value;
+    onChange({ [p.name]: Number(range.value) });
+  });
+  box.addEventListener('change', () => onChange({ [p.name]: box.value }));
+  group.append(range, box);
+  return group;
+}
+
+/** Whether a (possibly large) integer range is better typed than dragged. */
+function typedOnly(p) {
+  return p.max - p.min > 1000;
+}
+
+function controlFor(p, value, id, onChange) {
+  switch (p.type) {
+    case 'int':
+    case 'number':
+      if (typedOnly(p)) {
+        const box = element('input', { type: 'number', id, min: String(p.min), max: String(p.max), step: '1', value: String(value), 'data-control': p.name });
+        box.addEventListener('change', () => onChange({ [p.name]: box.value }));
+        return box;
+      }
+      return numberControl(p, value, id, onChange);
+    case 'bool': {
+      const box = element('input', { type: 'checkbox', id, 'data-control': p.name });
+      box.checked = value;
+      box.addEventListener('change', () => onChange({ [p.name]: box.checked }));
+      return box;
+    }
+    case 'enum': {
+      const select = element('select', { id, 'data-control': p.name });
+      for (const option of p.values) {
+        const label = STRINGS.optionLabels[option] ?? STRINGS.backendNames[option] ?? option;
+        const node = element('option', { value: option }, label);
+        node.selected = option === value;
+        select.append(node);
+      }
+      select.addEventListener('change', () => onChange({ [p.name]: select.value }));
+      return select;
+    }
+    case 'text': {
+      const input = element('input', { type: 'text', id, maxlength: String(p.maxLength), value, 'data-control': p.name, spellcheck: 'false' });
+      const apply = debounce(() => onChange({ [p.name]: input.value }), 250);
+      input.addEventListener('input', apply);
+      input.addEventListener('change', () => onChange({ [p.name]: input.value }));
+      return input;
+    }
+    default:
+      throw new Error(`controls: no control for property ${p.name} of type ${p.type}`);
+  }
+}
+
+/**
+ * The controls panel for the step's control names.
+ * @param {string[]} names properties from the state table
+ * @param {object} state current state (its `lock` list disables controls)
+ * @param {(changes: object) => void} onChange
+ */
+export function renderControls(names, state, onChange) {
+  const fieldset = element('fieldset', { class: 'controls' });
+  fieldset.append(element('legend', {}, STRINGS.controls));
+  for (const name of names) {
+    const p = property(name);
+    const id = `control-${name}`;
+    const field = element('div', { class: `field field-${p.type}` });
+    const label = element('label', { for: id }, STRINGS.controlLabels[name]);
+    const control = controlFor(p, state[name], id, onChange);
+    if (state.lock.includes(name)) {
+      for (const input of control.matches('input, select') ? [control] : control.querySelectorAll('input')) input.disabled = true;
+      label.append(' ', element('span', { class: 'locked' }, STRINGS.locked));
+    }
+    if (p.type === 'bool') field.append(control, label);
+    else field.append(label, control);
+    fieldset.append(field);
+  }
+  return fieldset;
+}

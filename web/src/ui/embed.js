@@ -1,0 +1,94 @@
+// The postMessage API of an embedded playground (an <iframe> or the custom element), for course pages
+// and automated tests. Messages are objects with a `type` in the "attention-playground:" namespace:
+//
+//   in   {type: 'attention-playground:set', state: {step: 'causal', T: 8, …}, id?}
+//          → {type: 'attention-playground:notices', id, notices: string[]}  (what was rejected)
+//        {type: 'attention-playground:get-state', id?}   → {type: '…:state', id, state}
+//        {type: 'attention-playground:get-tensors', id?} → {type: '…:tensors', id, step, backend, tensors, error}
+//          tensors: {name: {shape: number[], data: number[]}} as shown on the current step
+//        {type: 'attention-playground:next'} / {type: 'attention-playground:previous'}
+//   out  {type: 'attention-playground:ready', step}, {type: 'attention-playground:rendered', step},
+//        {type: 'attention-playground:height', height}  (to the parent window)
+//
+// Only messages from allowed origins are read: this page's own origin and those listed in the URL's
+// `origin=` parameter by the embedding page. Everything else is ignored. Replies go to the sender's
+// origin only. Height and step notices carry nothing private and go to the listed origins (or to any
+// parent when none is listed, so a plain iframe can size itself).
+
+const PREFIX = 'attention-playground:';
+
+function jsonNumber(value) {
+  if (Number.isFinite(value)) return value;
+  return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+}
+
+/** The tensors shown on the current step, as plain JSON-safe objects. */
+export function shownTensors(run) {
+  const tensors = {};
+  for (const view of run?.result?.tensors ?? []) {
+    tensors[view.name] = { shape: [...view.tensor.shape], data: Array.from(view.tensor.data, jsonNumber) };
+  }
+  return tensors;
+}
+
+/**
+ * Wires the postMessage API to a started playground.
+ * @param {object} playground what startPlayground returned
+ * @param {string[]} allowedOrigins from the `origin=` URL parameter
+ */
+export function startEmbedApi(playground, allowedOrigins) {
+  const allowed = new Set([location.origin, ...allowedOrigins]);
+  const embedded = window.parent !== window;
+  const toParent = (message) => {
+    if (!embedded) return;
+    const targets = allowedOrigins.length ? allowedOrigins : ['*'];
+    for (const origin of targets) window.parent.postMessage(message, origin);
+  };
+
+  window.addEventListener('message', (event) => {
+    if (!allowed.has(event.origin) || !event.source) return;
+    const message = event.data;
+    if (!message || typeof message !== 'object' || typeof message.type !== 'string' || !message.type.startsWith(PREFIX)) return;
+    const reply = (body) => event.source.postMessage({ id: message.id ?? null, ...body }, event.origin);
+    switch (message.type.slice(PREFIX.length)) {
+      case 'set':
+        reply({ type: `${PREFIX}notices`, notices: playground.setState(message.state) });
+        break;
+      case 'get-state':
+        reply({ type: `${PREFIX}state`, state: playground.getState() });
+        break;
+      case 'get-tensors': {
+        const run = playground.lastRun();
+        reply({ type: `${PREFIX}tensors`, step: run?.state.step ?? null, backend: run?.backend ?? null, tensors: shownTensors(run), error: run?.error ?? null });
+        break;
+      }
+      case 'next':
+        playground.next();
+        break;
+      case 'previous':
+        playground.previous();
+        break;
+      default:
+        reply({ type: `${PREFIX}notices`, notices: [`Unknown message type ${JSON.stringify(message.type.slice(0, 60))} was ignored.`] });
+    }
+  });
+
+  let ready = false;
+  let lastHeight = 0;
+  const reportHeight = () => {
+    const height = Math.ceil(document.documentElement.scrollHeight);
+    if (height !== lastHeight) {
+      lastHeight = height;
+      toParent({ type: `${PREFIX}height`, height });
+    }
+  };
+  new ResizeObserver(reportHeight).observe(document.body);
+  playground.onRender((run) => {
+    if (!ready) {
+      ready = true;
+      toParent({ type: `${PREFIX}ready`, step: run.state.step });
+    }
+    toParent({ type: `${PREFIX}rendered`, step: run.state.step });
+    reportHeight();
+  });
+}

@@ -1,0 +1,197 @@
+// Draws one 2-D slice of a tensor as a heatmap: to a canvas on the page and to SVG for export, from
+// the same layout, so the exported picture is the one on screen. Masked cells (the future under a
+// causal mask) are hatched: a masked weight of exactly 0 gets a neutral background, a masked cell that
+// still holds weight (masking with 0, the classic mistake) keeps its colour under the hatching.
+import { css, textColorOn } from './colormap.js';
+
+const FONT = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
+const CELL_FONT = '11px ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace';
+const LABEL_CHARS = 12;
+
+/** A value as the heatmap writes it (short) and as tables and tooltips write it (4 decimals). */
+export function formatCell(value, digits = 2) {
+  if (value === -Infinity) return '−∞';
+  if (value === Infinity) return '∞';
+  if (Number.isNaN(value)) return 'NaN';
+  const text = Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(Math.abs(value) >= 10 ? 1 : digits);
+  return text.replace('-', '−');
+}
+
+export function formatValue(value) {
+  return formatCell(value, 4);
+}
+
+function shortLabel(text) {
+  return text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text;
+}
+
+/**
+ * Where everything goes for a panel of `rows` × `cols` cells.
+ * @param {{rows: number, cols: number, rowLabels?: string[], colLabels?: string[], title?: string}} panel
+ */
+export function layoutPanel(panel, maxWidth = 420) {
+  const rowLabelChars = panel.rowLabels ? Math.max(...panel.rowLabels.map((l) => shortLabel(l).length)) : String(panel.rows - 1).length;
+  const left = Math.min(96, 10 + rowLabelChars * 7);
+  const colLabelChars = panel.colLabels ? Math.max(...panel.colLabels.map((l) => shortLabel(l).length)) : 0;
+  const titleHeight = panel.title ? 18 : 0;
+  const cell = Math.max(6, Math.min(40, Math.floor((maxWidth - left - 4) / panel.cols)));
+  // Column labels are written diagonally when they do not fit across a cell.
+  const diagonal = panel.colLabels && colLabelChars * 7 > cell;
+  const labelHeight = panel.colLabels ? (diagonal ? Math.min(70, 12 + colLabelChars * 5) : 18) : 16;
+  const top = titleHeight + labelHeight;
+  return {
+    cell, left, top, titleHeight, diagonal,
+    width: left + panel.cols * cell + 4,
+    height: top + panel.rows * cell + 4,
+    showNumbers: cell >= 34,
+    showIndices: cell >= 14,
+  };
+}
+
+/** The cell under a point (CSS pixels relative to the panel), or null. */
+export function cellAt(layout, panel, x, y) {
+  const col = Math.floor((x - layout.left) / layout.cell);
+  const row = Math.floor((y - layout.top) / layout.cell);
+  if (row < 0 || col < 0 || row >= panel.rows || col >= panel.cols) return null;
+  return { row, col };
+}
+
+// What one cell looks like: its fill, whether it is hatched, and the text written on it.
+function cellStyle(panel, row, col, colors) {
+  const value = panel.values[row * panel.cols + col];
+  const masked = panel.masked(row, col);
+  if (!Number.isFinite(value)) return { fill: colors.maskedFill, hatched: true, text: formatCell(value), textColor: colors.label };
+  if (masked && value === 0) return { fill: colors.maskedFill, hatched: true, text: '0', textColor: colors.label };
+  const rgb = colors.scale(value);
+  return { fill: css(rgb), hatched: masked, text: formatCell(value), textColor: textColorOn(rgb) };
+}
+
+function labelFor(labels, index) {
+  return labels ? shortLabel(labels[index]) : String(index);
+}
+
+/** Paints a panel onto a 2-D context whose origin is the panel's top-left corner (CSS pixels). */
+export function drawPanel(ctx, panel, layout, colors) {
+  const { cell, left, top } = layout;
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, layout.width, layout.height);
+  ctx.font = FONT;
+  ctx.fillStyle = colors.label;
+  if (panel.title) {
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(panel.title, left, 2);
+  }
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  if (panel.rowLabels || layout.showIndices) {
+    for (let r = 0; r < panel.rows; r++) ctx.fillText(labelFor(panel.rowLabels, r), left - 4, top + r * cell + cell / 2);
+  }
+  if (panel.colLabels || layout.showIndices) {
+    for (let c = 0; c < panel.cols; c++) {
+      const x = left + c * cell + cell / 2;
+      ctx.save();
+      ctx.translate(x, top - 4);
+      if (layout.diagonal) {
+        ctx.rotate(-Math.PI / 4);
+        ctx.textAlign = 'left';
+      } else {
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'bottom';
+      }
+      ctx.fillText(labelFor(panel.colLabels, c), 0, 0);
+      ctx.restore();
+    }
+  }
+  ctx.font = CELL_FONT;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  for (let r = 0; r < panel.rows; r++) {
+    for (let c = 0; c < panel.cols; c++) {
+      const style = cellStyle(panel, r, c, colors);
+      const x = left + c * cell;
+      const y = top + r * cell;
+      ctx.fillStyle = style.fill;
+      ctx.fillRect(x, y, cell, cell);
+      if (style.hatched) {
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(x, y, cell, cell);
+        ctx.clip();
+        ctx.strokeStyle = colors.hatch;
+        ctx.lineWidth = 1;
+        ctx.beginPath();
+        for (let d = -cell; d < cell; d += 6) {
+          ctx.moveTo(x + d, y + cell);
+          ctx.lineTo(x + d + cell, y);
+        }
+        ctx.stroke();
+        ctx.restore();
+      }
+      if (layout.showNumbers) {
+        ctx.fillStyle = style.textColor;
+        ctx.fillText(style.text, x + cell / 2, y + cell / 2);
+      }
+    }
+  }
+  ctx.strokeStyle = colors.grid;
+  ctx.strokeRect(left + 0.5, top + 0.5, panel.cols * cell - 1, panel.rows * cell - 1);
+}
+
+function escapeXml(text) {
+  return String(text).replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** The same panel as SVG elements, translated to (x0, y0). */
+export function panelSvg(panel, layout, colors, x0, y0) {
+  const { cell, left, top } = layout;
+  const parts = [`<g transform="translate(${x0} ${y0})" font-family="system-ui, sans-serif" font-size="12">`];
+  if (panel.title) parts.push(`<text x="${left}" y="13" fill="${colors.label}">${escapeXml(panel.title)}</text>`);
+  for (let r = 0; r < panel.rows; r++) {
+    if (!panel.rowLabels && !layout.showIndices) break;
+    parts.push(`<text x="${left - 4}" y="${top + r * cell + cell / 2 + 4}" text-anchor="end" fill="${colors.label}">${escapeXml(labelFor(panel.rowLabels, r))}</text>`);
+  }
+  for (let c = 0; c < panel.cols; c++) {
+    if (!panel.colLabels && !layout.showIndices) break;
+    const x = left + c * cell + cell / 2;
+    const label = escapeXml(labelFor(panel.colLabels, c));
+    parts.push(layout.diagonal
+      ? `<text transform="translate(${x} ${top - 4}) rotate(-45)" fill="${colors.label}">${label}</text>`
+      : `<text x="${x}" y="${top - 5}" text-anchor="middle" fill="${colors.label}">${label}</text>`);
+  }
+  for (let r = 0; r < panel.rows; r++) {
+    for (let c = 0; c < panel.cols; c++) {
+      const style = cellStyle(panel, r, c, colors);
+      const x = left + c * cell;
+      const y = top + r * cell;
+      parts.push(`<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${style.fill}"${style.hatched ? ' class="masked"' : ''}/>`);
+      if (style.hatched) parts.push(`<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="url(#hatch)"/>`);
+      if (layout.showNumbers) {
+        parts.push(`<text x="${x + cell / 2}" y="${y + cell / 2 + 4}" text-anchor="middle" font-family="monospace" font-size="11" fill="${style.textColor}">${escapeXml(style.text)}</text>`);
+      }
+    }
+  }
+  parts.push('</g>');
+  return parts.join('');
+}
+
+/** A complete SVG document of panels laid out side by side. */
+export function figureSvg(panels, layouts, colors, title) {
+  const gap = 16;
+  const width = layouts.reduce((sum, l) => sum + l.width + gap, 0) - gap;
+  const height = Math.max(...layouts.map((l) => l.height)) + 24;
+  let x = 0;
+  const bodies = panels.map((panel, i) => {
+    const svg = panelSvg(panel, layouts[i], colors, x, 24);
+    x += layouts[i].width + gap;
+    return svg;
+  });
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
+    `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="${colors.hatch}" stroke-width="1"/></pattern></defs>`,
+    `<rect width="100%" height="100%" fill="${colors.background}"/>`,
+    `<text x="0" y="15" font-family="system-ui, sans-serif" font-size="14" font-weight="600" fill="${colors.label}">${escapeXml(title)}</text>`,
+    ...bodies,
+    '</svg>',
+  ].join('');
+}

@@ -1,0 +1,114 @@
+// What a step's `run` returned, on the page: the tensors as heatmaps, the checks as verdicts, step 1's
+// context/target table and step 9's table of implementations. Everything shown is a value the core
+// returned; the only arithmetic here is counting kept weights for a label.
+import { renderTensor } from './tensor-view.js';
+import { STRINGS, format } from './strings.js';
+
+function element(tag, attributes = {}, text = null) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+function verdict(ok) {
+  return element('span', { class: ok ? 'verdict ok' : 'verdict bad' }, ok ? `✓ ${STRINGS.yes}` : `✗ ${STRINGS.no}`);
+}
+
+function errorText(value) {
+  return value === 0 ? '0' : value.toExponential(2);
+}
+
+function renderCheck(check) {
+  const item = element('li', { 'data-check': check.name });
+  const label = format(STRINGS.checkNames[check.name], check.values ?? {});
+  if (check.comparison) {
+    const { maxAbsError, allclose } = check.comparison;
+    item.append(element('span', { class: 'check-label' }, `${label}: `), verdict(allclose),
+      element('span', { class: 'check-detail', 'data-max-abs-error': String(maxAbsError) }, ` ${STRINGS.maxAbsError} ${errorText(maxAbsError)}`));
+  } else if (check.kept) {
+    // Counting nonzero entries is a label for the learner, not part of the attention math.
+    let kept = 0;
+    let total = 0;
+    for (let i = 0; i < check.kept.weights.data.length; i++) {
+      if (check.kept.weights.data[i] === 0) continue;
+      total++;
+      if (check.kept.dropped.data[i] !== 0) kept++;
+    }
+    item.append(element('span', { class: 'check-label' }, `${label}: `), element('span', { 'data-kept': String(kept), 'data-total': String(total) }, `${kept} / ${total}`));
+  }
+  return item;
+}
+
+function renderPairs({ contexts, targets, vocabulary }) {
+  const table = element('table', { class: 'pairs', 'data-view': 'pairs' });
+  table.append(element('caption', {}, STRINGS.pairsCaption));
+  const head = element('tr');
+  head.append(element('th', { scope: 'col' }, STRINGS.position), element('th', { scope: 'col' }, STRINGS.context), element('th', { scope: 'col' }, STRINGS.target));
+  const body = element('tbody');
+  const L = targets.shape[targets.shape.length - 1];
+  for (let t = 0; t < L; t++) {
+    const context = Array.from(contexts.data.subarray(0, t + 1), (id) => vocabulary[id]);
+    const row = element('tr');
+    const contextCell = element('td', { class: 'context' });
+    for (const word of context) contextCell.append(element('span', { class: 'token' }, word));
+    const targetCell = element('td');
+    targetCell.append(element('span', { class: 'token target' }, vocabulary[targets.data[t]]));
+    row.append(element('th', { scope: 'row' }, String(t)), contextCell, targetCell);
+    body.append(row);
+  }
+  const thead = element('thead');
+  thead.append(head);
+  table.append(thead, body);
+  return table;
+}
+
+function renderBackends({ fixtureName, rows }, currentBackend) {
+  const wrap = element('div', { class: 'backends' });
+  wrap.append(element('h3', {}, STRINGS.compareBackends), element('p', { class: 'note' }, format(STRINGS.fixtureCase, { name: fixtureName })));
+  const table = element('table', { 'data-view': 'backends' });
+  const head = element('tr');
+  for (const title of [STRINGS.implementation, STRINGS.maxAbsError, STRINGS.allclose, 'ms']) head.append(element('th', { scope: 'col' }, title));
+  const thead = element('thead');
+  thead.append(head);
+  const body = element('tbody');
+  for (const row of rows) {
+    const tr = element('tr', { 'data-backend': row.backend });
+    const name = STRINGS.backendNames[row.backend] ?? row.backend;
+    tr.append(element('th', { scope: 'row' }, row.name === currentBackend ? `${name} ★` : name));
+    if (row.error) {
+      const cell = element('td', { colspan: '3', class: 'unavailable' }, format(STRINGS.notAvailable, { reason: row.error }));
+      tr.append(cell);
+    } else {
+      const verdictCell = element('td');
+      verdictCell.append(verdict(row.comparison.allclose));
+      tr.append(element('td', { 'data-max-abs-error': String(row.comparison.maxAbsError) }, errorText(row.comparison.maxAbsError)), verdictCell, element('td', {}, row.ms.toFixed(2)));
+    }
+    body.append(tr);
+  }
+  table.append(thead, body);
+  wrap.append(table);
+  return wrap;
+}
+
+/**
+ * The results area of a step.
+ * @param {object} result what the step's run returned
+ * @param {{onEdit: Function, hideChecks: boolean, backend: string, maxWidth: number}} options
+ */
+export function renderResults(result, { onEdit, hideChecks, backend, maxWidth }) {
+  const area = document.createDocumentFragment();
+  if (result.pairs) area.append(renderPairs(result.pairs));
+  if (result.backends) area.append(renderBackends(result.backends, backend));
+  if (result.checks?.length && !hideChecks) {
+    const list = element('ul', { class: 'checks', 'aria-label': STRINGS.checks });
+    for (const check of result.checks) list.append(renderCheck(check));
+    area.append(list);
+  }
+  if (result.tensors?.length) {
+    const grid = element('div', { class: 'tensor-grid' });
+    for (const view of result.tensors) grid.append(renderTensor(view, { onEdit, maxWidth }));
+    area.append(grid);
+  }
+  return area;
+}

@@ -1,0 +1,274 @@
+// The page's whole state, declared once as a table (tensorflow/playground's idea): every property has a
+// name, a type, a range and a default, and is read from and written to the URL. Views derive from a
+// state object built from this table; nothing else on the page is global.
+//
+// Parsing is strict because URLs come from strangers: an unknown parameter, a malformed or out-of-range
+// value falls back to the default and produces a notice the page shows. Values are only ever numbers,
+// booleans, members of a fixed list or plain text that the views put in the DOM as text, never as
+// markup, so no parameter can inject markup or script. No DOM here: Vitest runs this in Node.
+
+/** The curriculum's steps, in order; `step=` takes the id or the number 1–11. */
+export const STEP_IDS = [
+  'framing', 'loop', 'matmul', 'softmax', 'self-attention', 'weights',
+  'causal', 'dropout', 'check', 'multihead', 'cross',
+];
+
+export const BACKENDS = ['auto', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
+
+/** Parts of the page an embed may hide (`hide=code,controls`). */
+export const HIDEABLE = ['explanation', 'formula', 'code', 'controls', 'nav', 'checks'];
+
+const MAX_UINT32 = 4294967295;
+export const MAX_T = 32;
+export const MAX_D = 64;
+const MAX_TEXT = 200;
+const MAX_EDITS = 64;
+const MAX_ABS_EDIT = 100;
+
+/**
+ * The state table. `control: true` marks what a learner can change (and an instructor can `lock`).
+ * Types: int, number, bool, enum (`values`), text (`maxLength`), set (comma list of `values`),
+ * edits (matrix cells the learner typed), origins (comma list of http(s) origins).
+ */
+export const STATE_TABLE = [
+  { name: 'step', type: 'enum', values: STEP_IDS, default: 'framing' },
+  { name: 'sentence', type: 'text', maxLength: MAX_TEXT, default: 'Your journey starts with one step', control: true },
+  { name: 'context', type: 'text', maxLength: MAX_TEXT, default: 'Votre voyage commence par un pas', control: true },
+  { name: 'T', type: 'int', min: 1, max: MAX_T, default: 6, control: true },
+  { name: 'dModel', type: 'int', min: 1, max: MAX_D, default: 3, control: true },
+  { name: 'dOut', type: 'int', min: 1, max: MAX_D, default: 2, control: true },
+  { name: 'heads', type: 'int', min: 1, max: 8, default: 2, control: true },
+  { name: 'seed', type: 'int', min: 0, max: MAX_UINT32, default: 123, control: true },
+  { name: 'normalization', type: 'enum', values: ['stable', 'naive', 'sum'], default: 'stable', control: true },
+  { name: 'causal', type: 'bool', default: true, control: true },
+  { name: 'mask', type: 'enum', values: ['neg_inf', 'renormalize', 'zero'], default: 'neg_inf', control: true },
+  { name: 'scale', type: 'bool', default: true, control: true },
+  { name: 'temperature', type: 'number', min: 0.05, max: 20, step: 0.05, default: 1, control: true },
+  { name: 'dropout', type: 'number', min: 0, max: 0.95, step: 0.05, default: 0.5, control: true },
+  { name: 'dropoutSeed', type: 'int', min: 0, max: MAX_UINT32, default: 0, control: true },
+  { name: 'edits', type: 'edits', default: [], control: true },
+  { name: 'backend', type: 'enum', values: BACKENDS, default: 'auto', control: true },
+  { name: 'embed', type: 'bool', default: false },
+  { name: 'hide', type: 'set', values: HIDEABLE, default: [] },
+  { name: 'lock', type: 'set', values: [], default: [] }, // values filled below: the control names
+  { name: 'origin', type: 'origins', default: [] },
+];
+
+export const CONTROL_NAMES = STATE_TABLE.filter((p) => p.control).map((p) => p.name);
+STATE_TABLE.find((p) => p.name === 'lock').values = CONTROL_NAMES;
+
+const BY_NAME = new Map(STATE_TABLE.map((p) => [p.name, p]));
+
+/** The property declared under `name`, or undefined. */
+export function property(name) {
+  return BY_NAME.get(name);
+}
+
+/** A fresh state holding every default. */
+export function defaultState() {
+  const state = {};
+  for (const p of STATE_TABLE) state[p.name] = Array.isArray(p.default) ? [...p.default] : p.default;
+  return state;
+}
+
+// Shown in notices: short, one line, never markup (the page sets it as text).
+function quote(text) {
+  const oneLine = String(text).replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return JSON.stringify(oneLine.length > 40 ? `${oneLine.slice(0, 40)}…` : oneLine);
+}
+
+function rangeText(p) {
+  return `${p.min}–${p.max}`;
+}
+
+/**
+ * Parses one raw URL value for property `p`.
+ * @returns {{value: *} | {error: string}} error says what was expected.
+ */
+export function parseValue(p, raw) {
+  const text = String(raw).trim();
+  switch (p.type) {
+    case 'int': {
+      if (!/^\d{1,10}$/.test(text)) return { error: `expected a whole number in ${rangeText(p)}` };
+      const value = Number(text);
+      if (value < p.min || value > p.max) return { error: `expected a whole number in ${rangeText(p)}` };
+      return { value };
+    }
+    case 'number': {
+      if (!/^\d{1,6}(\.\d{1,8})?$/.test(text)) return { error: `expected a number in ${rangeText(p)}` };
+      const value = Number(text);
+      if (value < p.min || value > p.max) return { error: `expected a number in ${rangeText(p)}` };
+      return { value };
+    }
+    case 'bool':
+      if (text === '1' || text === 'true') return { value: true };
+      if (text === '0' || text === 'false') return { value: false };
+      return { error: 'expected 1 or 0' };
+    case 'enum': {
+      if (p.name === 'step' && /^\d{1,2}$/.test(text)) {
+        const index = Number(text) - 1;
+        if (index >= 0 && index < p.values.length) return { value: p.values[index] };
+      }
+      if (p.values.includes(text)) return { value: text };
+      return { error: `expected one of ${p.values.join(', ')}` };
+    }
+    case 'text': {
+      // Control characters never belong in a sentence; markup characters are harmless (views use
+      // textContent) but a sentence does not need them either, so they are refused too.
+      if (text.length === 0 || text.length > p.maxLength || /[\u0000-\u001f\u007f<>]/.test(text)) {
+        return { error: `expected 1–${p.maxLength} characters of plain text` };
+      }
+      return { value: text.replace(/\s+/g, ' ') };
+    }
+    case 'set': {
+      const items = text === '' ? [] : text.split(',').map((s) => s.trim());
+      const unknown = items.filter((item) => !p.values.includes(item));
+      if (unknown.length > 0) return { error: `expected a comma list of ${p.values.join(', ')}` };
+      return { value: p.values.filter((v) => items.includes(v)) };
+    }
+    case 'edits':
+      return parseEdits(text);
+    case 'origins': {
+      const items = text === '' ? [] : text.split(',').map((s) => s.trim());
+      for (const item of items) {
+        let url;
+        try {
+          url = new URL(item);
+        } catch {
+          return { error: 'expected a comma list of origins such as https://course.example' };
+        }
+        if (!['http:', 'https:'].includes(url.protocol) || url.origin !== item) {
+          return { error: 'expected a comma list of origins such as https://course.example' };
+        }
+      }
+      return { value: items };
+    }
+    default:
+      throw new Error(`state: property ${p.name} has unknown type ${p.type}`);
+  }
+}
+
+// Edited cells of the input embeddings x: "row.col:value" joined by commas, e.g. "0.1:0.5,2.0:-1.25".
+function parseEdits(text) {
+  const expected = `expected up to ${MAX_EDITS} cells "row.col:value" (row < ${MAX_T}, col < ${MAX_D}, |value| ≤ ${MAX_ABS_EDIT})`;
+  if (text === '') return { value: [] };
+  const items = text.split(',');
+  if (items.length > MAX_EDITS) return { error: expected };
+  const edits = new Map();
+  for (const item of items) {
+    const match = /^(\d{1,2})\.(\d{1,2}):(-?\d{1,3}(\.\d{1,6})?)$/.exec(item.trim());
+    if (!match) return { error: expected };
+    const [row, col, value] = [Number(match[1]), Number(match[2]), Number(match[3])];
+    if (row >= MAX_T || col >= MAX_D || Math.abs(value) > MAX_ABS_EDIT) return { error: expected };
+    edits.set(`${row}.${col}`, { row, col, value });
+  }
+  return { value: sortEdits([...edits.values()]) };
+}
+
+/** Edits in a canonical order (row, then column), so equal states serialise equally. */
+export function sortEdits(edits) {
+  return [...edits].sort((a, b) => a.row - b.row || a.col - b.col);
+}
+
+/** The URL text of one value of property `p`. */
+export function formatValue(p, value) {
+  switch (p.type) {
+    case 'bool': return value ? '1' : '0';
+    case 'set':
+    case 'origins': return value.join(',');
+    case 'edits': return value.map((e) => `${e.row}.${e.col}:${roundEdit(e.value)}`).join(',');
+    default: return String(value);
+  }
+}
+
+/** Rounds a typed cell value to what the URL keeps (6 decimals). */
+export function roundEdit(value) {
+  return Number(value.toFixed(6));
+}
+
+// A typed value (from JS callers) as the URL text the parser checks; anything odd becomes text that
+// the parser then rejects with a notice.
+function toUrlText(p, input) {
+  if (typeof input === 'string') return input;
+  if (Array.isArray(input) && ['set', 'origins'].includes(p.type)) return input.map(String).join(',');
+  if (Array.isArray(input) && p.type === 'edits') {
+    const valid = input.every((e) => e && Number.isFinite(e.row) && Number.isFinite(e.col) && Number.isFinite(e.value));
+    return valid ? formatValue(p, input) : 'invalid';
+  }
+  if (typeof input === 'boolean' && p.type === 'bool') return formatValue(p, input);
+  if (typeof input === 'number' && Number.isFinite(input)) return String(Number(input.toFixed(6)));
+  return String(input);
+}
+
+function sameValue(p, a, b) {
+  return formatValue(p, a) === formatValue(p, b);
+}
+
+/**
+ * Reads a state from a query string (or URLSearchParams).
+ * @returns {{state: object, notices: string[]}} every rejected parameter has one notice.
+ */
+export function parseState(search) {
+  const params = search instanceof URLSearchParams ? search : new URLSearchParams(search);
+  const state = defaultState();
+  const notices = [];
+  const seen = new Set();
+  for (const [name, raw] of params) {
+    const p = BY_NAME.get(name);
+    if (!p) {
+      notices.push(`Unknown URL parameter ${quote(name)} was ignored.`);
+      continue;
+    }
+    if (seen.has(name)) {
+      notices.push(`URL parameter ${name} was given more than once; the first value was kept.`);
+      continue;
+    }
+    seen.add(name);
+    const result = parseValue(p, raw);
+    if ('error' in result) {
+      notices.push(`URL parameter ${name}=${quote(raw)} was ignored (${result.error}); using the default ${quote(formatValue(p, p.default))}.`);
+    } else {
+      state[name] = result.value;
+    }
+  }
+  return { state, notices };
+}
+
+/** The query string (without "?") for a state: only values that differ from the defaults. */
+export function serializeState(state) {
+  const params = new URLSearchParams();
+  for (const p of STATE_TABLE) {
+    if (!sameValue(p, state[p.name], p.default)) params.set(p.name, formatValue(p, state[p.name]));
+  }
+  return params.toString();
+}
+
+/**
+ * Applies a partial update (from a control, the postMessage API or the custom element's attributes).
+ * Values may be typed (numbers, booleans, arrays) or URL text; each is checked against the table, and
+ * locked controls keep their value unless `force` is set.
+ * @returns {{state: object, notices: string[]}} a new state; the input is not changed.
+ */
+export function updateState(state, changes, { force = false } = {}) {
+  const next = { ...state };
+  const notices = [];
+  if (changes === null || typeof changes !== 'object') {
+    return { state: next, notices: ['A state update must be an object of name: value pairs.'] };
+  }
+  for (const [name, input] of Object.entries(changes)) {
+    const p = BY_NAME.get(name);
+    if (!p) {
+      notices.push(`Unknown setting ${quote(name)} was ignored.`);
+      continue;
+    }
+    if (!force && state.lock.includes(name)) {
+      notices.push(`Setting ${name} is locked by this page and was not changed.`);
+      continue;
+    }
+    const raw = toUrlText(p, input);
+    const result = parseValue(p, raw);
+    if ('error' in result) notices.push(`Setting ${name}=${quote(raw)} was ignored (${result.error}).`);
+    else next[name] = result.value;
+  }
+  return { state: next, notices };
+}

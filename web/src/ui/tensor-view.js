@@ -1,0 +1,258 @@
+// One shown tensor: a figure with its name and shape, the heatmap (one panel per head when the tensor
+// has a heads axis), a tooltip that explains the cell under the pointer or the keyboard focus, the
+// values as a table for screen readers, and the export buttons. Values come from the core unchanged.
+import { colorScale, prefersDark } from './colormap.js';
+import { cellAt, drawPanel, figureSvg, formatValue, layoutPanel } from './heatmap-draw.js';
+import { download, fileName, tensorCsv, tensorJson } from './export.js';
+import { STRINGS, format } from './strings.js';
+
+const EDITABLE_CELLS = 512;
+
+function palette() {
+  return prefersDark()
+    ? { background: '#17181c', label: '#d8dae0', grid: '#555a66', hatch: '#8a8f9c', maskedFill: '#2b2d33' }
+    : { background: '#ffffff', label: '#222428', grid: '#b8bcc6', hatch: '#8a8f9c', maskedFill: '#eceef2' };
+}
+
+/** The axis names written on a shape: `weights (H=2, T=6, T=6)`. */
+export function axisNames(view) {
+  if (view.axes) return view.axes;
+  const rank = view.tensor.shape.length;
+  if (rank === 1) return ['N'];
+  const isWeight = view.name.startsWith('W_');
+  const rowAxis = view.rows ? (view.cols && view.cols !== view.rows ? 'Tq' : 'T') : isWeight ? 'd_in' : 'rows';
+  const colAxis = view.cols ? (view.cols !== view.rows ? 'Tk' : 'T') : isWeight ? 'd_out' : view.rows ? 'd' : 'cols';
+  const leading = rank === 3 ? ['H'] : Array.from({ length: rank - 2 }, (_, i) => `n${i}`);
+  return [...leading, rowAxis, colAxis];
+}
+
+export function shapeText(view) {
+  const names = axisNames(view);
+  return `(${view.tensor.shape.map((size, i) => `${names[i]}=${size}`).join(', ')})`;
+}
+
+// The 2-D slices to draw: a rank-1 tensor is one row; leading axes become side-by-side panels.
+function panelsOf(view) {
+  const shape = view.tensor.shape.length === 1 ? [1, view.tensor.shape[0]] : view.tensor.shape;
+  const cols = shape[shape.length - 1];
+  const rows = shape[shape.length - 2];
+  const count = view.tensor.data.length / (rows * cols);
+  const masked = view.causal ? (r, c) => c > r : () => false;
+  return Array.from({ length: count }, (_, p) => ({
+    index: p,
+    title: count > 1 ? format(STRINGS.headLabel, { h: p + 1 }) : '',
+    rows, cols, masked,
+    values: view.tensor.data.subarray(p * rows * cols, (p + 1) * rows * cols),
+    rowLabels: view.rows ?? null,
+    colLabels: view.cols ?? null,
+  }));
+}
+
+function maxAbsFinite(data) {
+  let max = 0;
+  for (const v of data) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
+  return max;
+}
+
+function element(tag, attributes = {}, text = null) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+// The screen-reader table of one panel, built with the DOM API so labels stay text.
+function valuesTable(view, panel) {
+  const table = element('table', { class: 'sr-only', 'data-tensor': view.name, 'data-panel': String(panel.index) });
+  table.append(element('caption', {}, `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}`));
+  const head = element('tr');
+  head.append(element('th', { scope: 'col' }, ''));
+  for (let c = 0; c < panel.cols; c++) head.append(element('th', { scope: 'col' }, panel.colLabels ? panel.colLabels[c] : String(c)));
+  const body = element('tbody');
+  for (let r = 0; r < panel.rows; r++) {
+    const row = element('tr');
+    row.append(element('th', { scope: 'row' }, panel.rowLabels ? panel.rowLabels[r] : String(r)));
+    for (let c = 0; c < panel.cols; c++) row.append(element('td', {}, formatValue(panel.values[r * panel.cols + c])));
+    body.append(row);
+  }
+  table.append(element('thead'), body);
+  table.tHead.append(head);
+  return table;
+}
+
+// What the tooltip says about cell (row, col) of a panel.
+function describeCell(view, panel, row, col) {
+  const index = panel.index * panel.rows * panel.cols + row * panel.cols + col;
+  const lines = [format(STRINGS.hoverCell, { tensor: view.name, row, col, value: formatValue(view.tensor.data[index]) })];
+  if (view.cols) {
+    lines.push(format(STRINGS.hoverQuery, { row, token: panel.rowLabels[row] }));
+    lines.push(format(STRINGS.hoverKey, { col, token: panel.colLabels[col] }));
+  } else if (view.rows) {
+    lines.push(format(STRINGS.hoverQuery, { row, token: panel.rowLabels[row] }).replace('query row', 'row'));
+  }
+  if (view.hover?.scores) lines.push(format(STRINGS.hoverScore, { value: formatValue(view.hover.scores.data[index]) }));
+  if (view.hover?.scaled) lines.push(format(STRINGS.hoverScaled, { value: formatValue(view.hover.scaled.data[index]) }));
+  if (view.kind === 'weights' && view.cols) lines.push(format(STRINGS.hoverWeight, { value: formatValue(view.tensor.data[index]) }));
+  if (panel.masked(row, col)) lines.push(STRINGS.hoverMasked);
+  return lines;
+}
+
+function drawCanvas(canvas, panel, layout, colors) {
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.ceil(layout.width * ratio);
+  canvas.height = Math.ceil(layout.height * ratio);
+  canvas.style.width = `${layout.width}px`;
+  canvas.style.height = `${layout.height}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  drawPanel(ctx, panel, layout, colors);
+}
+
+function exportPng(view, panels, layouts, colors) {
+  const gap = 16;
+  const width = layouts.reduce((sum, l) => sum + l.width + gap, 0) - gap;
+  const height = Math.max(...layouts.map((l) => l.height)) + 24;
+  const canvas = document.createElement('canvas');
+  canvas.width = width * 2;
+  canvas.height = height * 2;
+  const ctx = canvas.getContext('2d');
+  ctx.scale(2, 2);
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(0, 0, width, height);
+  ctx.fillStyle = colors.label;
+  ctx.font = '600 14px system-ui, sans-serif';
+  ctx.textBaseline = 'top';
+  ctx.fillText(`${view.name} ${shapeText(view)}`, 0, 2);
+  let x = 0;
+  panels.forEach((panel, i) => {
+    ctx.save();
+    ctx.translate(x, 24);
+    drawPanel(ctx, panel, layouts[i], colors);
+    ctx.restore();
+    x += layouts[i].width + gap;
+  });
+  canvas.toBlob((blob) => download(blob, fileName(view.name, 'png')), 'image/png');
+}
+
+/**
+ * Renders one tensor view.
+ * @param {object} view a step's shown tensor (steps.js `show`)
+ * @param {{onEdit?: (row: number, col: number, value: number) => void, maxWidth?: number}} options
+ * @returns {HTMLElement}
+ */
+export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
+  const figure = element('figure', { class: `tensor tensor-${view.kind}`, 'data-tensor': view.name });
+  const caption = element('figcaption');
+  caption.append(element('span', { class: 'tensor-name' }, view.name), ' ', element('span', { class: 'tensor-shape' }, shapeText(view)));
+  const panels = panelsOf(view);
+  const perPanelWidth = panels.length > 1 ? Math.max(160, Math.floor(maxWidth / Math.min(panels.length, 2))) : maxWidth;
+  const layouts = panels.map((panel) => layoutPanel(panel, perPanelWidth));
+  const colors = { ...palette(), scale: colorScale(view.kind, maxAbsFinite(view.tensor.data)) };
+
+  const exports = element('span', { class: 'export', role: 'group', 'aria-label': format(STRINGS.exportAs, { name: view.name }) });
+  const actions = {
+    PNG: () => exportPng(view, panels, layouts, colors),
+    SVG: () => download(new Blob([figureSvg(panels, layouts, colors, `${view.name} ${shapeText(view)}`)], { type: 'image/svg+xml' }), fileName(view.name, 'svg')),
+    CSV: () => download(new Blob([tensorCsv(view.tensor, view.rows, view.cols)], { type: 'text/csv' }), fileName(view.name, 'csv')),
+    JSON: () => download(new Blob([tensorJson(view.name, view.tensor)], { type: 'application/json' }), fileName(view.name, 'json')),
+  };
+  for (const [label, action] of Object.entries(actions)) {
+    const button = element('button', { type: 'button', 'data-export': label.toLowerCase(), 'aria-label': `${format(STRINGS.exportAs, { name: view.name })} ${label}` }, label);
+    button.addEventListener('click', action);
+    exports.append(button);
+  }
+  caption.append(exports);
+  figure.append(caption);
+
+  const tooltip = element('div', { class: 'tooltip', role: 'status', 'aria-live': 'polite' });
+  tooltip.hidden = true;
+  const editable = view.editable && onEdit && view.tensor.data.length <= EDITABLE_CELLS;
+  const row = element('div', { class: 'panels' });
+  panels.forEach((panel, i) => {
+    const wrap = element('div', { class: 'panel' });
+    const canvas = element('canvas', {
+      tabindex: '0',
+      role: 'img',
+      'aria-label': `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`,
+    });
+    drawCanvas(canvas, panel, layouts[i], colors);
+    wrap.append(canvas);
+    row.append(wrap);
+    attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip, editable, onEdit });
+  });
+  figure.append(row, tooltip);
+  if (view.causal) figure.append(element('p', { class: 'note' }, STRINGS.maskedNote));
+  if (editable) figure.append(element('p', { class: 'note' }, STRINGS.editHint));
+  for (const panel of panels) figure.append(valuesTable(view, panel));
+  return figure;
+}
+
+// Pointer and keyboard inspection of cells, and editing of x's cells.
+function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit }) {
+  let focus = { row: 0, col: 0 };
+  const showCell = (cell, x, y) => {
+    tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
+    tooltip.hidden = false;
+    tooltip.style.left = `${wrap.offsetLeft + x + 14}px`;
+    tooltip.style.top = `${wrap.offsetTop + y + 14}px`;
+  };
+  const cellCenter = (cell) => [layout.left + (cell.col + 0.5) * layout.cell, layout.top + (cell.row + 0.5) * layout.cell];
+  canvas.addEventListener('pointermove', (event) => {
+    const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
+    if (cell) showCell(cell, event.offsetX, event.offsetY);
+    else tooltip.hidden = true;
+  });
+  canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; });
+  canvas.addEventListener('blur', () => { tooltip.hidden = true; });
+  canvas.addEventListener('focus', () => showCell(focus, ...cellCenter(focus)));
+  canvas.addEventListener('keydown', (event) => {
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (moves[event.key]) {
+      event.preventDefault();
+      event.stopPropagation(); // the stepper's ←/→ must not turn the page while a heatmap is inspected
+      const [dr, dc] = moves[event.key];
+      focus = {
+        row: Math.min(panel.rows - 1, Math.max(0, focus.row + dr)),
+        col: Math.min(panel.cols - 1, Math.max(0, focus.col + dc)),
+      };
+      showCell(focus, ...cellCenter(focus));
+    } else if (event.key === 'Enter' && editable) {
+      event.preventDefault();
+      openEditor(focus);
+    }
+  });
+  if (!editable) return;
+  canvas.classList.add('editable');
+  canvas.addEventListener('click', (event) => {
+    const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
+    if (cell) openEditor(cell);
+  });
+  function openEditor(cell) {
+    const input = element('input', {
+      type: 'number', step: 'any', class: 'cell-editor',
+      'aria-label': format(STRINGS.editCell, { row: cell.row, col: cell.col }),
+      value: String(panel.values[cell.row * panel.cols + cell.col]),
+    });
+    input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
+    input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
+    input.style.width = `${Math.max(layout.cell, 72)}px`;
+    let done = false;
+    const finish = (commit) => {
+      if (done) return;
+      done = true;
+      const value = Number(input.value);
+      input.remove();
+      if (commit && input.value.trim() !== '' && Number.isFinite(value)) onEdit(cell.row, cell.col, value);
+      else canvas.focus();
+    };
+    input.addEventListener('keydown', (event) => {
+      event.stopPropagation();
+      if (event.key === 'Enter') finish(true);
+      if (event.key === 'Escape') finish(false);
+    });
+    input.addEventListener('blur', () => finish(true));
+    wrap.append(input);
+    input.focus();
+    input.select();
+  }
+}
