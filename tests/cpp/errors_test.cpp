@@ -1,0 +1,239 @@
+// Every bad-input case of docs/api.md ("Errors"): the check returns a message naming the function,
+// the argument, the value and what was expected; the compute function throws it as std::invalid_argument.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "test_support.h"
+
+namespace ap {
+namespace {
+
+using testing::random_tensor;
+using testing::tensor;
+
+constexpr float inf = std::numeric_limits<float>::infinity();
+constexpr float nan = std::numeric_limits<float>::quiet_NaN();
+
+ProjectionWeights square_weights(int d_in, int d_out) {
+  ProjectionWeights w;
+  w.query = random_tensor({d_in, d_out}, 60);
+  w.key = random_tensor({d_in, d_out}, 61);
+  w.value = random_tensor({d_in, d_out}, 62);
+  return w;
+}
+
+TEST(Errors, WrongRankNamesTheExpectedAxes) {
+  EXPECT_EQ(check_self_attention(random_tensor({4, 3}, 1), square_weights(3, 2), {}),
+            "selfAttention: x has shape [4, 3]; expected rank 3 (B, T, d_in)");
+  EXPECT_EQ(check_causal_average_loop(random_tensor({2, 2, 2, 2}, 1)),
+            "causalAverageLoop: x has shape [2, 2, 2, 2]; expected rank 3 (B, T, C)");
+}
+
+TEST(Errors, MismatchedWeightShapeNamesDIn) {
+  ProjectionWeights w = square_weights(3, 2);
+  w.query = random_tensor({4, 2}, 2);
+  EXPECT_EQ(check_self_attention(random_tensor({1, 5, 3}, 1), w, {}),
+            "selfAttention: weights.query has shape [4, 2]; expected [d_in=3, d_out]");
+  w = square_weights(3, 2);
+  w.value = random_tensor({3, 5}, 3);
+  EXPECT_EQ(check_self_attention(random_tensor({1, 5, 3}, 1), w, {}),
+            "selfAttention: weights.value has shape [3, 5]; expected [d_in=3, d_out=2]");
+  w = square_weights(3, 2);
+  w.key_bias = random_tensor({3}, 4);
+  EXPECT_EQ(check_self_attention(random_tensor({1, 5, 3}, 1), w, {}),
+            "selfAttention: weights.keyBias has shape [3]; expected [d_out=2]");
+}
+
+TEST(Errors, LinearLayoutExpectsTransposedWeights) {
+  AttentionOptions linear;
+  linear.layout = WeightLayout::Linear;
+  EXPECT_EQ(check_self_attention(random_tensor({1, 5, 3}, 1), square_weights(3, 2), linear),
+            "selfAttention: weights.query has shape [3, 2]; expected [d_out, d_in=3] (layout 'linear')");
+}
+
+TEST(Errors, ZeroSizesAreRejected) {
+  EXPECT_EQ(check_self_attention(zeros({1, 0, 3}), square_weights(3, 2), {}),
+            "selfAttention: x has shape [1, 0, 3]; expected every size ≥ 1 (T=0)");
+  EXPECT_EQ(check_attention_without_weights(zeros({2, 4, 0}), Normalization::Stable),
+            "attentionWithoutWeights: x has shape [2, 4, 0]; expected every size ≥ 1 (C=0)");
+  AttentionOptions no_heads;
+  no_heads.heads = 0;
+  EXPECT_EQ(check_multihead_attention_split(random_tensor({1, 4, 4}, 1), square_weights(4, 4), no_heads),
+            "multiheadAttentionSplit: options.heads=0; expected an integer ≥ 1");
+  StackedWeights empty;
+  EXPECT_EQ(check_multihead_attention_stacked(random_tensor({1, 4, 4}, 1), empty, {}),
+            "multiheadAttentionStacked: weights.heads is empty; expected at least one head");
+}
+
+TEST(Errors, HeadsMustDivideDOut) {
+  AttentionOptions three;
+  three.heads = 3;
+  EXPECT_EQ(check_multihead_attention_split(random_tensor({1, 4, 3}, 1), square_weights(3, 10), three),
+            "multiheadAttentionSplit: d_out=10 is not divisible by heads=3");
+  FusedWeights fused;
+  fused.in_projection = random_tensor({3, 12}, 5);
+  EXPECT_EQ(check_multihead_attention_fused(random_tensor({1, 4, 3}, 1), fused, three),
+            "multiheadAttentionFused: d_out=4 is not divisible by heads=3");
+  fused.in_projection = random_tensor({3, 10}, 5);
+  EXPECT_EQ(check_multihead_attention_fused(random_tensor({1, 4, 3}, 1), fused, {}),
+            "multiheadAttentionFused: weights.inProjection has shape [3, 10]; expected [d_in=3, 3·d_out] "
+            "([Wq | Wk | Wv] side by side)");
+}
+
+TEST(Errors, StackedHeadsMustShareDHead) {
+  StackedWeights w;
+  w.heads = {square_weights(4, 2), square_weights(4, 3)};
+  EXPECT_EQ(check_multihead_attention_stacked(random_tensor({1, 4, 4}, 1), w, {}),
+            "multiheadAttentionStacked: weights.heads[1].query has shape [4, 3]; expected [d_in=4, d_head=2]");
+}
+
+TEST(Errors, CrossAttentionBatchesMustMatch) {
+  EXPECT_EQ(check_cross_attention(random_tensor({2, 3, 4}, 1), random_tensor({3, 5, 4}, 2), square_weights(4, 4), {}),
+            "crossAttention: xContext has shape [3, 5, 4]; expected [B=2, Tk, d_kv]");
+  ProjectionWeights w = square_weights(4, 4);
+  EXPECT_EQ(check_cross_attention(random_tensor({2, 3, 4}, 1), random_tensor({2, 5, 6}, 2), w, {}),
+            "crossAttention: weights.key has shape [4, 4]; expected [d_kv=6, d_out=4]");
+}
+
+TEST(Errors, OutputProjectionMustBeDOutSquare) {
+  ProjectionWeights w = square_weights(4, 4);
+  w.out_weight = random_tensor({4, 3}, 6);
+  AttentionOptions two;
+  two.heads = 2;
+  EXPECT_EQ(check_multihead_attention_split(random_tensor({1, 4, 4}, 1), w, two),
+            "multiheadAttentionSplit: weights.outWeight has shape [4, 3]; expected [d_out=4, d_out=4]");
+}
+
+TEST(Errors, DropoutOutsideZeroToOne) {
+  const Tensor weights = random_tensor({2, 2}, 1);
+  EXPECT_EQ(check_attention_dropout(weights, {1.0f, 0}),
+            "attentionDropout: options.dropout=1; expected a number in [0, 1)");
+  EXPECT_EQ(check_attention_dropout(weights, {-0.1f, 0}),
+            "attentionDropout: options.dropout=-0.1; expected a number in [0, 1)");
+  AttentionOptions options;
+  options.dropout = nan;
+  EXPECT_EQ(check_self_attention(random_tensor({1, 2, 3}, 1), square_weights(3, 2), options),
+            "selfAttention: options.dropout=NaN; expected a number in [0, 1)");
+}
+
+TEST(Errors, SeedMustBeAnUnsigned32BitInteger) {
+  const Tensor weights = random_tensor({2, 2}, 1);
+  EXPECT_EQ(check_attention_dropout(weights, {0.5f, 1.5}),
+            "attentionDropout: options.seed=1.5; expected an integer in [0, 2^32)");
+  EXPECT_EQ(check_attention_dropout(weights, {0.5f, -1}),
+            "attentionDropout: options.seed=-1; expected an integer in [0, 2^32)");
+  EXPECT_EQ(check_attention_dropout(weights, {0.5f, 4294967296.0}),
+            "attentionDropout: options.seed=4294967296; expected an integer in [0, 2^32)");
+  EXPECT_EQ(check_attention_dropout(weights, {0.5f, 4294967295.0}), "");
+}
+
+TEST(Errors, TemperatureMustBePositiveAndFinite) {
+  AttentionOptions options;
+  options.temperature = 0;
+  EXPECT_EQ(check_self_attention(random_tensor({1, 2, 3}, 1), square_weights(3, 2), options),
+            "selfAttention: options.temperature=0; expected a finite number > 0");
+  options.temperature = inf;
+  EXPECT_EQ(check_self_attention(random_tensor({1, 2, 3}, 1), square_weights(3, 2), options),
+            "selfAttention: options.temperature=Infinity; expected a finite number > 0");
+}
+
+TEST(Errors, UnknownOptionValuesListTheChoices) {
+  MaskMode mask = MaskMode::NegInf;
+  EXPECT_EQ(parse_option("selfAttention", "options.mask", "none", mask),
+            "selfAttention: options.mask='none'; expected 'neg_inf', 'renormalize' or 'zero'");
+  Normalization normalization = Normalization::Stable;
+  EXPECT_EQ(parse_option("softmax", "options.normalization", "Stable", normalization),
+            "softmax: options.normalization='Stable'; expected 'stable', 'naive' or 'sum'");
+  WeightLayout layout = WeightLayout::Matrix;
+  EXPECT_EQ(parse_option("selfAttention", "options.layout", "linear", layout), "");
+  EXPECT_EQ(layout, WeightLayout::Linear);
+  EXPECT_EQ(parse_option("selfAttention", "options.layout", "torch", layout),
+            "selfAttention: options.layout='torch'; expected 'matrix' or 'linear'");
+}
+
+TEST(Errors, NaNAndInfinityInInputsAreRejected) {
+  EXPECT_EQ(check_causal_average_matmul(tensor({1, 2, 1}, {1, nan})),
+            "causalAverageMatmul: x[1] is NaN; expected finite numbers");
+  ProjectionWeights w = square_weights(3, 2);
+  w.key.data[4] = -inf;
+  EXPECT_EQ(check_self_attention(random_tensor({1, 2, 3}, 1), w, {}),
+            "selfAttention: weights.key[4] is -Infinity; expected finite numbers");
+  EXPECT_EQ(check_compare(tensor({2}, {1, inf}), tensor({2}, {1, 2}), {}),
+            "compare: actual[1] is Infinity; expected finite numbers");
+}
+
+TEST(Errors, SoftmaxAcceptsMinusInfinityButNotNaNOrPlusInfinity) {
+  EXPECT_EQ(check_softmax(tensor({3}, {1, -inf, 2}), {}), "");
+  EXPECT_EQ(check_softmax(tensor({3}, {1, inf, 2}), {}),
+            "softmax: x[1] is Infinity; expected finite numbers or -Infinity");
+  EXPECT_EQ(check_softmax(tensor({3}, {nan, 0, 2}), {}), "softmax: x[0] is NaN; expected finite numbers or -Infinity");
+  SoftmaxOptions options;
+  options.scale = nan;
+  EXPECT_EQ(check_softmax(tensor({1}, {1}), options), "softmax: options.scale=NaN; expected a finite number");
+}
+
+TEST(Errors, DataLengthMustMatchShape) {
+  EXPECT_EQ(check_softmax(tensor({2, 3}, {1, 2, 3, 4, 5}), {}), "softmax: x has 5 values for shape [2, 3]; expected 6");
+  IntTensor tokens;
+  tokens.shape = {1, 3};
+  tokens.data = {1, 2};
+  EXPECT_EQ(check_next_token_pairs(tokens), "nextTokenPairs: tokens has 2 values for shape [1, 3]; expected 3");
+}
+
+TEST(Errors, NextTokenPairsNeedsTwoTokens) {
+  IntTensor tokens;
+  tokens.shape = {2, 1};
+  tokens.data = {1, 2};
+  EXPECT_EQ(check_next_token_pairs(tokens),
+            "nextTokenPairs: tokens has shape [2, 1]; expected L ≥ 2 tokens per sequence (a context and a target)");
+}
+
+TEST(Errors, MissingArgumentsAreNamed) {
+  ProjectionWeights w = square_weights(3, 2);
+  w.value = {};
+  EXPECT_EQ(check_self_attention(random_tensor({1, 2, 3}, 1), w, {}),
+            "selfAttention: weights.value is missing; expected a (d_in, d_out) tensor");
+}
+
+TEST(Errors, CompareNeedsTheSameShapeAndSaneTolerances) {
+  EXPECT_EQ(check_compare(zeros({2, 3}), zeros({3, 2}), {}),
+            "compare: expected has shape [3, 2]; expected [2, 3] like actual");
+  CompareOptions options;
+  options.atol = -1;
+  EXPECT_EQ(check_compare(zeros({2}), zeros({2}), options), "compare: options.atol=-1; expected a finite number ≥ 0");
+}
+
+TEST(Errors, BuffersBeyondTheMemoryLimitAreRefusedBeforeAllocating) {
+  // B=4, T=30000: five (B, T, T) float stages alone are 4·5·4·30000² bytes ≈ 72 GB.
+  Tensor x;
+  x.shape = {4, 30000, 1};
+  x.data.assign(4 * 30000, 0.5f);
+  ProjectionWeights w;
+  w.query = w.key = w.value = tensor({1, 1}, {1});
+  AttentionOptions options;
+  options.causal = true;
+  options.dropout = 0.1f;
+  const std::size_t two_gib = std::size_t{2} << 30;
+  EXPECT_EQ(check_self_attention(x, w, options, two_gib),
+            "selfAttention: B=4, T=30000 needs 72.0 GB for its results and workspace; the memory limit is 2 GiB");
+  EXPECT_EQ(check_self_attention(x, w, options), "");  // no limit given, natively
+}
+
+TEST(Errors, ComputeFunctionsThrowTheCheckMessageAndKeepWorking) {
+  AttentionOptions three;
+  three.heads = 3;
+  const Tensor x = random_tensor({1, 4, 3}, 1);
+  try {
+    multihead_attention_split(x, square_weights(3, 10), three);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "multiheadAttentionSplit: d_out=10 is not divisible by heads=3");
+  }
+  EXPECT_THROW(softmax(tensor({2}, {1, nan})), std::invalid_argument);
+  // The next valid call works as before.
+  EXPECT_EQ(multihead_attention_split(x, square_weights(3, 9), three).output.shape, (std::vector<int>{1, 4, 9}));
+}
+
+}  // namespace
+}  // namespace ap
