@@ -58,8 +58,14 @@ void run_pipeline(const MultiheadProblem& p, float* output, MatmulFunction gemm,
   heads.causal = p.causal;
   attention(heads);
 
-  // 3. output projection.
-  if (p.out.weight != nullptr) project(gemm, context.data(), query_rows, p.d_out, p.out, p.d_out, output);
+  // 3. output projection; without one the output is the context (plus out.bias, if given alone).
+  if (p.out.weight != nullptr) {
+    project(gemm, context.data(), query_rows, p.d_out, p.out, p.d_out, output);
+  } else if (p.out.bias != nullptr) {
+    for (int i = 0; i < query_rows; ++i) {
+      for (int j = 0; j < p.d_out; ++j) output[static_cast<size_t>(i) * p.d_out + j] += p.out.bias[j];
+    }
+  }
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 //   query_weight (d_query_in, d_out), key_weight / value_weight (d_context_in, d_out), math layout x·W,
 //     each with its own row stride (so the three column blocks of one (d_in, 3·d_out) in-projection
 //     can be passed without copying); biases (d_out) or null
-//   out_weight (d_out, d_out) and out_bias (d_out), or null: then output = context
+//   out_weight (d_out, d_out) and out_bias (d_out), or null: then output = context (+ out_bias if given)
 //   output:    (batch, tq, d_out)
 #pragma once
 
@@ -23,7 +23,7 @@ struct MultiheadProblem {
   const float* x_context = nullptr;
   int batch = 0, tq = 0, tk = 0, d_query_in = 0, d_context_in = 0, d_out = 0, heads = 0;
   Projection query, key, value;
-  Projection out;                  // out.weight null: no output projection
+  Projection out;                  // out.weight null: no output projection (out.bias is still added)
   float score_scale = 1.0f;        // 1/√d_head/temperature, or 1/temperature when unscaled
   bool causal = true;
 };
