@@ -26,18 +26,27 @@
 #include "heap.h"
 #include "js_options.h"
 #include "js_tensor.h"
+#include "matmul.h"
 
 namespace ap::bindings {
 
 namespace {
 
+bool is_object(const val& js) {
+  return js.typeOf().as<std::string>() == "object" && !js.isNull() && !js.isArray()
+         && !val::global("ArrayBuffer").call<bool>("isView", js);
+}
+
+// "weights is 5; expected an object {query, key, value, …}", as the JS reference words it.
+void fail_not_object(Call& call, const std::string& argument, const val& js, const char* keys) {
+  call.fail(std::string(call.function()) + ": " + argument + " is " + describe(js) + "; expected an object {" + keys
+            + ", …}");
+}
+
 // {query, key, value, queryBias?, keyBias?, valueBias?} and, for the multi-head forms, outWeight?, outBias?.
 void read_projection_weights(Call& call, const val& js, bool output_projection, ProjectionWeights& out) {
   if (!call.ok()) return;
-  if (js.typeOf().as<std::string>() != "object" || js.isNull()) {
-    call.fail_value("weights", js, "an object {query, key, value, ...}");
-    return;
-  }
+  if (!is_object(js)) return fail_not_object(call, "weights", js, "query, key, value");
   call.read(js["query"], "weights.query", out.query);
   call.read(js["key"], "weights.key", out.key);
   call.read(js["value"], "weights.value", out.value);
@@ -52,24 +61,17 @@ void read_projection_weights(Call& call, const val& js, bool output_projection, 
 // {heads: [{query, key, value, …Bias?}], outWeight?, outBias?}
 void read_stacked_weights(Call& call, const val& js, StackedWeights& out) {
   if (!call.ok()) return;
-  if (js.typeOf().as<std::string>() != "object" || js.isNull()) {
-    call.fail_value("weights", js, "an object {heads: [...], outWeight?, outBias?}");
-    return;
-  }
+  if (!is_object(js)) return fail_not_object(call, "weights", js, "heads");
   const val heads = js["heads"];
-  if (!heads.isArray()) {
-    call.fail_value("weights.heads", heads, "an array of per-head weights {query, key, value}");
-    return;
+  if (!heads.isArray() || heads["length"].as<int>() == 0) {
+    return call.fail_value("weights.heads", heads, "an array of H ≥ 1 heads {query, key, value, …}");
   }
   const int count = heads["length"].as<int>();
   out.heads.resize(count);
   for (int h = 0; h < count && call.ok(); ++h) {
     const val head = heads[h];
     const std::string where = "weights.heads[" + std::to_string(h) + "]";
-    if (head.typeOf().as<std::string>() != "object" || head.isNull()) {
-      call.fail_value(where, head, "an object {query, key, value}");
-      return;
-    }
+    if (!is_object(head)) return fail_not_object(call, where, head, "query, key, value");
     call.read(head["query"], where + ".query", out.heads[h].query);
     call.read(head["key"], where + ".key", out.heads[h].key);
     call.read(head["value"], where + ".value", out.heads[h].value);
@@ -84,10 +86,7 @@ void read_stacked_weights(Call& call, const val& js, StackedWeights& out) {
 // {inProjection, inBias?, outWeight?, outBias?}
 void read_fused_weights(Call& call, const val& js, FusedWeights& out) {
   if (!call.ok()) return;
-  if (js.typeOf().as<std::string>() != "object" || js.isNull()) {
-    call.fail_value("weights", js, "an object {inProjection, inBias?, outWeight?, outBias?}");
-    return;
-  }
+  if (!is_object(js)) return fail_not_object(call, "weights", js, "inProjection");
   call.read(js["inProjection"], "weights.inProjection", out.in_projection);
   call.read_optional(js["inBias"], "weights.inBias", out.in_bias);
   call.read_optional(js["outWeight"], "weights.outWeight", out.out_weight);
@@ -98,7 +97,7 @@ val next_token_pairs_js(val tokens) {
   Call call("nextTokenPairs");
   IntTensor ids;
   call.read(tokens, "tokens", ids);
-  if (call.ok()) call.fail(check_next_token_pairs(ids, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_next_token_pairs(ids, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(next_token_pairs(ids));
 }
@@ -109,7 +108,7 @@ val causal_average_js(const char* name, const val& x) {
   Call call(name);
   Tensor input;
   call.read(x, "x", input);
-  if (call.ok()) call.fail(check(input, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check(input, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(step(input));
 }
@@ -130,7 +129,7 @@ val softmax_js(val x, val options) {
   Tensor input;
   read_options(call, options, parsed);
   call.read(x, "x", input);
-  if (call.ok()) call.fail(check_softmax(input, parsed, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_softmax(input, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   val result = val::object();
   result.set("output", to_js(softmax(input, parsed)));
@@ -143,7 +142,7 @@ val attention_without_weights_js(val x, val options) {
   Tensor input;
   read_options(call, options, normalization);
   call.read(x, "x", input);
-  if (call.ok()) call.fail(check_attention_without_weights(input, normalization, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_attention_without_weights(input, normalization, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(attention_without_weights(input, normalization));
 }
@@ -156,7 +155,7 @@ val self_attention_js(val x, val weights, val options) {
   read_options(call, options, parsed, kSelfAttentionOptions);
   call.read(x, "x", input);
   read_projection_weights(call, weights, false, projections);
-  if (call.ok()) call.fail(check_self_attention(input, projections, parsed, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_self_attention(input, projections, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(self_attention(input, projections, parsed));
 }
@@ -167,7 +166,7 @@ val attention_dropout_js(val weights, val options) {
   Tensor input;
   read_options(call, options, parsed);
   call.read(weights, "weights", input);
-  if (call.ok()) call.fail(check_attention_dropout(input, parsed, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_attention_dropout(input, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(attention_dropout(input, parsed));
 }
@@ -180,7 +179,7 @@ val compare_js(val actual, val expected, val options) {
   read_options(call, options, parsed);
   call.read(actual, "actual", ours);
   call.read(expected, "expected", theirs);
-  if (call.ok()) call.fail(check_compare(ours, theirs, parsed, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_compare(ours, theirs, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(compare(ours, theirs, parsed));
 }
@@ -190,10 +189,16 @@ val multihead_attention_stacked_js(val x, val weights, val options) {
   AttentionOptions parsed;
   Tensor input;
   StackedWeights heads;
-  read_options(call, options, parsed, kStackedOptions);
+  read_options(call, options, parsed, kMultiheadOptions);
   call.read(x, "x", input);
   read_stacked_weights(call, weights, heads);
-  if (call.ok()) call.fail(check_multihead_attention_stacked(input, heads, parsed, call.max_bytes()));
+  // H is the number of heads given; options.heads, when the caller sets it, must say the same.
+  const bool heads_given = is_object(options) && !options["heads"].isUndefined() && !options["heads"].isNull();
+  if (call.ok() && heads_given && parsed.heads != static_cast<int>(heads.heads.size())) {
+    call.fail_value("options.heads", options["heads"],
+                    std::to_string(heads.heads.size()) + ", the length of weights.heads");
+  }
+  call.check([&](std::size_t max_bytes) { return check_multihead_attention_stacked(input, heads, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(multihead_attention_stacked(input, heads, parsed));
 }
@@ -206,7 +211,7 @@ val multihead_attention_split_js(val x, val weights, val options) {
   read_options(call, options, parsed, kMultiheadOptions);
   call.read(x, "x", input);
   read_projection_weights(call, weights, true, projections);
-  if (call.ok()) call.fail(check_multihead_attention_split(input, projections, parsed, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_multihead_attention_split(input, projections, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(multihead_attention_split(input, projections, parsed));
 }
@@ -219,7 +224,7 @@ val multihead_attention_fused_js(val x, val weights, val options) {
   read_options(call, options, parsed, kMultiheadOptions);
   call.read(x, "x", input);
   read_fused_weights(call, weights, fused);
-  if (call.ok()) call.fail(check_multihead_attention_fused(input, fused, parsed, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_multihead_attention_fused(input, fused, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(multihead_attention_fused(input, fused, parsed));
 }
@@ -234,9 +239,24 @@ val cross_attention_js(val x_query, val x_context, val weights, val options) {
   call.read(x_query, "xQuery", queries);
   call.read(x_context, "xContext", context);
   read_projection_weights(call, weights, true, projections);
-  if (call.ok()) call.fail(check_cross_attention(queries, context, projections, parsed, call.max_bytes()));
+  call.check([&](std::size_t max_bytes) { return check_cross_attention(queries, context, projections, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   return to_js(cross_attention(queries, context, projections, parsed));
+}
+
+val matmul_js(val a, val b, val options) {
+  Call call("matmul");
+  MatmulOptions parsed;
+  Tensor left;
+  Tensor right;
+  read_options(call, options, parsed);
+  call.read(a, "a", left);
+  call.read(b, "b", right);
+  call.check([&](std::size_t max_bytes) { return check_matmul(left, right, parsed.transpose_b, max_bytes); });
+  if (!call.ok()) return call.error_value();
+  val result = val::object();
+  result.set("output", to_js(matmul(left, right, parsed.transpose_b)));
+  return result;
 }
 
 // For the leak test and the page's memory readout: {heapBytes, bytesInUse, heapLimitBytes}.
@@ -265,6 +285,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   function("multiheadAttentionSplit", &multihead_attention_split_js);
   function("multiheadAttentionFused", &multihead_attention_fused_js);
   function("crossAttention", &cross_attention_js);
+  function("matmul", &matmul_js);
   function("heapStats", &heap_stats_js);
 }
 

@@ -45,7 +45,7 @@ void read_heads(Call& call, const val& options, int& out) {
   if (!call.ok() || missing(value)) return;
   const bool integer = val::global("Number").call<bool>("isInteger", value);
   if (!integer || value.as<double>() > INT_MAX || value.as<double>() < INT_MIN) {
-    call.fail_value("options.heads", value, "a positive integer");
+    call.fail_value("options.heads", value, "an integer ≥ 1");
     return;
   }
   out = value.as<int>();
@@ -71,8 +71,9 @@ void read_choice(Call& call, const val& options, const char* name, Enum& out) {
 // The options argument itself: absent is fine (all defaults); anything else must be a plain object.
 void check_object(Call& call, const val& options) {
   if (!call.ok() || missing(options)) return;
-  if (options.typeOf().as<std::string>() != "object" || options.isArray()) {
-    call.fail_value("options", options, "an object");
+  if (options.typeOf().as<std::string>() != "object" || options.isArray()
+      || val::global("ArrayBuffer").call<bool>("isView", options)) {
+    call.fail(std::string(call.function()) + ": options is " + describe(options) + "; expected an object");
   }
 }
 
@@ -81,7 +82,7 @@ void check_object(Call& call, const val& options) {
 void read_options(Call& call, const val& options, AttentionOptions& out, AttentionOptionSet which) {
   check_object(call, options);
   read_bool(call, options, "scale", out.scale);
-  read_number(call, options, "temperature", "a number > 0", out.temperature);
+  read_number(call, options, "temperature", "a finite number > 0", out.temperature);
   read_bool(call, options, "causal", out.causal);
   read_choice(call, options, "mask", out.mask);
   read_number(call, options, "dropout", "a number in [0, 1)", out.dropout);
@@ -106,13 +107,18 @@ void read_options(Call& call, const val& options, DropoutOptions& out) {
 
 void read_options(Call& call, const val& options, CompareOptions& out) {
   check_object(call, options);
-  read_number(call, options, "atol", "a number ≥ 0", out.atol);
-  read_number(call, options, "rtol", "a number ≥ 0", out.rtol);
+  read_number(call, options, "atol", "a finite number ≥ 0", out.atol);
+  read_number(call, options, "rtol", "a finite number ≥ 0", out.rtol);
 }
 
 void read_options(Call& call, const val& options, Normalization& out) {
   check_object(call, options);
   read_choice(call, options, "normalization", out);
+}
+
+void read_options(Call& call, const val& options, MatmulOptions& out) {
+  check_object(call, options);
+  read_bool(call, options, "transposeB", out.transpose_b);
 }
 
 }  // namespace ap::bindings

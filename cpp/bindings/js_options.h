@@ -9,18 +9,20 @@
 
 #include "attention/options.h"
 #include "js_tensor.h"
+#include "matmul.h"
 
 namespace ap::bindings {
 
 // Which of AttentionOptions' fields a function reads: `layout` is self_attention's alone, `heads`
-// belongs to split, fused and cross (stacked counts its heads from its weights).
+// belongs to the multi-head functions (stacked counts its heads from its weights; a given
+// options.heads must agree, which bindings.cpp checks).
 struct AttentionOptionSet {
   bool layout = false;
   bool heads = false;
 };
 inline constexpr AttentionOptionSet kSelfAttentionOptions{true, false};
-inline constexpr AttentionOptionSet kStackedOptions{false, false};
-inline constexpr AttentionOptionSet kMultiheadOptions{false, true};  // split, fused, cross
+inline constexpr AttentionOptionSet kStackedOptions{false, false};  // H from the weights
+inline constexpr AttentionOptionSet kMultiheadOptions{false, true};  // stacked, split, fused, cross
 
 void read_options(Call& call, const val& options, AttentionOptions& out, AttentionOptionSet which);
 void read_options(Call& call, const val& options, SoftmaxOptions& out);
@@ -28,5 +30,6 @@ void read_options(Call& call, const val& options, DropoutOptions& out);
 void read_options(Call& call, const val& options, CompareOptions& out);
 // attentionWithoutWeights takes only `normalization`.
 void read_options(Call& call, const val& options, Normalization& out);
+void read_options(Call& call, const val& options, MatmulOptions& out);
 
 }  // namespace ap::bindings

@@ -1,30 +1,15 @@
 #include "js_tensor.h"
 
 #include <climits>
-#include <cstdio>
 #include <utility>
 #include <vector>
 
+#include "attention/check_helpers.h"
 #include "heap.h"
 
 namespace ap::bindings {
 
 namespace {
-
-const char* const kTensorExpectation = "a tensor {data, shape}";
-
-bool is_vowel(char c) { return c == 'A' || c == 'E' || c == 'I' || c == 'O' || c == 'U'; }
-
-// "1.5 GiB", "300.0 MiB": sizes in messages.
-std::string format_bytes(double bytes) {
-  char text[32];
-  if (bytes >= double(1 << 30)) {
-    std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1 << 30));
-  } else {
-    std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1 << 20));
-  }
-  return text;
-}
 
 // Copies `count` elements from the heap into a new JS typed array of `type`. The heap view lives only
 // for the duration of `set`: nothing allocates between making the view and copying out of it.
@@ -50,65 +35,73 @@ void Call::fail(const std::string& message) {
 }
 
 void Call::fail_value(const std::string& argument, const val& value, const std::string& expectation) {
-  fail(std::string(function_) + ": " + argument + "=" + describe(value) + "; expected " + expectation);
+  fail(prefix(argument) + "=" + describe(value) + "; expected " + expectation);
 }
 
 std::size_t Call::check_layout(const val& js, const std::string& argument, const char* data_type,
                                std::vector<int>& shape_out) {
   if (!ok()) return 0;
-  if (js.typeOf().as<std::string>() != "object" || js.isNull() || js.isArray()) {
-    fail(std::string(function_) + ": " + argument + " is " + describe(js) + "; expected " + kTensorExpectation
-         + " with data a " + data_type + " and shape an array of non-negative integers");
+  // The same checks, in the same order and words, as checkTensorStructure in web/src/core/tensor.js.
+  const val is_view = val::global("ArrayBuffer")["isView"];
+  if (js.typeOf().as<std::string>() != "object" || js.isNull() || js.isArray() || is_view(js).as<bool>()) {
+    fail(prefix(argument) + " is " + describe(js) + "; expected a tensor {data: " + data_type + ", shape: number[]}");
     return 0;
-  }
-
-  const val shape = js["shape"];
-  if (!shape.isArray()) {
-    fail(std::string(function_) + ": " + argument + ".shape is " + describe(shape)
-         + "; expected an array of non-negative integers");
-    return 0;
-  }
-  const int rank = shape["length"].as<int>();
-  if (rank == 0) {
-    // The core reads an empty shape as "absent", so a rank-0 tensor cannot be passed through.
-    fail(std::string(function_) + ": " + argument + ".shape is []; expected at least one axis");
-    return 0;
-  }
-  const val is_integer = val::global("Number")["isInteger"];
-  double count = 1;
-  for (int axis = 0; axis < rank; ++axis) {
-    const val size = shape[axis];
-    if (!is_integer(size).as<bool>() || size.as<double>() < 0 || size.as<double>() > INT_MAX) {
-      fail_value(argument + ".shape[" + std::to_string(axis) + "]", size, "a non-negative integer");
-      return 0;
-    }
-    count *= size.as<double>();
-    shape_out.push_back(size.as<int>());
   }
 
   const val data = js["data"];
   if (!data.instanceof(val::global(data_type))) {
-    fail(std::string(function_) + ": " + argument + ".data is " + describe(data) + "; expected a " + data_type);
+    fail(prefix(argument) + ".data is " + describe(data) + "; expected " + (data_type[0] == 'I' ? "an " : "a ")
+         + data_type);
     return 0;
   }
+
+  const val shape = js["shape"];
+  const val is_safe_integer = val::global("Number")["isSafeInteger"];
+  bool shape_valid = shape.isArray();
+  const int rank = shape_valid ? shape["length"].as<int>() : 0;
+  for (int axis = 0; shape_valid && axis < rank; ++axis) {
+    shape_valid = is_safe_integer(shape[axis]).as<bool>() && shape[axis].as<double>() >= 0;
+  }
+  if (!shape_valid) {
+    const std::string text = shape.isArray() ? val::global("JSON").call<std::string>("stringify", shape) : describe(shape);
+    fail(prefix(argument) + ".shape is " + text + "; expected an array of non-negative integers");
+    return 0;
+  }
+  if (rank == 0) {
+    // The core reads an empty shape as "absent", and no API function takes a scalar.
+    fail(prefix(argument) + " has shape []; expected a tensor of rank ≥ 1");
+    return 0;
+  }
+  double count = 1;
+  for (int axis = 0; axis < rank; ++axis) {
+    const double size = shape[axis].as<double>();
+    if (size > INT_MAX) {
+      fail(prefix(argument) + ".shape[" + std::to_string(axis) + "]=" + format_number(size) + "; expected at most "
+           + std::to_string(INT_MAX));
+      return 0;
+    }
+    count *= size;
+    shape_out.push_back(static_cast<int>(size));
+  }
+
   const double length = data["length"].as<double>();
   if (length != count) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.0f elements; expected %.0f", length, count);
-    fail(std::string(function_) + ": " + argument + ".data has " + text + " for shape " + format_shape(shape_out));
+    fail(prefix(argument) + ".data has " + format_number(length) + " values; expected " + format_number(count)
+         + " for shape " + format_shape(shape_out));
     return 0;
   }
 
   // The copy must fit in what is left of the heap; the core's own check covers its results.
   const double bytes = count * 4;
   if (bytes > double(bytes_available())) {
-    fail(std::string(function_) + ": " + argument + " needs " + format_bytes(bytes)
-         + " on the WASM heap; the memory limit is " + format_bytes(double(heap_limit_bytes())) + " and "
-         + format_bytes(double(bytes_available())) + " is left");
+    fail(prefix(argument) + " needs " + format_bytes(bytes) + " on the WASM heap; the memory limit is "
+         + format_limit(heap_limit_bytes()) + " and " + format_bytes(double(bytes_available())) + " is left");
     return 0;
   }
   return static_cast<std::size_t>(count);
 }
+
+std::string Call::prefix(const std::string& argument) const { return std::string(function_) + ": " + argument; }
 
 void Call::read(const val& js, const std::string& argument, Tensor& out) {
   std::vector<int> shape;
@@ -116,7 +109,7 @@ void Call::read(const val& js, const std::string& argument, Tensor& out) {
   if (!ok()) return;
   out.shape = std::move(shape);
   out.data = emscripten::convertJSArrayToNumberVector<float>(js["data"]);
-  if (out.data.size() != count) fail(std::string(function_) + ": " + argument + ".data changed while it was read");
+  if (out.data.size() != count) fail(prefix(argument) + ".data changed while it was read");
 }
 
 void Call::read(const val& js, const std::string& argument, IntTensor& out) {
@@ -125,7 +118,7 @@ void Call::read(const val& js, const std::string& argument, IntTensor& out) {
   if (!ok()) return;
   out.shape = std::move(shape);
   out.data = emscripten::convertJSArrayToNumberVector<std::int32_t>(js["data"]);
-  if (out.data.size() != count) fail(std::string(function_) + ": " + argument + ".data changed while it was read");
+  if (out.data.size() != count) fail(prefix(argument) + ".data changed while it was read");
 }
 
 void Call::read_optional(const val& js, const std::string& argument, Tensor& out) {
@@ -133,27 +126,32 @@ void Call::read_optional(const val& js, const std::string& argument, Tensor& out
   read(js, argument, out);
 }
 
-std::size_t Call::max_bytes() const { return bytes_available(); }
+std::size_t Call::heap_left() { return bytes_available() / (std::size_t{1} << 20) * (std::size_t{1} << 20); }
+
+std::size_t Call::heap_limit() { return heap_limit_bytes(); }
 
 val Call::error_value() const { return val::global("Error").new_(error_); }
 
 std::string describe(const val& value) {
-  if (value.isUndefined()) return "undefined";
+  // The same words as describeValue in web/src/core/tensor.js.
   if (value.isNull()) return "null";
-  if (value.isString()) return "'" + value.as<std::string>() + "'";
+  if (value.isUndefined()) return "undefined";
+  if (value.isString()) {
+    const std::string text = value.as<std::string>();
+    const val length = value["length"];
+    if (length.as<double>() <= 40) return "'" + text + "'";
+    return "'" + value.call<std::string>("slice", 0, 40) + "…'";
+  }
   const std::string type = value.typeOf().as<std::string>();
-  if (type == "number" || type == "boolean" || type == "bigint") {
-    return val::global("String")(value).as<std::string>();
+  if (type == "number" || type == "boolean" || type == "bigint") return val::global("String")(value).as<std::string>();
+  if (value.isArray()) return "an Array(" + format_number(value["length"].as<double>()) + ")";
+  if (val::global("ArrayBuffer").call<bool>("isView", value)) {
+    return "a " + value["constructor"]["name"].as<std::string>() + "("
+           + val::global("String")(value["length"]).as<std::string>() + ")";
   }
   if (type == "function") return "a function";
-  if (value.isArray()) return "an Array";
-  const val constructor = value["constructor"];
-  std::string name = "Object";
-  if (!constructor.isUndefined() && !constructor.isNull() && constructor["name"].isString()) {
-    name = constructor["name"].as<std::string>();
-  }
-  if (name.empty()) name = "Object";
-  return (is_vowel(name[0]) ? "an " : "a ") + name;
+  const val keys = val::global("Object").call<val>("keys", value).call<val>("slice", 0, 8);
+  return "an object with keys " + val::global("JSON").call<std::string>("stringify", keys);
 }
 
 val to_js(const Tensor& tensor) {

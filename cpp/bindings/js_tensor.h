@@ -44,22 +44,41 @@ class Call {
   // An optional tensor: undefined or null leaves `out` absent (empty shape).
   void read_optional(const val& js, const std::string& argument, Tensor& out);
 
-  // What the core may allocate for this call: the heap left after the inputs were copied in.
-  std::size_t max_bytes() const;
+  // What the core may allocate now: the heap left after the inputs were copied in, in whole MiB.
+  std::size_t max_bytes() const { return heap_left(); }
+
+  // Runs the core's check_* as check(max_bytes) unless an error is already set. max_bytes is what is
+  // left of the heap after the inputs were copied in, rounded down to whole MiB so a message reads
+  // "the memory limit is 1975 MiB". A request beyond the whole 2 GiB is reported against 2 GiB, in the
+  // words the JS reference uses.
+  template <typename Check>
+  void check(const Check& check) {
+    if (!ok()) return;
+    const std::string message = check(max_bytes());
+    if (message.empty()) return;
+    const std::string against_limit = check(heap_limit());
+    fail(against_limit.empty() ? message : against_limit);
+  }
 
   // A JS Error carrying the message. Returned, not thrown: see the top of bindings.cpp.
   val error_value() const;
 
  private:
+  static std::size_t heap_left();
+  static std::size_t heap_limit();
+
   // Checks shape and data; returns the element count, or sets the error and returns 0.
   std::size_t check_layout(const val& js, const std::string& argument, const char* data_type,
                            std::vector<int>& shape);
+
+  // "<function>: <argument>", how every message starts.
+  std::string prefix(const std::string& argument) const;
 
   const char* function_;
   std::string error_;
 };
 
-// "undefined", "null", "'text'", "1.5", "true", "an Array", "a Float64Array", "an Object".
+// "undefined", "null", "'text'", "1.5", "true", "an Array(3)", "a Float64Array(6)", "an object with keys [...]".
 std::string describe(const val& value);
 
 // {data: Float32Array (a copy), shape: [...]}.

@@ -142,6 +142,8 @@ export interface WasmBackend {
   multiheadAttentionSplit(x: Tensor, weights: ProjectionWeights, options?: AttentionOptions): AttentionResult;
   multiheadAttentionFused(x: Tensor, weights: FusedWeights, options?: AttentionOptions): AttentionResult;
   crossAttention(xQuery: Tensor, xContext: Tensor, weights: ProjectionWeights, options?: AttentionOptions): AttentionResult;
+  /** The fast path: a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → output (…, M, N). */
+  matmul(a: Tensor, b: Tensor, options?: { transposeB?: boolean }): { output: Tensor };
 }
 
 export interface LoadWasmOptions {

@@ -116,10 +116,16 @@ function wrapModule(core, build) {
     selfAttention: (x, weights, options = {}) => unwrap(core.selfAttention(x, weights, options)),
     attentionDropout: (weights, options = {}) => unwrap(core.attentionDropout(weights, options)),
     compare: (actual, expected, options = {}) => unwrap(core.compare(actual, expected, options)),
-    multiheadAttentionStacked: (x, weights, options = {}) => unwrap(core.multiheadAttentionStacked(x, weights, options)),
-    multiheadAttentionSplit: (x, weights, options = {}) => unwrap(core.multiheadAttentionSplit(x, weights, options)),
-    multiheadAttentionFused: (x, weights, options = {}) => unwrap(core.multiheadAttentionFused(x, weights, options)),
-    crossAttention: (xQuery, xContext, weights, options = {}) =>
-      unwrap(core.crossAttention(xQuery, xContext, weights, options)),
+    // intermediates: false → the fast path (cpp/bindings/fast_path.cpp): the fused attention kernel
+    // where the options allow it, same checks and messages, only {output} back.
+    multiheadAttentionStacked: (x, weights, options = {}) => unwrap(options.intermediates === false
+      ? core.multiheadAttentionStackedFast(x, weights, options) : core.multiheadAttentionStacked(x, weights, options)),
+    multiheadAttentionSplit: (x, weights, options = {}) => unwrap(options.intermediates === false
+      ? core.multiheadAttentionSplitFast(x, weights, options) : core.multiheadAttentionSplit(x, weights, options)),
+    multiheadAttentionFused: (x, weights, options = {}) => unwrap(options.intermediates === false
+      ? core.multiheadAttentionFusedFast(x, weights, options) : core.multiheadAttentionFused(x, weights, options)),
+    crossAttention: (xQuery, xContext, weights, options = {}) => unwrap(options.intermediates === false
+      ? core.crossAttentionFast(xQuery, xContext, weights, options) : core.crossAttention(xQuery, xContext, weights, options)),
+    matmul: (a, b, options = {}) => unwrap(core.matmul(a, b, options)),
   };
 }

@@ -1,0 +1,24 @@
+// The fast path's matmul (docs/api.md, "Fast path"): a (M, K) or (B, M, K); b (K, N), or (N, K) with
+// transposeB → output (M, N) or (B, M, N). It is no curriculum step, so the core has no check_* for it;
+// its check lives here, written from the core's check helpers so the messages read like every other
+// (and like checkMatmul in web/src/core/reference/checks.js).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "attention/tensor.h"
+
+namespace ap::bindings {
+
+struct MatmulOptions {
+  bool transpose_b = false;  // options.transposeB: b is (N, K), used as bᵀ
+};
+
+// "" or the message. max_bytes bounds the output.
+std::string check_matmul(const Tensor& a, const Tensor& b, bool transpose_b, std::size_t max_bytes);
+
+// a·b (or a·bᵀ) with the kernels' default GEMM variant; b is shared by every batch entry.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_b);
+
+}  // namespace ap::bindings
