@@ -145,7 +145,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
     let e = normalizedInput(rowBase, query, j);
     var weight = 0.0;
     // No finite entry, or every exp underflowed: weights 0, not 0/0 (as the reference does).
-    let degenerate = present == 0.0 || (params.normalization != 2u && denominator == 0.0);
+    let degenerate = present == 0.0 || denominator == 0.0;
     if (!degenerate) { weight = numerator(e, rowMax) / denominator; }
     let future = params.causal != 0u && j > query;
     if (renormalize) {

@@ -95,9 +95,16 @@ export function workOf(fn, shapes, options = {}) {
   return 3 * B * T * C * dOut + 2 * B * T * Tk * dOut + (options.heads > 1 || fn === 'crossAttention' ? B * T * dOut * dOut : 0);
 }
 
-/** True when a call is big enough that the GPU beats WASM SIMD, by the measured crossover. */
-export function prefersGpu(fn, shapes, options = {}) {
-  return workOf(fn, shapes, options) >= crossover.thresholdN ** 3;
+/**
+ * True when a call is big enough that this adapter beats WASM SIMD, by the crossover measured for its kind
+ * (web/src/gpu/crossover.json: 'swiftshader' or 'hardware'). A kind never measured, or one where WASM won
+ * at every size (thresholdN null), keeps WASM: the crossover is measured, not guessed.
+ * @param {string} fn @param {number[][]} shapes see shapesOf @param {object} options
+ * @param {{emulated: boolean}} adapter the backend's `adapter`
+ */
+export function prefersGpu(fn, shapes, options, adapter) {
+  const threshold = crossover[adapter.emulated ? 'swiftshader' : 'hardware']?.thresholdN ?? null;
+  return threshold !== null && workOf(fn, shapes, options) >= threshold ** 3;
 }
 
 /**
@@ -188,7 +195,8 @@ export async function loadWebGpuBackend(options = {}) {
       return () => listeners.delete(listener);
     },
     supportsOp,
-    prefersGpu,
+    /** @param {string} fn @param {number[][]} shapes @param {object} [options] */
+    prefersGpu: (fn, shapes, options = {}) => prefersGpu(fn, shapes, options, adapterInfo),
     destroy: () => device.destroy(),
 
     nextTokenPairs: referenceMethod('nextTokenPairs'),
@@ -206,4 +214,59 @@ export async function loadWebGpuBackend(options = {}) {
     crossAttention: gpuMethod('crossAttention', checks.checkCrossAttention, passes.crossAttention),
     matmul: gpuMethod('matmul', checks.checkMatmul, passes.matmul),
   };
+}
+
+/**
+ * Wraps the webgpu backend so that a lost device does not lose the call or the page's state: the call that
+ * meets the loss, and every later one, runs on the backend `loadFallback()` gives (WASM, loaded once, on
+ * first need). `name`, `build` and `fallbackReason` are live, so the API object (and the page's backend badge)
+ * say which backend answered and why; `onBackendChange(listener)` tells when it switches.
+ * @param {object} gpu the backend of loadWebGpuBackend
+ * @param {() => Promise<object>} loadFallback loads the backend to switch to
+ */
+export function withDeviceLossFallback(gpu, loadFallback) {
+  let current = gpu;
+  let fallbackReason = null;
+  let switching = null;
+  const listeners = new Set();
+
+  const switchOver = (error) => {
+    switching ??= loadFallback().then((fallback) => {
+      current = fallback;
+      fallbackReason = `${error.message}; now on ${fallback.name}`;
+      for (const listener of listeners) listener({ backend: fallback.name, reason: fallbackReason });
+      return fallback;
+    });
+    return switching;
+  };
+  gpu.onLost((error) => { switchOver(error).catch(() => {}); });
+
+  const wrapper = {
+    get name() { return current.name; },
+    get build() { return current.build ?? null; },
+    get fallbackReason() { return fallbackReason; },
+    get gpu() { return gpu; },
+    /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
+    onBackendChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  const apiFunctions = Object.entries(createReferenceBackend()).filter(([, value]) => typeof value === 'function').map(([fn]) => fn);
+  for (const fn of apiFunctions) {
+    wrapper[fn] = async (...args) => {
+      if (current === gpu) {
+        try {
+          return await gpu[fn](...args);
+        } catch (error) {
+          if (!(error instanceof GpuUnavailableError && error.reason === 'device-lost')) throw error;
+          await switchOver(error);
+        }
+      } else if (switching) {
+        await switching;
+      }
+      return current[fn](...args);
+    };
+  }
+  return wrapper;
 }
