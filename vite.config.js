@@ -68,20 +68,31 @@ function swapEntryForSingle() {
   };
 }
 
+// vite-plugin-singlefile inlines every asset; the .wasm files must stay out (they travel once, as
+// base64 in `virtual:wasm-base64`), so this runs after it and narrows the inline rule again.
+function keepWasmOutOfInlining() {
+  return {
+    name: 'attention-playground:keep-wasm-out',
+    enforce: 'post',
+    config(config) {
+      config.build.assetsInlineLimit = (file) => !file.endsWith('.wasm');
+    },
+  };
+}
+
 export default defineConfig(({ mode }) => {
   const single = mode === 'single';
   return {
     root: repo('./web'),
     base: './',
     publicDir: single ? false : repo('./web/public'),
-    plugins: [checkFixture(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile()] : [])],
+    plugins: [checkFixture(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [])],
     build: {
       outDir: single ? repo('./build/page-single') : repo('./dist'),
       emptyOutDir: true,
       target: 'es2022',
       reportCompressedSize: false,
       chunkSizeWarningLimit: 2000,
-      ...(single ? { assetsInlineLimit: (file) => !file.endsWith('.wasm') } : {}),
     },
     server: { fs: { allow: [repo('.')] } },
   };

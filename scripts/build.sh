@@ -15,3 +15,8 @@ for variant in simd baseline; do
   emcmake cmake -S . -B "build/wasm-$variant" -DCMAKE_BUILD_TYPE=Release -DAP_WASM_SIMD="$simd" >/dev/null
   cmake --build "build/wasm-$variant" -j "$JOBS"
 done
+
+echo "build: playground page (dist/) and the single-file page (dist/playground-single.html)"
+npx vite build --logLevel warn
+npx vite build --mode single --logLevel warn
+cp build/page-single/index.html dist/playground-single.html

@@ -1,0 +1,51 @@
+// The inputs the page builds from its state: tokens, embeddings and seeded weights.
+import { describe, expect, test } from 'vitest';
+import { defaultState } from '../../web/src/ui/state.js';
+import {
+  buildInputs, columns, seededMatrix, takeTokens, tokenIds, tokenize, transposed,
+} from '../../web/src/ui/inputs.js';
+
+describe('inputs', () => {
+  test('the default sentence gives the classic six-token embeddings', () => {
+    const inputs = buildInputs(defaultState());
+    expect(inputs.tokens).toEqual(['Your', 'journey', 'starts', 'with', 'one', 'step']);
+    expect(inputs.x.shape).toEqual([6, 3]);
+    expect(Array.from(inputs.x.data.subarray(3, 6))).toEqual([0.55, 0.87, 0.66].map(Math.fround));
+  });
+
+  test('step 1 frames T+1 tokens, repeating a short sentence', () => {
+    const inputs = buildInputs({ ...defaultState(), sentence: 'a b', T: 3 });
+    expect(inputs.tokens).toEqual(['a', 'b', 'a']);
+    expect(Array.from(inputs.framingIds)).toEqual([0, 1, 0, 1]);
+    expect(inputs.framingVocabulary).toEqual(['a', 'b']);
+  });
+
+  test('a word keeps its random embedding when the sentence around it changes', () => {
+    const one = buildInputs({ ...defaultState(), sentence: 'alpha beta', T: 2, dModel: 4 });
+    const two = buildInputs({ ...defaultState(), sentence: 'gamma alpha', T: 2, dModel: 4 });
+    expect(Array.from(two.x.data.subarray(4, 8))).toEqual(Array.from(one.x.data.subarray(0, 4)));
+  });
+
+  test('seeded weights are deterministic, in [-1, 1), and change with the seed', () => {
+    const a = seededMatrix(7, 'query', 3, 4);
+    expect(seededMatrix(7, 'query', 3, 4).data).toEqual(a.data);
+    expect(seededMatrix(8, 'query', 3, 4).data).not.toEqual(a.data);
+    for (const v of a.data) expect(v >= -1 && v < 1).toBe(true);
+  });
+
+  test('edits replace cells of x, and edits outside x are ignored', () => {
+    const state = { ...defaultState(), edits: [{ row: 0, col: 2, value: -3.5 }, { row: 20, col: 0, value: 1 }] };
+    const inputs = buildInputs(state);
+    expect(inputs.x.data[2]).toBe(-3.5);
+    expect(inputs.x.data.length).toBe(18);
+  });
+
+  test('tokenize, ids, column blocks and transposes', () => {
+    expect(tokenize('  Hello,   world  ')).toEqual(['Hello,', 'world']);
+    expect(takeTokens(['x'], 3)).toEqual(['x', 'x', 'x']);
+    expect(Array.from(tokenIds(['A', 'b', 'a']).ids)).toEqual([0, 1, 0]);
+    const m = { data: Float32Array.from([1, 2, 3, 4, 5, 6]), shape: [2, 3] };
+    expect(columns(m, 1, 3)).toEqual({ data: Float32Array.from([2, 3, 5, 6]), shape: [2, 2] });
+    expect(transposed(m)).toEqual({ data: Float32Array.from([1, 4, 2, 5, 3, 6]), shape: [3, 2] });
+  });
+});

@@ -1,0 +1,150 @@
+// The page's state table and its URL parsing: defaults, round trips, and what a stranger's URL can do
+// (nothing but fall back to defaults with a notice).
+import { describe, expect, test } from 'vitest';
+import {
+  CONTROL_NAMES, STATE_TABLE, STEP_IDS, defaultState, parseState, serializeState, updateState,
+} from '../../web/src/ui/state.js';
+
+describe('state table', () => {
+  test('every property has a name, a type and a default inside its range', () => {
+    for (const p of STATE_TABLE) {
+      expect(typeof p.name).toBe('string');
+      expect(p.default).not.toBeUndefined();
+      if (p.type === 'int' || p.type === 'number') {
+        expect(p.default).toBeGreaterThanOrEqual(p.min);
+        expect(p.default).toBeLessThanOrEqual(p.max);
+      }
+      if (p.type === 'enum') expect(p.values).toContain(p.default);
+    }
+  });
+
+  test('an empty URL gives the defaults and no notices', () => {
+    const { state, notices } = parseState('');
+    expect(state).toEqual(defaultState());
+    expect(notices).toEqual([]);
+  });
+
+  test('the defaults serialise to an empty query string', () => {
+    expect(serializeState(defaultState())).toBe('');
+  });
+});
+
+describe('URL parsing', () => {
+  test('reads every kind of value', () => {
+    const { state, notices } = parseState('step=causal&T=12&dModel=8&dOut=4&heads=2&causal=0&scale=false&temperature=0.5'
+      + '&dropout=0.25&seed=4294967295&mask=zero&normalization=naive&sentence=the+cat+sat&hide=code,nav&lock=T,seed'
+      + '&edits=0.1:0.5,2.0:-1.25&backend=js&embed=1&origin=https://course.example');
+    expect(notices).toEqual([]);
+    expect(state).toMatchObject({
+      step: 'causal', T: 12, dModel: 8, dOut: 4, heads: 2, causal: false, scale: false, temperature: 0.5,
+      dropout: 0.25, seed: 4294967295, mask: 'zero', normalization: 'naive', sentence: 'the cat sat',
+      hide: ['code', 'nav'], lock: ['T', 'seed'], backend: 'js', embed: true, origin: ['https://course.example'],
+      edits: [{ row: 0, col: 1, value: 0.5 }, { row: 2, col: 0, value: -1.25 }],
+    });
+  });
+
+  test('step takes the number 1–11 as well as the id', () => {
+    expect(parseState('step=1').state.step).toBe('framing');
+    expect(parseState('step=11').state.step).toBe('cross');
+    expect(parseState('step=12').state.step).toBe('framing');
+    expect(STEP_IDS).toHaveLength(11);
+  });
+
+  test('round-trips: parse(serialize(state)) gives the same state', () => {
+    const { state } = parseState('step=multihead&T=32&dModel=64&dOut=64&heads=8&temperature=2.35&dropout=0.95'
+      + '&sentence=%C3%A9t%C3%A9+na%C3%AFf+%E2%80%94+ok&hide=code&lock=backend&edits=31.63:-99.5&origin=http://127.0.0.1:8080');
+    const again = parseState(serializeState(state));
+    expect(again.notices).toEqual([]);
+    expect(again.state).toEqual(state);
+  });
+
+  test.each([
+    ['T=0', 'T', 6], ['T=33', 'T', 6], ['T=-1', 'T', 6], ['T=1.5', 'T', 6], ['T=1e1', 'T', 6], ['T=', 'T', 6],
+    ['dModel=65', 'dModel', 3], ['heads=9', 'heads', 2], ['seed=4294967296', 'seed', 123],
+    ['dropout=1', 'dropout', 0.5], ['dropout=NaN', 'dropout', 0.5], ['temperature=0', 'temperature', 1],
+    ['temperature=Infinity', 'temperature', 1], ['causal=yes', 'causal', true], ['mask=none', 'mask', 'neg_inf'],
+    ['step=__proto__', 'step', 'framing'], ['backend=cuda', 'backend', 'auto'], ['hide=everything', 'hide', []],
+    ['lock=embed', 'lock', []], ['edits=32.0:1', 'edits', []], ['edits=0.0:101', 'edits', []], ['edits=a', 'edits', []],
+  ])('an out-of-range or malformed value (%s) falls back to the default with a notice', (query, name, fallback) => {
+    const { state, notices } = parseState(query);
+    expect(state[name]).toEqual(fallback);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain(name);
+  });
+
+  test('unknown parameters are ignored with a notice', () => {
+    const { state, notices } = parseState('foo=1&constructor=x&__proto__=y');
+    expect(state).toEqual(defaultState());
+    expect(notices).toHaveLength(3);
+    expect(notices[0]).toMatch(/Unknown URL parameter "foo"/);
+    expect(Object.getPrototypeOf(state)).toBe(Object.prototype);
+  });
+
+  test('a repeated parameter keeps its first value', () => {
+    const { state, notices } = parseState('T=4&T=9');
+    expect(state.T).toBe(4);
+    expect(notices).toHaveLength(1);
+  });
+
+  test('markup and script in a sentence are refused, never passed on', () => {
+    for (const hostile of ['<img src=x onerror=alert(1)>', '</title><script>alert(1)</script>', 'a\u0000b', 'x'.repeat(201)]) {
+      const { state, notices } = parseState(new URLSearchParams({ sentence: hostile }));
+      expect(state.sentence).toBe(defaultState().sentence);
+      expect(notices).toHaveLength(1);
+    }
+  });
+
+  test('quotes and ampersands are plain text in a sentence', () => {
+    const { state, notices } = parseState(new URLSearchParams({ sentence: 'Tom & Jerry said "hi" \'there\'' }));
+    expect(notices).toEqual([]);
+    expect(state.sentence).toBe('Tom & Jerry said "hi" \'there\'');
+  });
+
+  test('notices quote the rejected value as a short one-line string', () => {
+    const { notices } = parseState(new URLSearchParams({ T: `9\n${'x'.repeat(100)}` }));
+    expect(notices[0]).not.toContain('\n');
+    expect(notices[0]).toContain('…');
+  });
+
+  test('origins must be plain http(s) origins', () => {
+    for (const bad of ['javascript:alert(1)', 'https://a.example/path', 'file:///etc', 'https://a.example,data:x']) {
+      const { state, notices } = parseState(new URLSearchParams({ origin: bad }));
+      expect(state.origin).toEqual([]);
+      expect(notices).toHaveLength(1);
+    }
+  });
+});
+
+describe('state updates', () => {
+  test('typed values are checked against the same table', () => {
+    const { state, notices } = updateState(defaultState(), { T: 10, causal: false, temperature: 0.1 + 0.2, hide: ['code'] });
+    expect(notices).toEqual([]);
+    expect(state).toMatchObject({ T: 10, causal: false, temperature: 0.3, hide: ['code'] });
+  });
+
+  test('invalid values and unknown names leave the state as it was, with notices', () => {
+    const before = defaultState();
+    const { state, notices } = updateState(before, { T: 1000, dModel: '3; drop', nope: 1, sentence: '<b>bold</b>', edits: [{ row: 'a' }] });
+    expect(state.T).toBe(6);
+    expect(state.dModel).toBe(3);
+    expect(state.sentence).toBe(before.sentence);
+    expect(state.edits).toEqual([]);
+    expect(notices).toHaveLength(5);
+  });
+
+  test('locked controls keep their value unless forced', () => {
+    const locked = { ...defaultState(), lock: ['T'] };
+    expect(updateState(locked, { T: 9 }).state.T).toBe(6);
+    expect(updateState(locked, { T: 9 }, { force: true }).state.T).toBe(9);
+  });
+
+  test('a non-object update is refused', () => {
+    expect(updateState(defaultState(), null).notices).toHaveLength(1);
+    expect(updateState(defaultState(), 'T=3').notices).toHaveLength(1);
+  });
+
+  test('every control is lockable', () => {
+    expect(CONTROL_NAMES).toContain('sentence');
+    expect(parseState(`lock=${CONTROL_NAMES.join(',')}`).state.lock).toEqual(CONTROL_NAMES);
+  });
+});

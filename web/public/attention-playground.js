@@ -1,0 +1,122 @@
+// <attention-playground step="causal" t="8" hide="code"> — the playground in any page, from this one ES
+// module, without a framework. The element holds an <iframe> of the playground page (index.html
+// beside this file, or the `src` attribute) in embed mode, passes its attributes as URL parameters
+// (the page parses them strictly: a bad value falls back to the default with a visible notice), sizes
+// itself from the height the page reports, and forwards the postMessage API as methods:
+//
+//   element.setState({T: 8}) → Promise<string[]>   notices for rejected values
+//   element.getState()       → Promise<object>
+//   element.getTensors()     → Promise<{step, backend, tensors: {name: {shape, data}}, error}>
+//   element.next(), element.previous()
+//
+// Events: 'ready' and 'rendered' (detail: {step}) when the playground has drawn a step.
+// Attributes are the page's URL parameters in kebab case (d-model → dModel, t → T).
+
+const PREFIX = 'attention-playground:';
+const PARAMETERS = [
+  'step', 'sentence', 'context', 't', 'd-model', 'd-out', 'heads', 'seed', 'normalization', 'causal', 'mask',
+  'scale', 'temperature', 'dropout', 'dropout-seed', 'edits', 'backend', 'hide', 'lock',
+];
+
+function parameterName(attribute) {
+  if (attribute === 't') return 'T';
+  return attribute.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
+}
+
+class AttentionPlaygroundElement extends HTMLElement {
+  static get observedAttributes() {
+    return [...PARAMETERS, 'src'];
+  }
+
+  #frame = null;
+  #pending = new Map();
+  #nextId = 1;
+  #onMessage = (event) => this.#receive(event);
+
+  connectedCallback() {
+    if (!this.shadowRoot) {
+      const root = this.attachShadow({ mode: 'open' });
+      const style = document.createElement('style');
+      style.textContent = ':host{display:block}iframe{display:block;width:100%;border:0;min-height:240px;height:480px}';
+      this.#frame = document.createElement('iframe');
+      this.#frame.title = this.getAttribute('title') || 'Attention Playground';
+      this.#frame.loading = 'lazy';
+      root.append(style, this.#frame);
+    }
+    window.addEventListener('message', this.#onMessage);
+    this.#load();
+  }
+
+  disconnectedCallback() {
+    window.removeEventListener('message', this.#onMessage);
+  }
+
+  attributeChangedCallback() {
+    if (this.#frame) this.#load();
+  }
+
+  /** The page URL for the current attributes. */
+  get pageUrl() {
+    const url = new URL(this.getAttribute('src') || './index.html', this.getAttribute('src') ? document.baseURI : import.meta.url);
+    url.searchParams.set('embed', '1');
+    for (const attribute of PARAMETERS) {
+      if (this.hasAttribute(attribute)) url.searchParams.set(parameterName(attribute), this.getAttribute(attribute));
+    }
+    // The page only answers messages from origins it is told about: this page's origin.
+    if (location.origin !== 'null') url.searchParams.set('origin', location.origin);
+    return url;
+  }
+
+  #load() {
+    const url = this.pageUrl;
+    this.#target = url.origin;
+    if (this.#frame.src !== url.href) this.#frame.src = url.href;
+  }
+
+  #target = '*';
+
+  #receive(event) {
+    if (!this.#frame || event.source !== this.#frame.contentWindow) return;
+    const message = event.data;
+    if (!message || typeof message.type !== 'string' || !message.type.startsWith(PREFIX)) return;
+    const kind = message.type.slice(PREFIX.length);
+    if (kind === 'height' && Number.isFinite(message.height)) {
+      this.#frame.style.height = `${Math.min(Math.max(message.height, 120), 20000)}px`;
+    } else if (kind === 'ready' || kind === 'rendered') {
+      this.dispatchEvent(new CustomEvent(kind, { detail: { step: message.step } }));
+    } else if (message.id && this.#pending.has(message.id)) {
+      this.#pending.get(message.id)(message);
+      this.#pending.delete(message.id);
+    }
+  }
+
+  #send(type, body = {}) {
+    const id = `${this.#nextId++}`;
+    return new Promise((resolve) => {
+      this.#pending.set(id, resolve);
+      this.#frame.contentWindow.postMessage({ type: `${PREFIX}${type}`, id, ...body }, this.#target);
+    });
+  }
+
+  setState(state) {
+    return this.#send('set', { state }).then((reply) => reply.notices);
+  }
+
+  getState() {
+    return this.#send('get-state').then((reply) => reply.state);
+  }
+
+  getTensors() {
+    return this.#send('get-tensors').then(({ step, backend, tensors, error }) => ({ step, backend, tensors, error }));
+  }
+
+  next() {
+    this.#frame.contentWindow.postMessage({ type: `${PREFIX}next` }, this.#target);
+  }
+
+  previous() {
+    this.#frame.contentWindow.postMessage({ type: `${PREFIX}previous` }, this.#target);
+  }
+}
+
+if (!customElements.get('attention-playground')) customElements.define('attention-playground', AttentionPlaygroundElement);
