@@ -194,14 +194,24 @@ function finishResults(fn, results, unbatched) {
 
 /**
  * Wraps a backend ({ name, build?, <fn>(...normalisedArgs) }) into the Attention object of index.d.ts:
- * one method per API function, plus `backend`, `build` and `fallbackReason`.
+ * one method per API function, plus `backend`, `build` and `fallbackReason`. These three are read from
+ * the backend on every access, so a backend that switches under the API (WebGPU falling back to WASM
+ * when its device is lost: backends/webgpu.js withDeviceLossFallback) is reported as it is now;
+ * its `onBackendChange(listener)` is passed through.
  */
 export function createAttention(backend, { fallbackReason = null } = {}) {
   const attention = {
-    backend: backend.name,
-    build: backend.build ?? null,
-    fallbackReason,
+    get backend() {
+      return backend.name;
+    },
+    get build() {
+      return backend.build ?? null;
+    },
+    get fallbackReason() {
+      return backend.fallbackReason ?? fallbackReason;
+    },
   };
+  if (typeof backend.onBackendChange === 'function') attention.onBackendChange = (listener) => backend.onBackendChange(listener);
   for (const fn of FUNCTION_NAMES) {
     attention[fn] = (...callArgs) => {
       const { args, unbatched } = normalizeArguments(fn, callArgs);

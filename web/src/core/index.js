@@ -51,8 +51,10 @@ export async function loadAttention(options = {}) {
   const reasons = [];
   if (backend === 'webgpu') {
     try {
-      const { loadWebGpuBackend } = await import('./backends/webgpu.js');
-      return createAttention(await loadWebGpuBackend(options));
+      const { loadWebGpuBackend, withDeviceLossFallback } = await import('./backends/webgpu.js');
+      // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see webgpu.js.
+      const gpu = await loadWebGpuBackend(options);
+      return createAttention(withDeviceLossFallback(gpu, () => loadWasm('auto', options).catch(() => loadReference())));
     } catch (error) {
       reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
     }
