@@ -219,6 +219,21 @@ for (const backend of BACKENDS) {
       expect(maxDifference(api.attentionDropout(many, { dropout: 0.3, seed: 124 }).mask, first.mask)).toBe(1);
     });
 
+    test('matmul: a·b for (M, K) and (B, M, K), and a·bᵀ with transposeB', () => {
+      const a = randomTensor([2, 3, 5], 90);
+      const b = randomTensor([5, 4], 91);
+      const { output } = api.matmul(a, b);
+      expect(output.shape).toEqual([2, 3, 4]);
+      // Row 1 of batch 1, column 2, by hand.
+      let expected = 0;
+      for (let k = 0; k < 5; k++) expected += a.data[(1 * 3 + 1) * 5 + k] * b.data[k * 4 + 2];
+      expect(output.data[(1 * 3 + 1) * 4 + 2]).toBeCloseTo(expected, 5);
+      expect(maxDifference(api.matmul(a, transpose(b), { transposeB: true }).output, output)).toBeLessThanOrEqual(CLOSE);
+      const single = api.matmul({ data: a.data.subarray(0, 15), shape: [3, 5] }, b).output;
+      expect(single.shape).toEqual([3, 4]);
+      expect(maxDifference(single, { data: output.data.subarray(0, 12), shape: [3, 4] })).toBeLessThanOrEqual(CLOSE);
+    });
+
     test('results are fresh arrays the caller owns: changing them changes nothing else', () => {
       const x = randomTensor([1, 4, 3], 80);
       const copy = x.data.slice();
