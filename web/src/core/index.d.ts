@@ -194,12 +194,17 @@ export type MaybePromise<T> = T | Promise<T>;
  * On the WebGPU backend every function returns a Promise (argument errors are still thrown at once).
  */
 export interface Attention {
-  /** The backend in use: 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu'. */
+  /** The backend in use now: 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu'. */
   readonly backend: string;
   /** The WASM build ('simd' | 'baseline'), or null for the other backends. */
   readonly build: 'simd' | 'baseline' | null;
-  /** Why the backend asked for was not used (null when it was). */
+  /** Why the backend asked for was not used (null when it was). Read live: a lost WebGPU device sets it. */
   readonly fallbackReason: string | null;
+  /**
+   * Only on 'webgpu': called when the calls move to another backend (the device was lost);
+   * returns a function that unsubscribes.
+   */
+  onBackendChange?(listener: (change: { backend: string; reason: string }) => void): () => void;
 
   /** Step 1. tokens (B, L) or (L), L ≥ 2 → contexts, targets (B, L−1): position t's target is targets[b, t]. */
   nextTokenPairs(tokens: IntTensor): MaybePromise<{ contexts: IntTensor; targets: IntTensor }>;
