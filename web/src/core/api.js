@@ -104,7 +104,10 @@ const isPlainObject = (value) => value !== null && typeof value === 'object' && 
  * absent (undefined or null) entries, so no backend has to tell "absent" from "null".
  */
 function normalizeWeights(fn, name, weights, keys) {
-  if (!isPlainObject(weights)) fail(fn, `${name} is ${describeValue(weights)}; expected an object {${keys.filter((k) => !k.endsWith('Bias')).join(', ')}, …}`);
+  if (!isPlainObject(weights)) {
+    const required = keys.filter((key) => !key.endsWith('Bias') && !key.startsWith('out'));
+    fail(fn, `${name} is ${describeValue(weights)}; expected an object {${required.join(', ')}, …}`);
+  }
   checkKnownKeys(fn, name, weights, keys);
   const present = {};
   for (const [key, value] of Object.entries(weights)) {
@@ -130,21 +133,26 @@ function normalizeOptions(fn, options, declared, weights) {
   checkKnownKeys(fn, 'options', options, Object.keys(declared));
   const complete = {};
   for (const [name, [fallback, check]] of Object.entries(declared)) {
-    const value = options[name] === undefined ? (typeof fallback === 'function' ? fallback(weights) : fallback) : options[name];
+    const defaultValue = typeof fallback === 'function' ? fallback(weights) : fallback;
+    const value = options[name] === undefined ? defaultValue : options[name];
     check(fn, value, weights);
     complete[name] = value;
   }
   return complete;
 }
 
+/** How the batched and unbatched forms of a sequence argument are written in messages. */
+const SEQUENCE_AXES = { nextTokenPairs: ['(B, L)', '(L)'], matmul: ['(B, M, K)', '(M, K)'] };
+
 /** A sequence argument: rank 3 passes, rank 2 gets B = 1; reports whether it was unbatched. */
 function normalizeSequence(fn, name, value, dtype) {
   checkTensorStructure(fn, name, value, dtype);
   const rank = value.shape.length;
   const batchedRank = dtype === 'int32' ? 2 : 3;
-  const axes = fn === 'nextTokenPairs' ? ['(B, L)', '(L)'] : fn === 'matmul' ? ['(B, M, K)', '(M, K)'] : ['(B, T, C)', '(T, C)'];
+  const [batchedAxes, unbatchedAxes] = SEQUENCE_AXES[fn] ?? ['(B, T, C)', '(T, C)'];
   if (rank !== batchedRank && rank !== batchedRank - 1) {
-    fail(fn, `${name} has shape ${formatShape(value.shape)}; expected rank ${batchedRank} ${axes[0]} or rank ${batchedRank - 1} ${axes[1]}`);
+    fail(fn, `${name} has shape ${formatShape(value.shape)}; ` +
+      `expected rank ${batchedRank} ${batchedAxes} or rank ${batchedRank - 1} ${unbatchedAxes}`);
   }
   return rank === batchedRank ? { tensor: value, unbatched: false } : { tensor: addBatchAxis(value), unbatched: true };
 }
@@ -163,7 +171,8 @@ export function normalizeArguments(fn, callArgs) {
     if (kind === 'sequence' || kind === 'tokens') {
       const sequence = normalizeSequence(fn, name, value, kind === 'tokens' ? 'int32' : 'float32');
       if (unbatched !== null && unbatched !== sequence.unbatched) {
-        fail(fn, `${name} has shape ${formatShape(value.shape)}; expected it batched like ${spec.args[0][0]} (both (B, T, C) or both (T, C))`);
+        fail(fn, `${name} has shape ${formatShape(value.shape)}; ` +
+          `expected it batched like ${spec.args[0][0]} (both (B, T, C) or both (T, C))`);
       }
       unbatched = sequence.unbatched;
       args.push(sequence.tensor);
@@ -177,7 +186,9 @@ export function normalizeArguments(fn, callArgs) {
   });
   if (spec.options) args.push(normalizeOptions(fn, callArgs[spec.args.length], spec.options, weights));
   else if (callArgs.length > spec.args.length && callArgs[spec.args.length] !== undefined) {
-    fail(fn, `takes ${spec.args.length} argument${spec.args.length > 1 ? 's' : ''} (${spec.args.map(([name]) => name).join(', ')}) and no options; got ${callArgs.length}`);
+    const names = spec.args.map(([name]) => name);
+    fail(fn, `takes ${names.length} argument${names.length > 1 ? 's' : ''} (${names.join(', ')}) and no options; ` +
+      `got ${callArgs.length}`);
   }
   return { args, unbatched: unbatched === true };
 }

@@ -180,7 +180,8 @@ export function checkMultiheadAttentionFused(x, weights, options) {
   const width = inShape.length === 2 && inShape[0] === dIn && inShape[1] % 3 === 0 ? inShape[1] : -1;
   checkWeight(fn, 'weights.inProjection', weights.inProjection, [['d_in', dIn], ['3·d_out', width < 0 ? null : width]]);
   if (width < 0) {
-    fail(fn, `weights.inProjection has shape ${formatShape(weights.inProjection.shape)}; expected [d_in=${dIn}, 3·d_out] ([Wq | Wk | Wv] side by side)`);
+    fail(fn, `weights.inProjection has shape ${formatShape(weights.inProjection.shape)}; ` +
+      `expected [d_in=${dIn}, 3·d_out] ([Wq | Wk | Wv] side by side)`);
   }
   const dOut = width / 3;
   if (isPresent(weights.inBias)) checkWeight(fn, 'weights.inBias', weights.inBias, [['3·d_out', width]]);
