@@ -3,8 +3,8 @@
 // starts with the JS API name and names the argument, its value and what was expected
 // (docs/api.md, "Errors"), e.g. "selfAttention: weights.query has shape [4, 2]; expected [d_in=3, d_out]".
 // `max_bytes` bounds the estimated bytes of results plus workspace (2 GiB in WASM), e.g.
-// "selfAttention: B=4, T=30000 needs 28.8 GB for the (B, T, T) scores, weights and their stages; the
-//  memory limit is 2 GiB". The compute functions call these and throw std::invalid_argument;
+// "selfAttention: B=4, T=30000 needs 72.0 GB for its results and workspace; the memory limit is 2 GiB"
+// (causal, dropout > 0: five (B, T, T) stages). The compute functions call these and throw std::invalid_argument;
 // the bindings call them first and raise a JS Error instead.
 #pragma once
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "attention/dropout.h"
 #include "attention/eigen_views.h"

@@ -18,7 +18,7 @@ struct Tensor {
 
   bool present() const { return !shape.empty(); }
   int rank() const { return static_cast<int>(shape.size()); }
-  // Number of elements the shape describes (1 for no axes is never used: absent tensors have 0).
+  // Number of elements the shape describes; 0 for an absent tensor.
   std::size_t element_count() const;
 };
 
