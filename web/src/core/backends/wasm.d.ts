@@ -17,7 +17,11 @@ export type Normalization = 'stable' | 'naive' | 'sum';
 export type MaskMode = 'neg_inf' | 'renormalize' | 'zero';
 export type WeightLayout = 'matrix' | 'linear';
 
-/** Options of selfAttention, the multi-head functions and crossAttention; missing ones take the defaults. */
+/**
+ * Options of selfAttention, the multi-head functions and crossAttention; missing ones take the defaults.
+ * With `intermediates: false` the multi-head functions and crossAttention run the fast path and return
+ * only {output}.
+ */
 export interface AttentionOptions {
   /** Multiply scores by 1/√d_k. Default true. */
   scale?: boolean;
@@ -129,6 +133,8 @@ export interface WasmBackend {
   name: 'wasm-simd' | 'wasm-baseline';
   build: 'simd' | 'baseline';
   heapStats(): HeapStats;
+  /** Which vector vocabulary the kernels were built with and the numbered GEMM variants (for the benchmark). */
+  fastPathInfo(): { vocabulary: 'wasm_simd128' | 'scalar'; variants: Array<{ number: number; name: string }>; defaultVariant: number };
   nextTokenPairs(tokens: IntTensor): { contexts: IntTensor; targets: IntTensor };
   causalAverageLoop(x: Tensor): AverageResult;
   causalAverageMatmul(x: Tensor): AverageResult;
@@ -144,6 +150,8 @@ export interface WasmBackend {
   crossAttention(xQuery: Tensor, xContext: Tensor, weights: ProjectionWeights, options?: AttentionOptions): AttentionResult;
   /** The fast path: a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → output (…, M, N). */
   matmul(a: Tensor, b: Tensor, options?: { transposeB?: boolean }): { output: Tensor };
+  /** matmul with a chosen GEMM variant (1 is the reference). */
+  matmulVariant(a: Tensor, b: Tensor, options?: { transposeB?: boolean; variant?: number }): { output: Tensor };
 }
 
 export interface LoadWasmOptions {

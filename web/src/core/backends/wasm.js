@@ -101,12 +101,29 @@ function unwrap(result) {
   return result;
 }
 
+/**
+ * The multi-head functions with `intermediates: false` go to the fast path (cpp/bindings/fast_path.cpp):
+ * same checks and messages, only {output} back, the fused causal kernel where the options allow it.
+ */
+function teachingOrFast(teaching, fast) {
+  return (...args) => {
+    const options = args[args.length - 1];
+    return unwrap(options?.intermediates === false ? fast(...args) : teaching(...args));
+  };
+}
+
 /** One method per API function; omitted options become {} so embind sees every argument. */
 function wrapModule(core, build) {
+  const splitHeads = teachingOrFast(core.multiheadAttentionSplit, core.multiheadAttentionSplitFast);
+  const fusedHeads = teachingOrFast(core.multiheadAttentionFused, core.multiheadAttentionFusedFast);
+  const stackedHeads = teachingOrFast(core.multiheadAttentionStacked, core.multiheadAttentionStackedFast);
+  const cross = teachingOrFast(core.crossAttention, core.crossAttentionFast);
   return {
     name: `wasm-${build}`,
     build,
     heapStats: () => core.heapStats(),
+    /** {vocabulary: 'wasm_simd128' | 'scalar', variants: [{number, name}], defaultVariant}: for the benchmark. */
+    fastPathInfo: () => core.fastPathInfo(),
     nextTokenPairs: (tokens) => unwrap(core.nextTokenPairs(tokens)),
     causalAverageLoop: (x) => unwrap(core.causalAverageLoop(x)),
     causalAverageMatmul: (x) => unwrap(core.causalAverageMatmul(x)),
@@ -116,16 +133,12 @@ function wrapModule(core, build) {
     selfAttention: (x, weights, options = {}) => unwrap(core.selfAttention(x, weights, options)),
     attentionDropout: (weights, options = {}) => unwrap(core.attentionDropout(weights, options)),
     compare: (actual, expected, options = {}) => unwrap(core.compare(actual, expected, options)),
-    // intermediates: false → the fast path (cpp/bindings/fast_path.cpp): the fused attention kernel
-    // where the options allow it, same checks and messages, only {output} back.
-    multiheadAttentionStacked: (x, weights, options = {}) => unwrap(options.intermediates === false
-      ? core.multiheadAttentionStackedFast(x, weights, options) : core.multiheadAttentionStacked(x, weights, options)),
-    multiheadAttentionSplit: (x, weights, options = {}) => unwrap(options.intermediates === false
-      ? core.multiheadAttentionSplitFast(x, weights, options) : core.multiheadAttentionSplit(x, weights, options)),
-    multiheadAttentionFused: (x, weights, options = {}) => unwrap(options.intermediates === false
-      ? core.multiheadAttentionFusedFast(x, weights, options) : core.multiheadAttentionFused(x, weights, options)),
-    crossAttention: (xQuery, xContext, weights, options = {}) => unwrap(options.intermediates === false
-      ? core.crossAttentionFast(xQuery, xContext, weights, options) : core.crossAttention(xQuery, xContext, weights, options)),
+    multiheadAttentionStacked: (x, weights, options = {}) => stackedHeads(x, weights, options),
+    multiheadAttentionSplit: (x, weights, options = {}) => splitHeads(x, weights, options),
+    multiheadAttentionFused: (x, weights, options = {}) => fusedHeads(x, weights, options),
+    crossAttention: (xQuery, xContext, weights, options = {}) => cross(xQuery, xContext, weights, options),
     matmul: (a, b, options = {}) => unwrap(core.matmul(a, b, options)),
+    /** matmul with options.variant, a numbered GEMM variant (fastPathInfo().variants): for the benchmark. */
+    matmulVariant: (a, b, options = {}) => unwrap(core.matmulVariant(a, b, options)),
   };
 }
