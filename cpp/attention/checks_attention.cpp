@@ -88,6 +88,15 @@ double multihead_floats(const Tensor& x, int batch, int heads, int rows, int col
          stages * batch * heads * static_cast<double>(rows) * cols + 3.0 * batch * rows * d_out;
 }
 
+// Dropout's RNG counter is the uint32 flat index into the (B, H, Tq, Tk) weights.
+std::string check_dropout_counter(const std::string& function, int batch, int heads, int rows, int cols,
+                                  const AttentionOptions& options) {
+  const double count = static_cast<double>(batch) * heads * rows * cols;
+  if (options.dropout <= 0.0f || count <= 4294967296.0) return "";
+  return function + ": the weights have " + format_number(count) +
+         " values; dropout expects at most 2^32 (its counter is 32 bits)";
+}
+
 std::string sizes_text(int batch, int heads, int rows, int cols, bool cross) {
   std::string text = "B=" + std::to_string(batch);
   if (heads > 1) text += ", H=" + std::to_string(heads);
@@ -107,6 +116,7 @@ std::string check_self_attention(const Tensor& x, const ProjectionWeights& weigh
     return message;
   if (auto message = check_attention_options(function, options, false); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
+  if (auto message = check_dropout_counter(function, batch, 1, time, time, options); !message.empty()) return message;
   return check_memory(function, sizes_text(batch, 1, time, time, false),
                       multihead_floats(x, batch, 1, time, time, d_out, options), max_bytes);
 }
@@ -136,6 +146,7 @@ std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeig
   }
   if (auto message = check_attention_options(function, options, false); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
+  if (auto message = check_dropout_counter(function, batch, heads, time, time, options); !message.empty()) return message;
   return check_memory(function, sizes_text(batch, heads, time, time, false),
                       multihead_floats(x, batch, heads, time, time, d_out, options) + 3.0 * batch * time * d_out,
                       max_bytes);
@@ -156,6 +167,7 @@ std::string check_multihead_attention_split(const Tensor& x, const ProjectionWei
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
+  if (auto message = check_dropout_counter(function, batch, options.heads, time, time, options); !message.empty()) return message;
   return check_memory(function, sizes_text(batch, options.heads, time, time, false),
                       multihead_floats(x, batch, options.heads, time, time, d_out, options), max_bytes);
 }
@@ -182,6 +194,7 @@ std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights&
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
+  if (auto message = check_dropout_counter(function, batch, options.heads, time, time, options); !message.empty()) return message;
   return check_memory(function, sizes_text(batch, options.heads, time, time, false),
                       multihead_floats(x, batch, options.heads, time, time, d_out, options) + 3.0 * batch * time * d_out,
                       max_bytes);
@@ -209,6 +222,7 @@ std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int rows = x_query.shape[1], cols = x_context.shape[1];
+  if (auto message = check_dropout_counter(function, batch, options.heads, rows, cols, options); !message.empty()) return message;
   return check_memory(function, sizes_text(batch, options.heads, rows, cols, true),
                       multihead_floats(x_query, batch, options.heads, rows, cols, d_out, options) +
                           static_cast<double>(x_context.element_count()),

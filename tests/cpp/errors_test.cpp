@@ -220,6 +220,19 @@ TEST(Errors, BuffersBeyondTheMemoryLimitAreRefusedBeforeAllocating) {
   EXPECT_EQ(check_self_attention(x, w, options), "");  // no limit given, natively
 }
 
+TEST(Errors, DropoutCounterMustCoverEveryWeight) {
+  // B=5, T=30000: 4.5e9 weights, more than the 32-bit RNG counter can number.
+  Tensor x;
+  x.shape = {5, 30000, 1};
+  x.data.assign(5 * 30000, 0.5f);
+  ProjectionWeights w;
+  w.query = w.key = w.value = tensor({1, 1}, {1});
+  AttentionOptions options;
+  options.dropout = 0.1f;
+  EXPECT_EQ(check_self_attention(x, w, options),
+            "selfAttention: the weights have 4500000000 values; dropout expects at most 2^32 (its counter is 32 bits)");
+}
+
 TEST(Errors, ComputeFunctionsThrowTheCheckMessageAndKeepWorking) {
   AttentionOptions three;
   three.heads = 3;
