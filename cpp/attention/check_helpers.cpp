@@ -18,6 +18,11 @@ std::string shortest(Real value, int max_digits) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
   char text[40];
+  if (std::floor(value) == value && std::fabs(static_cast<double>(value)) < 1e21) {
+    // Whole numbers in plain digits, as JS prints them below 1e21 (4500000000, not 4.5e+09).
+    std::snprintf(text, sizeof text, "%.0f", static_cast<double>(value));
+    return text;
+  }
   for (int digits = 1; digits <= max_digits; ++digits) {
     std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
     if (static_cast<Real>(std::strtod(text, nullptr)) == value) break;
