@@ -89,6 +89,7 @@ function controlFor(p, value, id, onChange) {
  * @param {(changes: object) => void} onChange
  */
 export function renderControls(names, state, onChange) {
+  if (names.length === 0) return document.createDocumentFragment();
   const fieldset = element('fieldset', { class: 'controls' });
   fieldset.append(element('legend', {}, STRINGS.controls));
   for (const name of names) {

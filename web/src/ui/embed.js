@@ -76,7 +76,9 @@ export function startEmbedApi(playground, allowedOrigins) {
   let ready = false;
   let lastHeight = 0;
   const reportHeight = () => {
-    const height = Math.ceil(document.documentElement.scrollHeight);
+    // The body's own height, not the document's scroll height: that one never drops below the frame's
+    // current height, so a frame could grow but never shrink.
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
     if (height !== lastHeight) {
       lastHeight = height;
       toParent({ type: `${PREFIX}height`, height });

@@ -18,7 +18,7 @@ export function formatCell(value, digits = 2) {
 }
 
 export function formatValue(value) {
-  return formatCell(value, 4);
+  return Number.isFinite(value) ? value.toFixed(4).replace('-', '−') : formatCell(value);
 }
 
 function shortLabel(text) {

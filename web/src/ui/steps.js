@@ -59,8 +59,8 @@ for b in range(B):
       const result = await api.causalAverageLoop(inputs.x);
       return {
         tensors: [
-          show('x', inputs.x, { rows: inputs.tokens, editable: true }),
-          show('output', result.output, { rows: inputs.tokens }),
+          show('x', inputs.x, { rows: inputs.tokens, editable: true, axes: ['T', 'C'] }),
+          show('output', result.output, { rows: inputs.tokens, axes: ['T', 'C'] }),
         ],
       };
     },
@@ -250,7 +250,7 @@ context = dropped @ value`,
   },
   {
     id: 'check',
-    controls: ['backend'],
+    controls: [], // the backend selector is in the header
     formula: String.raw`\max_i |a_i - b_i| \quad\text{and}\quad |a_i - b_i| \le \text{atol} + \text{rtol}\,|b_i| \;\;\forall i`,
     cpp: `Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options);
 // -> max_abs_error, max_rel_error, allclose (atol = rtol = 1e-5), first_mismatch`,
@@ -263,6 +263,9 @@ print((ours - expected).abs().max())`,
       for (const backend of ['wasm-simd', 'wasm-baseline', 'js', 'webgpu']) {
         try {
           const other = await loadBackend(backend);
+          // loadAttention({backend: 'webgpu'}) falls back to WASM when WebGPU is missing: that row
+          // must then say why, not show WASM's numbers under WebGPU's name.
+          if (other.backend !== backend) throw new Error(other.fallbackReason ?? `loaded ${other.backend} instead`);
           const started = performance.now();
           const result = await other[fixture.function](...fixture.args);
           const ms = performance.now() - started;
@@ -272,7 +275,10 @@ print((ours - expected).abs().max())`,
         }
       }
       return {
-        tensors: [show('PyTorch output', expected), show(`${api.backend} output`, rows.find((r) => r.output)?.output ?? expected)],
+        tensors: [
+          show('PyTorch output', expected, { axes: ['B', 'T', 'd_out'] }),
+          show(`${api.backend} output`, rows.find((r) => r.name === api.backend)?.output ?? expected, { axes: ['B', 'T', 'd_out'] }),
+        ],
         backends: { fixtureName: fixture.name, rows },
       };
     },

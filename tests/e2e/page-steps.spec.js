@@ -1,0 +1,105 @@
+// Walks the 11 steps of the page: each renders without console errors or warnings, shows the numbers
+// the core computes for the same inputs, follows every one of its controls, and is saved as a
+// screenshot (test-results/page-screenshots/NN-step.png, also attached to the report).
+import { test, expect } from '@playwright/test';
+import { afterRender, expectPageMatchesCore, openPage, watchConsole } from './page-helpers.js';
+
+const STEPS = [
+  'framing', 'loop', 'matmul', 'softmax', 'self-attention', 'weights', 'causal', 'dropout', 'check', 'multihead', 'cross',
+];
+
+// A new value for every control, and how to enter it through the page.
+const NEW_VALUES = {
+  sentence: 'the quick brown fox jumps over',
+  context: 'le renard brun saute',
+  T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
+  normalization: 'sum', mask: 'renormalize',
+};
+
+async function changeControl(page, name) {
+  const control = page.locator(`.controls [data-control="${name}"]`);
+  const tag = await control.evaluate((node) => `${node.tagName}:${node.type}`);
+  if (tag === 'SELECT:select-one') await control.selectOption(NEW_VALUES[name]);
+  else if (tag === 'INPUT:checkbox') await control.click();
+  else if (tag === 'INPUT:range') {
+    const box = page.locator(`.controls [data-control-number="${name}"]`);
+    await box.fill(NEW_VALUES[name]);
+    await box.press('Tab');
+  } else {
+    await control.fill(NEW_VALUES[name]);
+    await control.press('Tab');
+  }
+}
+
+test('walks all 11 steps with Next, each matching the core, with a screenshot of every step', async ({ page }, testInfo) => {
+  const problems = watchConsole(page);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await openPage(page);
+  for (const [index, id] of STEPS.entries()) {
+    if (index > 0) await afterRender(page, () => page.getByRole('button', { name: 'Next →' }).click());
+    await expect(page.locator('.step-count')).toHaveText(`Step ${index + 1} of 11`);
+    expect(new URL(page.url()).searchParams.get('step') ?? 'framing').toBe(id);
+    await expect(page.locator('.error')).toBeHidden();
+    await expect(page.locator('.formula .katex')).toBeVisible();
+    await expectPageMatchesCore(page);
+    const path = `test-results/page-screenshots/${String(index + 1).padStart(2, '0')}-${id}.png`;
+    await page.screenshot({ path, fullPage: true });
+    await testInfo.attach(`step ${index + 1} ${id}`, { path, contentType: 'image/png' });
+  }
+  await expect(page.getByRole('button', { name: 'Next →' })).toBeDisabled();
+  expect(problems).toEqual([]);
+});
+
+test('step 1 pairs every context with the next word as its target', async ({ page }) => {
+  await openPage(page, '?step=framing');
+  const targets = await page.locator('.pairs .target').allTextContents();
+  expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step', 'your']);
+  await expect(page.locator('.pairs tbody tr').nth(2).locator('.context .token')).toHaveText(['your', 'journey', 'starts']);
+});
+
+test('the classic example: query 2 attends with the weights of DESIGN.md step 5', async ({ page }) => {
+  await openPage(page, '?step=self-attention');
+  const row = await page.locator('table[data-tensor="weights"] tbody tr').nth(1).locator('td').allTextContents();
+  expect(row.map(Number)).toEqual([0.1385, 0.2379, 0.2333, 0.124, 0.1082, 0.1581]);
+  const context = await page.locator('table[data-tensor="output"] tbody tr').nth(1).locator('td').allTextContents();
+  expect(context.map(Number)).toEqual([0.4419, 0.6515, 0.5683]);
+});
+
+for (const id of STEPS) {
+  test(`every control of step "${id}" changes the numbers to the core's for the new inputs`, async ({ page }) => {
+    const problems = watchConsole(page);
+    await openPage(page, `?step=${id}`);
+    const names = await page.locator('.controls [data-control]').evaluateAll((nodes) => nodes.map((n) => n.dataset.control));
+    for (const name of names) {
+      await afterRender(page, () => changeControl(page, name));
+      const state = await page.evaluate(() => window.attentionPlayground.getState());
+      const expectedValue = NEW_VALUES[name];
+      if (expectedValue !== undefined) expect(String(state[name])).toBe(expectedValue);
+      expect(new URL(page.url()).searchParams.has(name), `URL carries ${name}`).toBe(true);
+      await expect(page.locator('.error')).toBeHidden();
+      await expectPageMatchesCore(page);
+    }
+    expect(problems).toEqual([]);
+  });
+}
+
+test('step 9 agrees with PyTorch on every backend this browser has', async ({ page }) => {
+  await openPage(page, '?step=check');
+  for (const backend of ['wasm-simd', 'wasm-baseline', 'js']) {
+    const row = page.locator(`tr[data-backend="${backend}"]`);
+    await expect(row.locator('.verdict')).toHaveText('✓ yes');
+    const error = Number(await row.locator('[data-max-abs-error]').getAttribute('data-max-abs-error'));
+    expect(error).toBeLessThanOrEqual(1e-5);
+  }
+  // WebGPU: a verdict when the adapter exists here (SwiftShader), otherwise a reason, never a failure.
+  await expect(page.locator('tr[data-backend="webgpu"]')).toContainText(/✓ yes|not available here/);
+});
+
+test('the backend selector recomputes with the chosen backend and the badge says which', async ({ page }) => {
+  await openPage(page, '?step=causal');
+  for (const [backend, label] of [['js', 'JS reference'], ['wasm-baseline', 'WASM'], ['wasm-simd', 'WASM SIMD']]) {
+    await afterRender(page, () => page.locator('#backend-select').selectOption(backend));
+    await expect(page.locator('.badge')).toHaveText(new RegExp(`^${label} · [0-9.]+ ms$`));
+    await expectPageMatchesCore(page, 'js');
+  }
+});
