@@ -1,0 +1,111 @@
+// Our contestants: the fast kernels of both WASM builds (cpp/kernels/ via cpp/bindings/fast_path.cpp),
+// every numbered GEMM variant of the SIMD build, and the Eigen teaching path. The raw Emscripten
+// modules are used (not loadAttention) so that both builds and the variants can run side by side.
+
+const GLUE = {
+  simd: new URL('../../web/src/core/wasm/attention-simd.mjs', import.meta.url),
+  baseline: new URL('../../web/src/core/wasm/attention-baseline.mjs', import.meta.url),
+};
+
+const cores = new Map();
+
+/** The raw module of one build ('simd' or 'baseline'), instantiated once. */
+export function loadCore(build) {
+  if (!cores.has(build)) {
+    cores.set(build, (async () => {
+      const { default: create } = await import(GLUE[build].href);
+      return create({ printErr: (text) => console.warn(`[wasm-${build}] ${text}`) });
+    })());
+  }
+  return cores.get(build);
+}
+
+function unwrap(result) {
+  if (result instanceof Error) throw result;
+  return result.output.data;
+}
+
+const matrix = (data, rows, cols) => ({ data, shape: [rows, cols] });
+
+/** The benchmark's weights as the API's split-form weights object. */
+function splitWeights({ dModel: d, weights: w }) {
+  return {
+    query: matrix(w.query, d, d), key: matrix(w.key, d, d), value: matrix(w.value, d, d),
+    queryBias: { data: w.queryBias, shape: [d] }, keyBias: { data: w.keyBias, shape: [d] },
+    valueBias: { data: w.valueBias, shape: [d] }, outWeight: matrix(w.out, d, d), outBias: { data: w.outBias, shape: [d] },
+  };
+}
+
+const sequence = ({ x, T, dModel }) => ({ data: x, shape: [1, T, dModel] });
+
+/** The causal layer through the teaching code (Eigen): the reference for every attention result. */
+export async function teachingAttention(inputs) {
+  const core = await loadCore('simd');
+  return unwrap(core.multiheadAttentionSplit(sequence(inputs), splitWeights(inputs), { heads: inputs.heads, causal: true, intermediates: false }));
+}
+
+function gemmTask(build, variant) {
+  return {
+    supports: () => true,
+    async prepare({ a, b, n }) {
+      const core = await loadCore(build);
+      const options = { variant: variant ?? core.fastPathInfo().defaultVariant };
+      return { run: () => unwrap(core.matmulVariant(matrix(a, n, n), matrix(b, n, n), options)) };
+    },
+  };
+}
+
+function fastAttentionTask(build) {
+  return {
+    supports: () => true,
+    async prepare(inputs) {
+      const core = await loadCore(build);
+      const x = sequence(inputs);
+      const weights = splitWeights(inputs);
+      const options = { heads: inputs.heads, causal: true };
+      return { run: () => unwrap(core.multiheadAttentionSplitFast(x, weights, options)) };
+    },
+  };
+}
+
+async function describeBuild(build) {
+  const info = (await loadCore(build)).fastPathInfo();
+  return `${info.vocabulary} vocabulary; GEMM variant ${info.defaultVariant} (${info.variants.find((v) => v.number === info.defaultVariant).name})`;
+}
+
+/** Our rows. GEMM variants 1, 2 and 4 show the way to the default (3). */
+export function ourContestants() {
+  const variantRow = (number, name, maxN) => ({
+    name: `ours simd128 v${number} ${name}`,
+    group: 'ours',
+    setup: () => loadCore('simd'),
+    tasks: {
+      gemm: { ...gemmTask('simd', number), supports: (n) => n <= maxN || `variant ${number} is a stepping stone; timed up to n=${maxN}` },
+    },
+  });
+  return [
+    {
+      name: 'ours simd128',
+      group: 'ours',
+      setup: () => describeBuild('simd'),
+      tasks: { gemm: gemmTask('simd'), attention: fastAttentionTask('simd') },
+    },
+    variantRow(1, 'reference', 256),
+    variantRow(2, 'rowwise', 1024),
+    variantRow(4, 'packed 5x8', 1024),
+    {
+      name: 'ours scalar (baseline build)',
+      group: 'ours',
+      setup: () => describeBuild('baseline'),
+      tasks: { gemm: gemmTask('baseline'), attention: fastAttentionTask('baseline') },
+    },
+    {
+      name: 'ours Eigen teaching path',
+      group: 'ours',
+      setup: async () => { await loadCore('simd'); return 'multiheadAttentionSplit (Eigen, simd build), (B, H, T, T) intermediates'; },
+      tasks: {
+        attention: { supports: () => true, prepare: async (inputs) => ({ run: () => teachingAttention(inputs) }) },
+      },
+    },
+  ];
+}

@@ -1,0 +1,169 @@
+// Turns a suite report (bench/suite.js runSuite) into a Markdown table and an SVG chart, and checks it
+// against issue #5's targets. No DOM, no Node: used by bench/run.mjs and by the page alike.
+
+const OURS = 'ours simd128';
+const ORT_1 = 'onnxruntime-web 1 thread';
+const TFJS = 'tfjs-wasm';
+// Measured on this machine by issue #5 (native Eigen 3.4, AVX2+FMA, one thread): the bar to clear.
+const NATIVE_EIGEN_MHA_1024_MS = 277;
+
+const find = (report, task, size, contestant) =>
+  report.results.find((r) => r.task === task && r.size === size && r.contestant === contestant && r.status === 'ok');
+
+const contestantsOf = (report, task) => [...new Set(report.results.filter((r) => r.task === task).map((r) => r.contestant))];
+const sizesOf = (report, task) => [...new Set(report.results.filter((r) => r.task === task).map((r) => r.size))];
+
+function cell(result, task) {
+  if (!result) return '–';
+  if (result.status !== 'ok') return result.status;
+  const ms = result.medianMs < 10 ? result.medianMs.toFixed(2) : result.medianMs.toFixed(1);
+  const range = `${result.minMs.toFixed(result.minMs < 10 ? 2 : 0)}–${result.maxMs.toFixed(result.maxMs < 10 ? 2 : 0)}`;
+  return task === 'gemm' ? `**${result.gflops.toFixed(1)}** (${ms} ms)` : `**${ms} ms** (${range}; ${result.gflops.toFixed(1)} GFLOP/s)`;
+}
+
+function table(report, task) {
+  const sizes = sizesOf(report, task);
+  const { sizeName } = report.tasks[task];
+  const lines = [
+    `| contestant | ${sizes.map((s) => `${sizeName}=${s}`).join(' | ')} |`,
+    `|---|${sizes.map(() => '---:').join('|')}|`,
+  ];
+  for (const name of contestantsOf(report, task)) {
+    const row = sizes.map((size) => cell(report.results.find((r) => r.task === task && r.size === size && r.contestant === name), task));
+    lines.push(`| ${name} | ${row.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** ours vs each peer at every size: how many times faster ours is (peer time / our time). */
+export function ratios(report) {
+  const rows = [];
+  for (const task of Object.keys(report.tasks)) {
+    for (const peer of contestantsOf(report, task).filter((name) => name !== OURS)) {
+      for (const size of sizesOf(report, task)) {
+        const ours = find(report, task, size, OURS);
+        const theirs = find(report, task, size, peer);
+        if (ours && theirs) rows.push({ task, size, peer, ratio: theirs.medianMs / ours.medianMs });
+      }
+    }
+  }
+  return rows;
+}
+
+/** Issue #5's targets with where this run landed. */
+export function targets(report) {
+  const gemm512 = find(report, 'gemm', 512, OURS);
+  const relaxed = report.results.find((r) => r.task === 'gemm' && r.size === 512 && /relaxed/.test(r.contestant) && r.status === 'ok');
+  const mha1024 = find(report, 'attention', 1024, OURS);
+  const ort1024 = find(report, 'attention', 1024, ORT_1);
+  const mha2048 = find(report, 'attention', 2048, OURS);
+  const threaded = report.results.find((r) => r.task === 'attention' && r.size === 1024 && /^ours.*thread/.test(r.contestant) && r.status === 'ok');
+  const peersBeaten = sizesOf(report, 'gemm').filter((n) => n >= 256).map((n) => {
+    const ours = find(report, 'gemm', n, OURS);
+    const peers = [ORT_1, TFJS].map((p) => find(report, 'gemm', n, p));
+    return { n, ok: Boolean(ours) && peers.every((p) => p && p.medianMs > ours.medianMs) };
+  });
+  const fmt = (x, digits = 1) => (x === undefined ? 'not measured' : x.toFixed(digits));
+  return [
+    { target: 'GEMM n=512, simd128: ≥ 30 GFLOP/s', landed: `${fmt(gemm512?.gflops)} GFLOP/s`, met: (gemm512?.gflops ?? 0) >= 30 },
+    { target: 'GEMM n=512, relaxed-SIMD FMA: ≥ 40 GFLOP/s', landed: relaxed ? `${fmt(relaxed.gflops)} GFLOP/s` : 'no relaxed-SIMD kernel in this run', met: (relaxed?.gflops ?? 0) >= 40 },
+    { target: 'GEMM: faster than onnxruntime-web and tfjs-wasm at every n ≥ 256', landed: peersBeaten.map(({ n, ok }) => `n=${n} ${ok ? 'yes' : 'no'}`).join(', '), met: peersBeaten.length > 0 && peersBeaten.every(({ ok }) => ok) },
+    { target: 'causal MHA T=1024, one thread: ≤ 220 ms', landed: `${fmt(mha1024?.medianMs)} ms`, met: (mha1024?.medianMs ?? Infinity) <= 220 },
+    { target: 'causal MHA T=1024: ≥ 2× onnxruntime-web 1 thread', landed: mha1024 && ort1024 ? `${(ort1024.medianMs / mha1024.medianMs).toFixed(2)}×` : 'not measured', met: Boolean(mha1024 && ort1024) && ort1024.medianMs / mha1024.medianMs >= 2 },
+    { target: `causal MHA T=1024: faster than native Eigen AVX2+FMA (${NATIVE_EIGEN_MHA_1024_MS} ms, issue #5)`, landed: `${fmt(mha1024?.medianMs)} ms`, met: (mha1024?.medianMs ?? Infinity) < NATIVE_EIGEN_MHA_1024_MS },
+    { target: 'causal MHA T=1024, 2 threads: ≤ 120 ms', landed: threaded ? `${fmt(threaded.medianMs)} ms` : 'no threaded build in this run', met: (threaded?.medianMs ?? Infinity) <= 120 },
+    { target: 'causal MHA T=2048 runs in O(T·d) memory', landed: mha2048 ? `${fmt(mha2048.medianMs)} ms` : 'not measured', met: Boolean(mha2048) },
+  ];
+}
+
+/** The whole report as Markdown: environment, one table per task, targets, ratios. */
+export function toMarkdown(report, { machine } = {}) {
+  const env = report.environment;
+  const out = [];
+  out.push('# Benchmark: attention-playground fast path vs peers', '');
+  out.push(`Run ${env.date} in ${env.userAgent}; ${env.hardwareConcurrency} logical cores${machine ? `, ${machine}` : ''}; `
+    + `cross-origin isolated: ${env.crossOriginIsolated ? 'yes' : 'no'}; whole suite ${env.seconds.toFixed(0)} s.`);
+  out.push(`Medians of ${report.settings.runs} timed runs after warm-up (min–max in brackets); every output was checked `
+    + `against the reference (|error| ≤ ${report.settings.atol} + ${report.settings.rtol}·|expected|) before its time counted.`, '');
+  for (const c of report.contestants) out.push(`- **${c.name}**: ${c.error ? `unavailable (${c.error})` : c.description}`);
+  for (const [task, info] of Object.entries(report.tasks)) {
+    out.push('', `## ${info.title}`, '', task === 'gemm' ? 'GFLOP/s (median time).' : 'Median time (min–max; useful GFLOP/s).', '');
+    out.push(table(report, task));
+    out.push('', `Reference: ${info.reference}.`);
+    const notes = report.results.filter((r) => r.task === task && r.status !== 'ok' && r.status !== 'unavailable');
+    for (const r of notes) out.push(`- ${r.contestant}, ${info.sizeName}=${r.size}: ${r.status} — ${r.reason}`);
+  }
+  out.push('', '## Targets (issue #5)', '', '| target | landed | met |', '|---|---|---|');
+  for (const t of targets(report)) out.push(`| ${t.target} | ${t.landed} | ${t.met ? 'yes' : 'no'} |`);
+  const rows = ratios(report);
+  if (rows.length) {
+    out.push('', `## ${OURS} vs each contestant (their time / ours; > 1: ours is faster)`, '');
+    for (const task of Object.keys(report.tasks)) {
+      const sizes = sizesOf(report, task);
+      const peers = [...new Set(rows.filter((r) => r.task === task).map((r) => r.peer))];
+      if (!peers.length) continue;
+      out.push(`| ${report.tasks[task].title.split(',')[0]} | ${sizes.map((s) => `${report.tasks[task].sizeName}=${s}`).join(' | ')} |`);
+      out.push(`|---|${sizes.map(() => '---:').join('|')}|`);
+      for (const peer of peers) {
+        out.push(`| ${peer} | ${sizes.map((s) => {
+          const r = rows.find((x) => x.task === task && x.peer === peer && x.size === s);
+          return r ? `${r.ratio.toFixed(2)}×` : '–';
+        }).join(' | ')} |`);
+      }
+      out.push('');
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+const COLORS = ['#1b6ac9', '#5b9be6', '#9cc3f0', '#c5dbf5', '#0b3d7a', '#7a7a7a', '#e0731b', '#f0a35e', '#f5c89e', '#2e9e5b', '#8e44ad', '#c0392b'];
+const escape = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Grouped bars of GFLOP/s (higher is better) per size, one panel per task. */
+export function toSvg(report) {
+  const width = 1000;
+  const panelHeight = 300;
+  const legendRow = 18;
+  const names = [...new Set(report.results.filter((r) => r.status === 'ok').map((r) => r.contestant))];
+  const color = Object.fromEntries(names.map((n, i) => [n, COLORS[i % COLORS.length]]));
+  const legendHeight = Math.ceil(names.length / 3) * legendRow + 10;
+  const tasks = Object.keys(report.tasks);
+  const height = tasks.length * (panelHeight + 40) + legendHeight + 30;
+  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`];
+  tasks.forEach((task, t) => {
+    const top = 30 + t * (panelHeight + 40);
+    const left = 60;
+    const plotWidth = width - left - 20;
+    const sizes = sizesOf(report, task);
+    const ok = report.results.filter((r) => r.task === task && r.status === 'ok');
+    const max = Math.max(1, ...ok.map((r) => r.gflops));
+    const scale = (panelHeight - 40) / max;
+    parts.push(`<text x="${left}" y="${top - 10}" font-size="13" font-weight="bold">${escape(report.tasks[task].title)} — GFLOP/s, higher is better</text>`);
+    for (let g = 0; g <= max; g += max > 40 ? 10 : 5) {
+      const y = top + panelHeight - 20 - g * scale;
+      parts.push(`<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}" stroke="#e4e4e4"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#555">${g}</text>`);
+    }
+    const groupWidth = plotWidth / sizes.length;
+    sizes.forEach((size, s) => {
+      const bars = ok.filter((r) => r.size === size);
+      const barWidth = Math.min(24, (groupWidth - 16) / Math.max(1, bars.length));
+      const start = left + s * groupWidth + (groupWidth - barWidth * bars.length) / 2;
+      bars.forEach((r, b) => {
+        const h = r.gflops * scale;
+        const x = start + b * barWidth;
+        const y = top + panelHeight - 20 - h;
+        parts.push(`<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${color[r.contestant]}"><title>${escape(`${r.contestant}, ${report.tasks[task].sizeName}=${size}: ${r.gflops.toFixed(1)} GFLOP/s, ${r.medianMs.toFixed(2)} ms`)}</title></rect>`);
+      });
+      parts.push(`<text x="${left + s * groupWidth + groupWidth / 2}" y="${top + panelHeight - 4}" text-anchor="middle">${report.tasks[task].sizeName}=${size}</text>`);
+    });
+  });
+  const legendTop = height - legendHeight;
+  names.forEach((name, i) => {
+    const x = 60 + (i % 3) * 310;
+    const y = legendTop + Math.floor(i / 3) * legendRow;
+    parts.push(`<rect x="${x}" y="${y}" width="12" height="12" fill="${color[name]}"/><text x="${x + 18}" y="${y + 10}">${escape(name)}</text>`);
+  });
+  parts.push('</svg>');
+  return `${parts.join('\n')}\n`;
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// `npm run bench`: serves the repository (cross-origin isolated, so the threaded peers can run),
+// opens bench/index.html in Debian's headless Chromium, runs the whole suite in that one page and
+// writes bench/results/latest.{json,md,svg}.
+//
+//   node bench/run.mjs [--quick]      --quick: the two smallest sizes of each task (a smoke run)
+import { writeFile, mkdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { CHROMIUM_ARGS } from '../playwright.config.js';
+import { startServer } from '../scripts/serve.mjs';
+import { toMarkdown, toSvg } from './report.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = join(ROOT, 'bench', 'results');
+const LIMIT_MS = 10 * 60 * 1000;
+const quick = process.argv.includes('--quick');
+
+async function version(pkg) {
+  try {
+    return JSON.parse(await readFile(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+const server = await startServer({ root: ROOT, port: 0, isolated: true });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+try {
+  const page = await browser.newPage();
+  page.on('console', (message) => {
+    const text = message.text();
+    if (text.startsWith('[bench] ')) console.log(text.slice(8));
+    else if (message.type() === 'error' || message.type() === 'warning') console.log(`  (page ${message.type()}: ${text})`);
+  });
+  page.on('pageerror', (error) => console.log(`  (page error: ${error.message})`));
+  await page.goto(`${server.url}bench/index.html?autorun=${quick ? 'quick' : 'full'}`);
+  await page.waitForFunction(() => window.benchDone === true, null, { timeout: LIMIT_MS, polling: 1000 });
+  const failure = await page.evaluate(() => window.benchError ?? null);
+  if (failure) throw new Error(`the suite failed in the page:\n${failure}`);
+  const report = await page.evaluate(() => { const { markdown, ...rest } = window.benchReport; return rest; });
+
+  const cpus = os.cpus();
+  report.machine = {
+    cpu: cpus[0]?.model ?? 'unknown', logicalCores: cpus.length, memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
+    os: `${os.type()} ${os.release()}`, loadAverage: os.loadavg().map((x) => +x.toFixed(2)),
+    note: 'shared machine: other processes were running; figures are medians, see min/max',
+  };
+  report.browser = { name: 'Chromium', version: browser.version(), headless: true, flags: CHROMIUM_ARGS };
+  report.versions = {
+    node: process.version,
+    'onnxruntime-web': await version('onnxruntime-web'),
+    '@tensorflow/tfjs-core': await version('@tensorflow/tfjs-core'),
+    '@tensorflow/tfjs-backend-wasm': await version('@tensorflow/tfjs-backend-wasm'),
+    'playwright-core': await version('playwright-core'),
+    emscripten: '3.1.6 (Debian)',
+  };
+  const machine = `${report.machine.cpu}, load average ${report.machine.loadAverage.join(' / ')} (shared machine)`;
+  await mkdir(RESULTS, { recursive: true });
+  const prefix = quick ? 'quick' : 'latest';
+  await writeFile(join(RESULTS, `${prefix}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(join(RESULTS, `${prefix}.md`), toMarkdown(report, { machine }));
+  await writeFile(join(RESULTS, `${prefix}.svg`), toSvg(report));
+  console.log(`\nwrote bench/results/${prefix}.json, .md and .svg (${report.environment.seconds.toFixed(0)} s in the page)`);
+} finally {
+  await browser.close();
+  await server.close();
+}
