@@ -30,14 +30,17 @@ test.describe('WebGPU kernels', () => {
     { M: 31, N: 33, K: 129, bias: true, alpha: 0.25 },
   ];
   // One page for all the shapes: SwiftShader makes each new page and device cost seconds.
-  test('GEMM matches the loop for sizes of 1, primes and non-multiples of the tile, with and without vec4 loads', async ({ page }) => {
-    const differences = await page.evaluate(async (cases) => {
-      const out = [];
-      for (const shape of cases) out.push(await window.harness.checkGemm(shape));
-      return out;
-    }, gemmCases);
-    gemmCases.forEach((shape, i) => expect(differences[i], JSON.stringify(shape)).toBeLessThanOrEqual(TOLERANCE));
-  });
+  for (const staged of [true, false]) {
+    const variant = staged ? 'variant 1 (workgroup-memory tiles)' : 'variant 2 (direct loads)';
+    test(`GEMM ${variant} matches the loop for sizes of 1, primes and non-multiples of the tile, with and without vec4 loads`, async ({ page }) => {
+      const differences = await page.evaluate(async ({ cases, staged }) => {
+        const out = [];
+        for (const shape of cases) out.push(await window.harness.checkGemm({ ...shape, staged }));
+        return out;
+      }, { cases: gemmCases, staged });
+      gemmCases.forEach((shape, i) => expect(differences[i], JSON.stringify(shape)).toBeLessThanOrEqual(TOLERANCE));
+    });
+  }
 
   test('row softmax matches the loop for every mask mode and normalisation, keeping −∞ exact', async ({ page }) => {
     const results = await page.evaluate(async () => {

@@ -3,14 +3,14 @@
 import { acquireDevice } from '/web/src/gpu/device.js';
 import { GpuRuntime } from '/web/src/gpu/runtime.js';
 
-let runtimePromise;
-function runtime() {
-  runtimePromise ??= acquireDevice().then(({ device, adapterInfo }) => {
-    const gpu = new GpuRuntime(device);
-    gpu.adapterInfo = adapterInfo;
-    return gpu;
-  });
-  return runtimePromise;
+let devicePromise;
+const runtimes = {};
+/** One device; a runtime per GEMM variant (staged: workgroup-memory tiles; direct: no staging). */
+async function runtime(staged = true) {
+  devicePromise ??= acquireDevice();
+  const { device, adapterInfo } = await devicePromise;
+  runtimes[staged] ??= Object.assign(new GpuRuntime(device, { stagedGemm: staged }), { adapterInfo });
+  return runtimes[staged];
 }
 
 export async function adapterInfo() {
@@ -41,8 +41,8 @@ function maxAbsDifference(actual, expected) {
 }
 
 /** C = alpha·A·op(B) + bias for `batch` matrices, GPU vs loop. */
-export async function checkGemm({ M, N, K, batch = 1, transposeB = false, bias = false, alpha = 1 }) {
-  const gpu = await runtime();
+export async function checkGemm({ M, N, K, batch = 1, transposeB = false, bias = false, alpha = 1, staged = true }) {
+  const gpu = await runtime(staged);
   const a = randomTensor(batch * M * K, 1);
   const b = randomTensor(batch * K * N, 2);
   const biasData = randomTensor(N, 3);

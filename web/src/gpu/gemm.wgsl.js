@@ -14,13 +14,16 @@
 // read as 0, so any M, N, K works, including sizes below one tile.
 //
 // WGSL cannot choose a binding's element type by an override, so the scalar/vec4 choice is made when the
-// text is built; everything else (workgroup size, transposition) is an override.
+// text is built, as is staging (variant 1, tiles in workgroup memory) or not (variant 2, for CPU-emulated
+// adapters, where barriers are dear); the workgroup size and the transposition are overrides.
 
 /**
- * @param {{vec4A: boolean, vec4B: boolean}} variant which operands are read with vec4 loads
+ * @param {{vec4A: boolean, vec4B: boolean, staged?: boolean}} variant which operands are read with vec4
+ *   loads; staged (variant 1, the default) uses the workgroup-memory tiles, unstaged (variant 2) reads
+ *   the operands directly and suits CPU-emulated adapters (SwiftShader)
  * @returns {string} WGSL source
  */
-export function gemmWgsl({ vec4A, vec4B }) {
+export function gemmWgsl({ vec4A, vec4B, staged = true }) {
   return /* wgsl */ `
 struct Params {
   M: u32, N: u32, K: u32, batchInner: u32,
@@ -113,7 +116,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   let threads = WORKGROUP_SIDE * WORKGROUP_SIDE;
 
   var acc: array<vec4<f32>, 4>;
-  for (var kStart = 0u; kStart < params.K; kStart += TILE_K) {
+${staged ? `  for (var kStart = 0u; kStart < params.K; kStart += TILE_K) {
     // 1. Stage A's TILE_MN × TILE_K slice, 4 consecutive k per load.
     for (var slot = thread; slot < TILE_MN * TILE_K / 4u; slot += threads) {
       let m = slot / (TILE_K / 4u);
@@ -151,7 +154,27 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
     workgroupBarrier();
   }
 
-  // 4. C = alpha · acc + bias, only for the rows and columns that exist.
+` : `  // Without staging: each invocation reads its 4 rows of A and 4 columns of op(B) straight from the
+  // buffers, 4 k at a time. No barriers: on SwiftShader (a CPU) workgroup memory and barriers cost more
+  // than they save, the caches already doing the staging's job.
+  for (var k = 0u; k < params.K; k += 4u) {
+    var bSlice: array<vec4<f32>, 4>; // bSlice[t] = op(B)[k + t, 4 columns]
+    let col = colStart + local.x * 4u;
+    if (TRANSPOSE_B) {
+      for (var j = 0u; j < 4u; j++) {
+        let v = loadB4(bBase, col + j, k, params.N, params.K);
+        bSlice[0][j] = v.x; bSlice[1][j] = v.y; bSlice[2][j] = v.z; bSlice[3][j] = v.w;
+      }
+    } else {
+      for (var t = 0u; t < 4u; t++) { bSlice[t] = loadB4(bBase, k + t, col, params.K, params.N); }
+    }
+    for (var i = 0u; i < 4u; i++) {
+      let aRow = loadA4(aBase, rowStart + local.y * 4u + i, k);
+      acc[i] += aRow.x * bSlice[0] + aRow.y * bSlice[1] + aRow.z * bSlice[2] + aRow.w * bSlice[3];
+    }
+  }
+
+`}  // 4. C = alpha · acc + bias, only for the rows and columns that exist.
   let biasBase = params.biasOffset + outer * params.biasOuterStride + inner * params.biasInnerStride;
   for (var i = 0u; i < 4u; i++) {
     let row = rowStart + local.y * 4u + i;

@@ -34,9 +34,14 @@ export function lowbias32(input) {
  */
 
 export class GpuRuntime {
-  /** @param {GPUDevice} device */
-  constructor(device) {
+  /**
+   * @param {GPUDevice} device
+   * @param {{stagedGemm?: boolean}} [options] stagedGemm: GEMM variant 1 (workgroup-memory tiles, for GPUs)
+   *   or, when false, variant 2 (direct loads, for CPU-emulated adapters such as SwiftShader)
+   */
+  constructor(device, { stagedGemm = true } = {}) {
     this.device = device;
+    this.stagedGemm = stagedGemm;
     /** @type {Map<string, GPUComputePipeline>} */
     this.pipelines = new Map();
     this.maxBindingBytes = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
@@ -177,9 +182,10 @@ export class GpuPass {
     const aligned = (layout, length) => layout.every((value) => value % 4 === 0) && length % 4 === 0;
     const vec4A = aligned(layouts[0], K);
     const vec4B = aligned(layouts[1], transposeB ? K : N);
+    const staged = this.runtime.stagedGemm;
     const pipeline = this.runtime.pipeline(
-      `gemm vec4A=${vec4A} vec4B=${vec4B} transposeB=${transposeB}`,
-      () => gemmWgsl({ vec4A, vec4B }), { TRANSPOSE_B: transposeB });
+      `gemm ${staged ? 'staged' : 'direct'} vec4A=${vec4A} vec4B=${vec4B} transposeB=${transposeB}`,
+      () => gemmWgsl({ vec4A, vec4B, staged }), { TRANSPOSE_B: transposeB });
     const words = new Uint32Array(24);
     words.set([M, N, K, batchInner], 0);
     new Float32Array(words.buffer, 16, 1)[0] = alpha;
