@@ -1,5 +1,7 @@
 // Loading the two WASM builds in Node: each reports its build, its kernels use the vocabulary the
 // build promises, and a load that cannot succeed says which file and why.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { simd } from 'wasm-feature-detect';
 import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
@@ -37,6 +39,29 @@ describe.each(BUILDS)('the %s build', (build) => {
     expect(stats.heapLimitBytes).toBe(2 ** 31);
     expect(stats.heapBytes).toBeGreaterThanOrEqual(16 * 2 ** 20);
     expect(stats.bytesInUse).toBeGreaterThanOrEqual(0);
+  });
+});
+
+// wabt's validator with the SIMD proposal switched off: the baseline module must pass it (it runs on
+// engines without SIMD), the SIMD module must not (else its kernels were not vectorised at all).
+function validatesWithoutSimd(build) {
+  const file = fileURLToPath(new URL(`../../web/src/core/wasm/attention-${build}.wasm`, import.meta.url));
+  try {
+    execFileSync('wasm-validate', ['--disable-simd', file], { stdio: 'pipe' });
+    return true;
+  } catch (error) {
+    if (error.code === 'ENOENT') throw new Error('wasm-validate (wabt) is missing; run scripts/setup.sh');
+    return false;
+  }
+}
+
+describe('the instructions in each module', () => {
+  test('the baseline module has no SIMD instruction', () => {
+    expect(validatesWithoutSimd('baseline')).toBe(true);
+  });
+
+  test('the SIMD module uses SIMD instructions', () => {
+    expect(validatesWithoutSimd('simd')).toBe(false);
   });
 });
 
