@@ -224,6 +224,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   });
 
   showNotices(parsed.notices);
+  writeUrl(false); // the address bar shows the state actually on screen, rejected values dropped
   applyChrome();
   renderStep();
   recompute();

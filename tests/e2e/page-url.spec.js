@@ -1,0 +1,69 @@
+// The URL holds the whole state: a link reproduces the screen, and a hostile link can only fall back
+// to defaults with a visible notice.
+import { test, expect } from '@playwright/test';
+import { afterRender, openPage, shownValues, watchConsole } from './page-helpers.js';
+
+test('a URL round-trips: controls show it, a change writes it, a reload reproduces the numbers', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, '?step=causal&T=8&mask=zero&seed=5&temperature=0.5');
+  await expect(page.locator('[data-control="mask"]')).toHaveValue('zero');
+  await expect(page.locator('[data-control-number="T"]')).toHaveValue('8');
+  await expect(page.locator('[data-control="seed"]')).toHaveValue('5');
+  await expect(page.locator('table[data-tensor="weights"] tbody tr')).toHaveCount(8);
+
+  await afterRender(page, async () => {
+    await page.locator('[data-control-number="temperature"]').fill('1.5');
+    await page.locator('[data-control-number="temperature"]').press('Tab');
+  });
+  const params = new URL(page.url()).searchParams;
+  expect(Object.fromEntries(params)).toEqual({ step: 'causal', T: '8', seed: '5', mask: 'zero', temperature: '1.5' });
+  const before = await shownValues(page, 'weights');
+
+  await page.reload();
+  await page.waitForFunction(() => window.attentionPlayground?.lastRun()?.result);
+  expect(await shownValues(page, 'weights')).toEqual(before);
+  await expect(page.locator('[data-control-number="temperature"]')).toHaveValue('1.5');
+  expect(problems).toEqual([]);
+});
+
+test('back and forward walk the steps the learner visited', async ({ page }) => {
+  await openPage(page, '?step=loop');
+  await afterRender(page, () => page.getByRole('button', { name: 'Next →' }).click());
+  await expect(page.locator('.step-title')).toHaveText('Average as a matrix product');
+  await afterRender(page, () => page.goBack());
+  await expect(page.locator('.step-title')).toHaveText('Average with a loop');
+});
+
+test('a hostile URL injects nothing and every rejected parameter gets a visible notice', async ({ page }) => {
+  const problems = watchConsole(page);
+  const hostile = new URLSearchParams({
+    sentence: '<img src=x onerror="window.__pwned=1">',
+    context: '"><script>window.__pwned=2</script>',
+    T: '99',
+    heads: '2;alert(1)',
+    step: 'javascript:alert(1)',
+    '<b>bogus</b>': '1',
+  });
+  await openPage(page, `?${hostile}`);
+  await expect(page.locator('.notice')).toHaveCount(6);
+  await expect(page.locator('.notice').first()).toContainText('sentence');
+  expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+  expect(await page.locator('img, script:not([type="module"])').count()).toBe(0);
+  expect(await page.locator('b').count()).toBe(0);
+  const state = await page.evaluate(() => window.attentionPlayground.getState());
+  expect(state).toMatchObject({ step: 'framing', T: 6, heads: 2, sentence: 'Your journey starts with one step' });
+  // The notices are dismissable, and the URL is rewritten to the state actually shown.
+  await page.locator('.notice button').first().click();
+  await expect(page.locator('.notice')).toHaveCount(5);
+  expect(new URL(page.url()).search).toBe('');
+  expect(problems).toEqual([]);
+});
+
+test('an error from the core is shown in words, and the page recovers', async ({ page }) => {
+  await openPage(page, '?step=multihead&dOut=3&heads=2');
+  await expect(page.locator('.error')).toContainText('multiheadAttentionSplit');
+  await expect(page.locator('.error')).toContainText('heads=2');
+  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ heads: 3 })));
+  await expect(page.locator('.error')).toBeHidden();
+  await expect(page.locator('table[data-tensor="weights"]')).toHaveCount(3);
+});
