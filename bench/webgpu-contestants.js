@@ -1,142 +1,141 @@
-// The benchmark's WebGPU contestants, run in the browser page of the benchmark: this project's webgpu
-// backend and TensorFlow.js's webgpu backend, on the same two workloads as the others:
-//   gemm(n):       (n, n)·(n, n), f32
-//   attention(T):  causal multi-head self-attention, x (1, T, d_model) → output (1, T, d_model), with the
-//                  Q, K, V and output projections (d_model, d_model), H heads, scaled by 1/√d_head.
-// Each prepare function builds its inputs once and returns run(), which does one call and resolves with
-// the output as a Float32Array once it is back on the CPU (so the suite can validate it before timing).
-// On SwiftShader (Chromium's Vulkan on the CPU) the names say "SwiftShader (CPU-emulated)": those figures
-// measure a CPU emulating a GPU, not a GPU.
+// The benchmark's WebGPU contestants, in the shape bench/suite.js expects ({name, group, setup, tasks}):
+// this project's webgpu backend and TensorFlow.js's webgpu backend, on the suite's GEMM and causal
+// multi-head attention (with projections and biases, bench/inputs.js).
 //
-// The page needs bare imports mapped for TensorFlow.js (an importmap, or a bundler):
-//   "@tensorflow/tfjs-core": "/node_modules/@tensorflow/tfjs-core/dist/tf-core.fesm.js",
-//   "@tensorflow/tfjs-backend-webgpu": "/node_modules/@tensorflow/tfjs-backend-webgpu/dist/tf-backend-webgpu.fesm.js"
+// On SwiftShader (Chromium's Vulkan on the CPU, what a headless machine without a GPU has) the names end in
+// "SwiftShader (CPU-emulated)": those rows measure a CPU emulating a GPU. There the large sizes are skipped
+// (each run would take tens of seconds); on a real GPU every size runs.
+//
+// TensorFlow.js runs in its own same-origin iframe: the suite's tfjs-wasm row uses the page's global `tf`,
+// and a second backend on that global would switch it under that row (tf.setBackend is global).
 import { describeAdapter } from '../web/src/gpu/device.js';
 
-/** Deterministic values in [-1, 1), the same for every contestant given the same seed. */
-export function benchData(length, seed) {
-  const data = new Float32Array(length);
-  let state = seed >>> 0;
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    data[i] = state / 2 ** 31 - 1;
-  }
-  return data;
-}
+const EMULATED_LIMITS = { gemm: 512, attention: 128 };
+const EMULATED_SUFFIX = ' — SwiftShader (CPU-emulated)';
 
-/** The inputs of attention(T): x and four (d_model, d_model) weights, small so the softmax is not one-hot. */
-export function attentionInputs({ T, dModel }) {
-  const weight = (seed) => benchData(dModel * dModel, seed).map((v) => v / Math.sqrt(dModel));
-  return { x: benchData(T * dModel, 11), query: weight(12), key: weight(13), value: weight(14), outWeight: weight(15) };
-}
-
-/** The adapter this browser gives, described as the labels need; null without WebGPU. */
-async function adapterDescription() {
+/** The adapter this browser gives, described for the labels; throws (→ 'unavailable') without one. */
+async function requireAdapter() {
   const adapter = await globalThis.navigator?.gpu?.requestAdapter({ powerPreference: 'high-performance' });
-  return adapter ? describeAdapter(adapter) : null;
+  if (!adapter) throw new Error(globalThis.navigator?.gpu ? 'WebGPU: requestAdapter() returned null' : 'WebGPU: navigator.gpu is undefined');
+  return describeAdapter(adapter);
 }
 
-const suffix = (adapter) => (adapter.emulated ? ' — SwiftShader (CPU-emulated)' : '');
+/** A task wrapper: refuses the sizes too slow for an emulated adapter, with the reason. */
+function task(state, kind, prepare) {
+  return {
+    supports: (size) => (!state.adapter?.emulated || size <= EMULATED_LIMITS[kind]) ||
+      `SwiftShader (CPU-emulated): sizes above ${EMULATED_LIMITS[kind]} skipped, each run would take tens of seconds`,
+    prepare,
+  };
+}
+
+const matrix = (data, rows, cols) => ({ data, shape: [rows, cols] });
 
 /** This project's webgpu backend, called as the API calls it (normalised arguments). */
-async function playgroundContestant(adapter) {
-  const { loadWebGpuBackend } = await import('../web/src/core/backends/webgpu.js');
-  const gpu = await loadWebGpuBackend();
+function playgroundContestant() {
+  const state = { adapter: null, gpu: null };
   return {
-    name: `attention-playground webgpu${suffix(adapter)}`,
-    library: 'attention-playground',
-    backend: 'webgpu',
-    adapter: adapter.label,
-    emulated: adapter.emulated,
-    async gemm(n) {
-      const a = { data: benchData(n * n, 1), shape: [n, n] };
-      const b = { data: benchData(n * n, 2), shape: [n, n] };
-      return async () => (await gpu.matmul(a, b, { transposeB: false })).output.data;
+    get name() { return `ours webgpu${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    group: 'ours',
+    async setup() {
+      state.adapter = await requireAdapter();
+      const { loadWebGpuBackend } = await import('../web/src/core/backends/webgpu.js');
+      state.gpu = await loadWebGpuBackend();
+      return `web/src/core/backends/webgpu.js on ${state.adapter.label}; inputs uploaded and the output read back on every run`;
     },
-    async attention({ T, dModel, heads }) {
-      const inputs = attentionInputs({ T, dModel });
-      const matrix = (data) => ({ data, shape: [dModel, dModel] });
-      const x = { data: inputs.x, shape: [1, T, dModel] };
-      const weights = { query: matrix(inputs.query), key: matrix(inputs.key), value: matrix(inputs.value), outWeight: matrix(inputs.outWeight) };
-      // intermediates: false runs the fused online-softmax kernel: no (T, T) tensor is stored.
-      const options = { scale: true, temperature: 1, causal: true, mask: 'neg_inf', dropout: 0, seed: 0, heads, intermediates: false };
-      return async () => (await gpu.multiheadAttentionSplit(x, weights, options)).output.data;
+    tasks: {
+      gemm: task(state, 'gemm', async ({ a, b, n }) => ({
+        run: async () => (await state.gpu.matmul(matrix(a, n, n), matrix(b, n, n), { transposeB: false })).output.data,
+      })),
+      attention: task(state, 'attention', async ({ x, T, dModel: d, heads, weights: w }) => {
+        const vector = (data) => ({ data, shape: [d] });
+        const weights = {
+          query: matrix(w.query, d, d), key: matrix(w.key, d, d), value: matrix(w.value, d, d),
+          queryBias: vector(w.queryBias), keyBias: vector(w.keyBias), valueBias: vector(w.valueBias),
+          outWeight: matrix(w.out, d, d), outBias: vector(w.outBias),
+        };
+        // intermediates: false runs the fused online-softmax kernel: no (T, T) tensor is stored.
+        const options = { scale: true, temperature: 1, causal: true, mask: 'neg_inf', dropout: 0, seed: 0, heads, intermediates: false };
+        const input = { data: x, shape: [1, T, d] };
+        return { run: async () => (await state.gpu.multiheadAttentionSplit(input, weights, options)).output.data };
+      }),
     },
-    dispose: () => gpu.destroy(),
   };
 }
 
-/** TensorFlow.js with @tensorflow/tfjs-backend-webgpu: inputs live on the GPU; each run reads its result back. */
-async function tfjsContestant(adapter) {
-  const tf = await import('@tensorflow/tfjs-core');
-  await import('@tensorflow/tfjs-backend-webgpu');
+/** A same-origin iframe with its own TensorFlow.js (core + webgpu backend, UMD bundles from node_modules). */
+async function isolatedTensorFlow() {
+  const base = new URL('../node_modules/@tensorflow/', import.meta.url).href;
+  const frame = document.createElement('iframe');
+  frame.hidden = true;
+  frame.srcdoc = `<!doctype html><script src="${base}tfjs-core/dist/tf-core.min.js"></script>` +
+    `<script src="${base}tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js"></script>`;
+  await new Promise((resolve, reject) => {
+    frame.onload = resolve;
+    frame.onerror = () => reject(new Error('TensorFlow.js: the iframe did not load'));
+    document.body.append(frame);
+  });
+  const { tf } = frame.contentWindow;
+  if (!tf?.matMul) throw new Error('TensorFlow.js: tf-core.min.js did not load in the iframe');
   if (!(await tf.setBackend('webgpu'))) throw new Error('TensorFlow.js: setBackend("webgpu") failed');
   await tf.ready();
-  const held = [];
-  const keep = (tensor) => { held.push(tensor); return tensor; };
+  // tf checks `instanceof Float32Array` against its own realm: inputs are copied into it once, in prepare.
+  return { tf, local: (data) => new frame.contentWindow.Float32Array(data) };
+}
+
+/** TensorFlow.js webgpu: weights live on the GPU; each run uploads its input and reads its output back. */
+function tensorflowContestant() {
+  const state = { adapter: null, tf: null };
+  // Its arrays belong to the iframe's realm: copied into this one, as the other rows return.
+  const back = async (tensor) => { const data = new Float32Array(await tensor.data()); tensor.dispose(); return data; };
   return {
-    name: `TensorFlow.js webgpu${suffix(adapter)}`,
-    library: '@tensorflow/tfjs-backend-webgpu',
-    backend: 'webgpu',
-    adapter: adapter.label,
-    emulated: adapter.emulated,
-    async gemm(n) {
-      const a = keep(tf.tensor2d(benchData(n * n, 1), [n, n]));
-      const b = keep(tf.tensor2d(benchData(n * n, 2), [n, n]));
-      return async () => {
-        const c = tf.matMul(a, b);
-        const data = await c.data();
-        c.dispose();
-        return data;
-      };
+    get name() { return `tfjs-webgpu${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    group: 'peer',
+    async setup() {
+      state.adapter = await requireAdapter();
+      Object.assign(state, await isolatedTensorFlow());
+      return `TensorFlow.js ${state.tf.version_core}, webgpu backend, on ${state.adapter.label}`;
     },
-    async attention({ T, dModel, heads }) {
-      const inputs = attentionInputs({ T, dModel });
-      const dHead = dModel / heads;
-      const x = keep(tf.tensor2d(inputs.x, [T, dModel]));
-      const [wq, wk, wv, wo] = ['query', 'key', 'value', 'outWeight'].map((name) => keep(tf.tensor2d(inputs[name], [dModel, dModel])));
-      // Causal mask: −∞ above the diagonal, added to the scores.
-      const future = keep(tf.sub(tf.ones([T, T]), tf.linalg.bandPart(tf.ones([T, T]), -1, 0)));
-      const mask = keep(tf.where(tf.cast(future, 'bool'), tf.fill([T, T], -Infinity), tf.zeros([T, T])));
-      // (T, d_model) -> (T, H, d_head) -> (H, T, d_head)
-      const heads3 = (m) => tf.transpose(tf.reshape(m, [T, heads, dHead]), [1, 0, 2]);
-      return async () => {
-        const output = tf.tidy(() => {
-          const q = heads3(tf.matMul(x, wq));
-          const k = heads3(tf.matMul(x, wk));
-          const v = heads3(tf.matMul(x, wv));
-          const scores = tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dHead)), mask);
-          const context = tf.matMul(tf.softmax(scores), v); // (H, T, d_head)
-          // (H, T, d_head) -> (T, H, d_head) -> (T, d_model)
-          return tf.matMul(tf.reshape(tf.transpose(context, [1, 0, 2]), [T, dModel]), wo);
-        });
-        const data = await output.data();
-        output.dispose();
-        return data;
-      };
+    tasks: {
+      gemm: task(state, 'gemm', async ({ a, b, n }) => {
+        const { tf, local } = state;
+        const [A, B] = [local(a), local(b)];
+        return { run: () => back(tf.tidy(() => tf.matMul(tf.tensor2d(A, [n, n]), tf.tensor2d(B, [n, n])))) };
+      }),
+      attention: task(state, 'attention', async ({ x, T, dModel: d, heads, weights: w }) => {
+        const { tf, local } = state;
+        const dHead = d / heads;
+        const input = local(x);
+        const mask = new Float32Array(T * T);
+        for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) mask[i * T + j] = -Infinity;
+        const c = {
+          Wq: tf.tensor2d(local(w.query), [d, d]), Wk: tf.tensor2d(local(w.key), [d, d]),
+          Wv: tf.tensor2d(local(w.value), [d, d]), Wo: tf.tensor2d(local(w.out), [d, d]),
+          bq: tf.tensor1d(local(w.queryBias)), bk: tf.tensor1d(local(w.keyBias)),
+          bv: tf.tensor1d(local(w.valueBias)), bo: tf.tensor1d(local(w.outBias)),
+          mask: tf.tensor2d(local(mask), [T, T]), scale: tf.scalar(1 / Math.sqrt(dHead)),
+        };
+        // (T, d) → (T, H, d_head) → (H, T, d_head)
+        const splitHeads = (t) => tf.transpose(tf.reshape(t, [T, heads, dHead]), [1, 0, 2]);
+        return {
+          run: () => back(tf.tidy(() => {
+            const xs = tf.tensor2d(input, [T, d]);
+            const q = splitHeads(tf.add(tf.matMul(xs, c.Wq), c.bq));
+            const k = splitHeads(tf.add(tf.matMul(xs, c.Wk), c.bk));
+            const v = splitHeads(tf.add(tf.matMul(xs, c.Wv), c.bv));
+            const weights = tf.softmax(tf.add(tf.mul(tf.matMul(q, k, false, true), c.scale), c.mask));
+            // (H, T, d_head) → (T, H, d_head) → (T, d)
+            const context = tf.reshape(tf.transpose(tf.matMul(weights, v), [1, 0, 2]), [T, d]);
+            return tf.add(tf.matMul(context, c.Wo), c.bo);
+          })),
+          dispose: () => Object.values(c).forEach((t) => t.dispose()),
+        };
+      }),
     },
-    dispose: () => { for (const tensor of held) tensor.dispose(); held.length = 0; },
   };
 }
 
-/**
- * The WebGPU contestants this browser can run. Without WebGPU (or when one fails to start) it is left out,
- * and `skipped` says why, so the suite can print it beside the table.
- * @returns {Promise<{contestants: object[], skipped: {name: string, reason: string}[]}>}
- */
-export async function createWebGpuContestants() {
-  const skipped = [];
-  const adapter = await adapterDescription().catch(() => null);
-  if (!adapter) {
-    return { contestants: [], skipped: [{ name: 'webgpu contestants', reason: 'no WebGPU adapter in this browser' }] };
-  }
-  const contestants = [];
-  for (const [name, make] of [['attention-playground webgpu', playgroundContestant], ['TensorFlow.js webgpu', tfjsContestant]]) {
-    try {
-      contestants.push(await make(adapter));
-    } catch (error) {
-      skipped.push({ name, reason: error.message });
-    }
-  }
-  return { contestants, skipped };
+/** The WebGPU rows of the suite; without WebGPU their setup throws and the suite marks them unavailable. */
+export function webgpuContestants() {
+  return [playgroundContestant(), tensorflowContestant()];
 }

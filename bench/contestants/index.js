@@ -4,7 +4,8 @@ import { naiveContestants } from './naive.js';
 import { onnxruntimeContestants } from './onnxruntime.js';
 import { ourContestants } from './ours.js';
 import { tfjsContestants } from './tfjs.js';
+import { webgpuContestants } from '../webgpu-contestants.js';
 
 export function defaultContestants() {
-  return [...ourContestants(), ...naiveContestants(), ...onnxruntimeContestants(), ...tfjsContestants()];
+  return [...ourContestants(), ...naiveContestants(), ...onnxruntimeContestants(), ...tfjsContestants(), ...webgpuContestants()];
 }

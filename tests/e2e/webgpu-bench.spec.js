@@ -6,21 +6,29 @@ test('the webgpu contestants (ours and TensorFlow.js) agree on GEMM and causal m
   await page.goto('/tests/e2e/pages/webgpu-bench.html');
   await page.waitForFunction(() => window.harnessReady === true);
   const result = await page.evaluate(async () => {
-    const { contestants, skipped } = await window.contestants.createWebGpuContestants();
+    const contestants = window.contestants.webgpuContestants();
+    const descriptions = [];
     const gemm = [];
     const attention = [];
     for (const contestant of contestants) {
-      gemm.push(Array.from(await (await contestant.gemm(67))()));
-      attention.push(Array.from(await (await contestant.attention({ T: 13, dModel: 48, heads: 4 }))()));
-      contestant.dispose();
+      descriptions.push(await contestant.setup());
+      const gemmRunner = await contestant.tasks.gemm.prepare(window.benchInputs.gemmInputs(67));
+      gemm.push(Array.from(await gemmRunner.run()));
+      const attentionRunner = await contestant.tasks.attention.prepare(window.benchInputs.attentionInputs(13, { dModel: 48, heads: 4 }));
+      attention.push(Array.from(await attentionRunner.run()));
+      attentionRunner.dispose?.();
     }
-    return { names: contestants.map((c) => c.name), skipped, gemm, attention };
+    return {
+      names: contestants.map((c) => c.name), descriptions, gemm, attention,
+      skips: contestants.map((c) => [c.tasks.gemm.supports(1024), c.tasks.attention.supports(128)]),
+    };
   });
-  expect(result.skipped).toEqual([]);
-  expect(result.names).toEqual([
-    'attention-playground webgpu — SwiftShader (CPU-emulated)',
-    'TensorFlow.js webgpu — SwiftShader (CPU-emulated)',
-  ]);
+  expect(result.names).toEqual(['ours webgpu — SwiftShader (CPU-emulated)', 'tfjs-webgpu — SwiftShader (CPU-emulated)']);
+  for (const description of result.descriptions) expect(description).toContain('SwiftShader (CPU-emulated)');
+  for (const [big, small] of result.skips) {
+    expect(big).toMatch(/^SwiftShader \(CPU-emulated\): sizes above 512 skipped/);
+    expect(small).toBe(true);
+  }
   expect(result.gemm[0]).toHaveLength(67 * 67);
   expect(result.attention[0]).toHaveLength(13 * 48);
   const maxDifference = (a, b) => a.reduce((worst, value, i) => Math.max(worst, Math.abs(value - b[i])), 0);
