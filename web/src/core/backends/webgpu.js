@@ -40,59 +40,71 @@ export function shapesOf(fn, args) {
   }
 }
 
+/** The functions that run on the GPU; the others are the reference's. */
+export const GPU_FUNCTIONS = ['causalAverageMatmul', 'causalAverageSoftmax', 'softmax', 'attentionWithoutWeights',
+  'selfAttention', 'multiheadAttentionStacked', 'multiheadAttentionSplit', 'multiheadAttentionFused', 'crossAttention', 'matmul'];
+
+const WITHOUT_OPTIONS = ['causalAverageMatmul', 'causalAverageSoftmax'];
+
+/** An attention call's sizes from its shapes (see shapesOf): B, Tq, Tk, d_in (the wider input), d_out, H. */
+function attentionSizes(fn, [x, second, third], options) {
+  const [B, T, dIn] = x;
+  const H = fn === 'selfAttention' ? 1 : options.heads;
+  switch (fn) {
+    case 'selfAttention': return { B, Tq: T, Tk: T, dIn, H, dOut: options.layout === 'linear' ? second[0] : second[1] };
+    case 'multiheadAttentionStacked': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] * H };
+    case 'multiheadAttentionSplit': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] };
+    case 'multiheadAttentionFused': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] / 3 };
+    case 'crossAttention': return { B, Tq: T, Tk: second[1], dIn: Math.max(dIn, second[2]), H, dOut: third[1] };
+    default: return null;
+  }
+}
+
 /**
  * The largest GPU buffer (in floats) a call needs, and how many matrices one dispatch batches.
  * @returns {{largest: number, matrices: number, headDim?: number}}
  */
 function footprint(fn, shapes, options) {
-  const [x, second, third] = shapes;
-  const attention = (B, Tq, Tk, dOut, H, widthIn) => {
+  const [x, second] = shapes;
+  const attention = attentionSizes(fn, shapes, options);
+  if (attention) {
+    const { B, Tq, Tk, dIn, dOut, H } = attention;
+    // (B, H, Tq, Tk) intermediates, unless the fused kernel runs; projections; the fused (d_in, 3·d_out) weight.
     const square = options.intermediates === false ? 0 : B * H * Tq * Tk;
-    return { largest: Math.max(square, B * Math.max(Tq, Tk) * Math.max(dOut, widthIn), widthIn * 3 * dOut), matrices: B * H, headDim: dOut / H };
-  };
+    return { largest: Math.max(square, B * Math.max(Tq, Tk) * Math.max(dOut, dIn), dIn * 3 * dOut), matrices: B * H, headDim: dOut / H };
+  }
   switch (fn) {
     case 'matmul': {
-      const M = x[x.length - 2];
       const N = options.transposeB ? second[0] : second[1];
       return { largest: Math.max(product(x), product(second), product(x.slice(0, -1)) * N), matrices: x.length === 3 ? x[0] : 1 };
     }
     case 'softmax': return { largest: product(x), matrices: 1 };
     case 'causalAverageMatmul': case 'causalAverageSoftmax': return { largest: Math.max(product(x), x[1] * x[1]), matrices: x[0] };
     case 'attentionWithoutWeights': return { largest: Math.max(product(x), x[0] * x[1] * x[1]), matrices: x[0] };
-    case 'selfAttention': {
-      const dOut = options.layout === 'linear' ? second[0] : second[1];
-      return attention(x[0], x[1], x[1], dOut, 1, x[2]);
-    }
-    case 'multiheadAttentionStacked': return attention(x[0], x[1], x[1], second[1] * options.heads, options.heads, x[2]);
-    case 'multiheadAttentionSplit': return attention(x[0], x[1], x[1], second[1], options.heads, x[2]);
-    case 'multiheadAttentionFused': return attention(x[0], x[1], x[1], second[1] / 3, options.heads, x[2]);
-    case 'crossAttention': return attention(x[0], x[1], second[1], third[1], options.heads, Math.max(x[2], second[2]));
     default: return null;
   }
 }
-
-const WITHOUT_OPTIONS = ['causalAverageMatmul', 'causalAverageSoftmax'];
-
-/** The functions that run on the GPU; the others are the reference's. */
-export const GPU_FUNCTIONS = ['causalAverageMatmul', 'causalAverageSoftmax', 'softmax', 'attentionWithoutWeights',
-  'selfAttention', 'multiheadAttentionStacked', 'multiheadAttentionSplit', 'multiheadAttentionFused', 'crossAttention', 'matmul'];
 
 /**
  * Multiply-adds of a call, to compare with the measured crossover (web/src/gpu/crossover.json):
  * the GPU pays off once a call does as much work as an n×n×n GEMM at the crossover n.
  */
 export function workOf(fn, shapes, options = {}) {
-  const [x, second, third] = shapes;
-  if (fn === 'matmul') return product(x) * (options.transposeB ? second[0] : second[1]);
-  if (!GPU_FUNCTIONS.includes(fn)) return 0;
+  const [x, second] = shapes;
+  const attention = attentionSizes(fn, shapes, options);
+  if (attention) {
+    const { B, Tq, Tk, dIn, dOut, H } = attention;
+    // Q, K, V projections; Q·Kᵀ and weights·V; the output projection of the multi-head functions.
+    return B * (Tq + 2 * Tk) * dIn * dOut + 2 * B * Tq * Tk * dOut + (fn === 'selfAttention' ? 0 : B * Tq * dOut * dOut);
+  }
   const [B, T, C] = x;
-  if (fn === 'softmax') return product(x);
-  if (fn === 'causalAverageMatmul' || fn === 'causalAverageSoftmax') return B * T * T * C;
-  if (fn === 'attentionWithoutWeights') return 2 * B * T * T * C;
-  const Tk = fn === 'crossAttention' ? second[1] : T;
-  const dOut = { selfAttention: options.layout === 'linear' ? second[0] : second[1], multiheadAttentionFused: second[1] / 3,
-    multiheadAttentionStacked: second[1] * (options.heads ?? 1), crossAttention: third?.[1] }[fn] ?? second[1];
-  return 3 * B * T * C * dOut + 2 * B * T * Tk * dOut + (options.heads > 1 || fn === 'crossAttention' ? B * T * dOut * dOut : 0);
+  switch (fn) {
+    case 'matmul': return product(x) * (options.transposeB ? second[0] : second[1]);
+    case 'softmax': return product(x);
+    case 'causalAverageMatmul': case 'causalAverageSoftmax': return B * T * T * C;
+    case 'attentionWithoutWeights': return 2 * B * T * T * C;
+    default: return 0;
+  }
 }
 
 /**
