@@ -2,19 +2,27 @@
 // every numbered GEMM variant of the SIMD build, and the Eigen teaching path. The raw Emscripten
 // modules are used (not loadAttention) so that both builds and the variants can run side by side.
 
+import { installRelaxedTile } from '../relaxed-simd.js';
+
 const GLUE = {
   simd: new URL('../../web/src/core/wasm/attention-simd.mjs', import.meta.url),
   baseline: new URL('../../web/src/core/wasm/attention-baseline.mjs', import.meta.url),
 };
+GLUE.relaxed = GLUE.simd;  // a second instance of the SIMD build, with the relaxed-SIMD tile installed
 
 const cores = new Map();
 
-/** The raw module of one build ('simd' or 'baseline'), instantiated once. */
+/** The raw module of one build ('simd', 'baseline' or 'relaxed'), instantiated once. */
 export function loadCore(build) {
   if (!cores.has(build)) {
     cores.set(build, (async () => {
       const { default: create } = await import(GLUE[build].href);
-      return create({ printErr: (text) => console.warn(`[wasm-${build}] ${text}`) });
+      const core = await create({ printErr: (text) => console.warn(`[wasm-${build}] ${text}`) });
+      if (build === 'relaxed') {
+        const reason = await installRelaxedTile(core);
+        if (reason) throw new Error(reason);
+      }
+      return core;
     })());
   }
   return cores.get(build);
@@ -89,6 +97,12 @@ export function ourContestants() {
       group: 'ours',
       setup: () => describeBuild('simd'),
       tasks: { gemm: gemmTask('simd'), attention: fastAttentionTask('simd') },
+    },
+    {
+      name: 'ours relaxed-SIMD',
+      group: 'ours',
+      setup: async () => `${await describeBuild('relaxed')}: f32x4.relaxed_madd tile from relaxed_tile.wat`,
+      tasks: { gemm: gemmTask('relaxed'), attention: fastAttentionTask('relaxed') },
     },
     variantRow(1, 'reference', 256),
     variantRow(2, 'rowwise', 1024),

@@ -6,7 +6,11 @@
 //   multiheadAttentionFusedFast(x, weights, options)      `intermediates: false`: the same arguments,
 //   multiheadAttentionStackedFast(x, weights, options)    checks and messages as the teaching
 //   crossAttentionFast(xQuery, xContext, weights, options) functions, and only {output} back
-//   fastPathInfo()                                 {vocabulary, variants: [{number, name}], defaultVariant}
+//   fastPathInfo()                                 {vocabulary, variants: [{number, name}], defaultVariant,
+//                                                  relaxedTileInstalled}
+//   relaxedTileSlot()                              the function-table index JS replaces with the
+//                                                  relaxed-SIMD tile (cpp/kernels/relaxed_tile.wat)
+//   setRelaxedTileInstalled(bool)                  after replacing it: matmul then runs variant 5
 //
 // The multi-head functions run the fused attention kernel (cpp/kernels/) whenever the options allow it:
 // no dropout, and, when causal, the 'neg_inf' mask (the other mask modes are lessons in what goes wrong,
@@ -354,8 +358,13 @@ val fast_path_info_js() {
   }
   info.set("variants", variants);
   info.set("defaultVariant", kernels::default_matmul_variant());
+  info.set("relaxedTileInstalled", kernels::relaxed_tile_installed());
   return info;
 }
+
+double relaxed_tile_slot_js() { return static_cast<double>(kernels::relaxed_tile_slot_address()); }
+
+void set_relaxed_tile_installed_js(bool installed) { kernels::set_relaxed_tile_installed(installed); }
 
 }  // namespace
 
@@ -367,6 +376,8 @@ EMSCRIPTEN_BINDINGS(attention_fast_path) {
   function("multiheadAttentionStackedFast", &multihead_attention_stacked_fast_js);
   function("crossAttentionFast", &cross_attention_fast_js);
   function("fastPathInfo", &fast_path_info_js);
+  function("relaxedTileSlot", &relaxed_tile_slot_js);
+  function("setRelaxedTileInstalled", &set_relaxed_tile_installed_js);
 }
 
 }  // namespace ap::bindings

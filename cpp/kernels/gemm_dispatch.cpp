@@ -10,14 +10,19 @@ const std::vector<MatmulVariant>& matmul_variants() {
       {2, "rowwise", matmul_rowwise},
       {3, "packed 4x8", matmul_packed_4x8},
       {4, "packed 5x8", matmul_packed_5x8},
+      {5, "packed 4x8, replaceable tile", matmul_packed_4x8_replaceable},
   };
   return variants;
 }
 
-int default_matmul_variant() { return 3; }
+int default_matmul_variant() { return relaxed_tile_installed() ? 5 : 3; }
 
 void matmul(const float* a, const float* b, float* c, const MatmulShape& shape) {
-  matmul_packed_4x8(a, b, c, shape);
+  if (relaxed_tile_installed()) {
+    matmul_packed_4x8_replaceable(a, b, c, shape);
+  } else {
+    matmul_packed_4x8(a, b, c, shape);
+  }
 }
 
 std::string matmul_with_variant(int number, const float* a, const float* b, float* c, const MatmulShape& shape) {

@@ -10,6 +10,7 @@
 // are zero-padded at the edges, so edge tiles run the same kernel into a scratch tile and only the
 // valid part is copied out.
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "gemm.h"
@@ -65,8 +66,9 @@ void pack_b(const float* b, const MatmulShape& s, int p0, int depth, int col0, i
   }
 }
 
-template <int kRows>
-void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& s) {
+// `tile(depth, packed_a, packed_b, c, ldc, accumulate)` computes one kRows×8 register tile.
+template <int kRows, typename Tile>
+void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& s, Tile tile) {
   if (s.k == 0) {
     for (int i = 0; i < s.m; ++i) std::fill(c + static_cast<size_t>(i) * s.ldc, c + static_cast<size_t>(i) * s.ldc + s.n, 0.0f);
     return;
@@ -95,11 +97,11 @@ void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& 
             const int valid_rows = std::min(kRows, rows - i0);
             float* c_tile = c + static_cast<size_t>(row0 + i0) * s.ldc + col0 + j0;
             if (valid_rows == kRows && valid_cols == kTileCols) {
-              register_tile<kRows>(depth, panel_a, panel_b, c_tile, s.ldc, accumulate);
+              tile(depth, panel_a, panel_b, c_tile, s.ldc, accumulate);
               continue;
             }
             // Edge tile: compute the whole padded tile, keep the valid part (the leftover loop).
-            register_tile<kRows>(depth, panel_a, panel_b, scratch, kTileCols, false);
+            tile(depth, panel_a, panel_b, scratch, kTileCols, false);
             for (int r = 0; r < valid_rows; ++r) {
               for (int j = 0; j < valid_cols; ++j) {
                 float& out = c_tile[static_cast<size_t>(r) * s.ldc + j];
@@ -113,9 +115,35 @@ void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& 
   }
 }
 
+// The tile inlined into the loop nest (a lambda, so its type names it and the compiler inlines it).
+template <int kRows>
+constexpr auto inline_tile = [](int depth, const float* packed_a, const float* packed_b, float* c, int ldc, bool accumulate) {
+  register_tile<kRows>(depth, packed_a, packed_b, c, ldc, accumulate);
+};
+
+// The table slot JS may fill with the relaxed-SIMD tile; volatile, so the compiler never assumes it
+// still holds relaxed_tile_slot and calls that directly.
+RegisterTileFunction volatile replaceable_tile = &relaxed_tile_slot;
+bool relaxed_installed = false;
+
 }  // namespace
 
-void matmul_packed_4x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<4>(a, b, c, s); }
-void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<5>(a, b, c, s); }
+void relaxed_tile_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate) {
+  register_tile<4>(depth, packed_a, packed_b, c, ldc, accumulate != 0);
+}
+
+std::uintptr_t relaxed_tile_slot_address() { return reinterpret_cast<std::uintptr_t>(&relaxed_tile_slot); }
+void set_relaxed_tile_installed(bool installed) { relaxed_installed = installed; }
+bool relaxed_tile_installed() { return relaxed_installed; }
+
+void matmul_packed_4x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<4>(a, b, c, s, inline_tile<4>); }
+void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<5>(a, b, c, s, inline_tile<5>); }
+
+void matmul_packed_4x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& s) {
+  const RegisterTileFunction tile = replaceable_tile;
+  matmul_packed<4>(a, b, c, s, [tile](int depth, const float* pa, const float* pb, float* ct, int ldc, bool accumulate) {
+    tile(depth, pa, pb, ct, ldc, accumulate ? 1 : 0);
+  });
+}
 
 }  // namespace ap::kernels
