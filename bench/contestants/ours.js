@@ -2,7 +2,7 @@
 // every numbered GEMM variant of the SIMD build, and the Eigen teaching path. The raw Emscripten
 // modules are used (not loadAttention) so that both builds and the variants can run side by side.
 
-import { installRelaxedTile } from '../relaxed-simd.js';
+import { installRelaxedTile } from '../../web/src/core/backends/relaxed-tile.js';
 
 const GLUE = {
   simd: new URL('../../web/src/core/wasm/attention-simd.mjs', import.meta.url),

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
+import { installRelaxedTile } from '../../web/src/core/backends/relaxed-tile.js';
 import { attentionFor } from './backends.js';
 import { loadFixture } from './fixtures.js';
 import { randomTensor } from './make-tensors.js';
@@ -151,5 +152,27 @@ describe.each(BUILDS)('fast path on %s', (build) => {
     const wrong = core.matmulVariant(a, randomTensor([300, 29], 2), { variant: 0 });
     expect(wrong).toBeInstanceOf(Error);
     expect(wrong.message).toBe(`matmul: options.variant=0; expected an integer from 1 to ${info.variants.length}`);
+  });
+});
+
+describe('relaxed-SIMD tile', () => {
+  it('installs where the engine validates it, and otherwise leaves the plain simd128 tile working', async () => {
+    const glue = await import('../../web/src/core/wasm/attention-simd.mjs');
+    const core = await glue.default({ wasmBinary: readFileSync(new URL('../../web/src/core/wasm/attention-simd.wasm', import.meta.url)) });
+    const tile = readFileSync(new URL('../../web/src/core/wasm/relaxed-tile.wasm', import.meta.url));
+    const a = randomTensor([67, 300], 1);
+    const b = randomTensor([300, 45], 2);
+    const reference = core.matmulVariant(a, b, { variant: 1 });
+    const reason = await installRelaxedTile(core, tile);
+    if (WebAssembly.validate(tile)) {
+      expect(reason).toBe('');
+      expect(core.fastPathInfo()).toMatchObject({ relaxedTileInstalled: true, defaultVariant: 5 });
+    } else {
+      expect(reason).toBe('this engine does not support relaxed SIMD (the tile module does not validate)');
+      expect(core.fastPathInfo()).toMatchObject({ relaxedTileInstalled: false, defaultVariant: 3 });
+    }
+    // Whichever tile runs, the default matmul and variant 5 give the reference's numbers.
+    expectClose(core.matmul(a, b, {}).output, reference.output, { atol: 1e-4, rtol: 1e-5 });
+    expectClose(core.matmulVariant(a, b, { variant: 5 }).output, reference.output, { atol: 1e-4, rtol: 1e-5 });
   });
 });

@@ -4,6 +4,7 @@
 // bytes, fills in omitted trailing arguments (embind rejects calls with fewer arguments than the C++
 // signature has) and throws the Errors the binding returns.
 import { simd } from 'wasm-feature-detect';
+import { installRelaxedTile } from './relaxed-tile.js';
 
 // Both builds are named with static strings so a bundler (Vite) sees and ships the glue modules and
 // their .wasm files as assets.
@@ -89,6 +90,8 @@ export async function loadWasmBackend({ build = 'auto', wasmBinary, locateFile }
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`loadWasmBackend: could not instantiate ${describe(binaryUrl)} (${message})`, { cause: error });
   }
+  // The relaxed-SIMD GEMM tile (fused multiply-add) where the browser has it; else plain simd128 stays.
+  if (chosen === 'simd' && !isNode()) await installRelaxedTile(core);
   return wrapModule(core, chosen);
 }
 

@@ -1,0 +1,41 @@
+// Installs the relaxed-SIMD register tile (cpp/kernels/relaxed_tile.wat, assembled by the build into
+// web/src/core/wasm/relaxed-tile.wasm) into a SIMD module of the core: the tile module imports the
+// core's memory, and its function replaces the core's function-table entry for relaxed_tile_slot, so
+// the packed GEMM (variant 5, then the default `matmul` and the fast path's projections) calls it.
+// Engines without relaxed SIMD fail validation and keep the plain simd128 tile, as does any failure
+// here: it is an optimisation, never a reason for the module not to load.
+const TILE_URL = new URL('../wasm/relaxed-tile.wasm', import.meta.url);
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+/**
+ * @param {object} core an instantiated SIMD module (attention-simd.mjs)
+ * @param {ArrayBuffer|Uint8Array|URL} [source] the tile module's bytes, or where to fetch them
+ * @returns {Promise<string>} '' when installed, else why not
+ */
+export async function installRelaxedTile(core, source = TILE_URL) {
+  let bytes;
+  try {
+    bytes = source instanceof URL ? await fetchBytes(source) : source;
+  } catch (error) {
+    return `could not load ${source.pathname} (${error.message}); build it with scripts/build.sh`;
+  }
+  if (!WebAssembly.validate(bytes)) return 'this engine does not support relaxed SIMD (the tile module does not validate)';
+  // The Emscripten glue keeps the instance's exports (names minified) on core.asm.
+  const exports = Object.values(core.asm ?? {});
+  const memory = exports.find((value) => value instanceof WebAssembly.Memory);
+  const table = exports.find((value) => value instanceof WebAssembly.Table);
+  if (!memory || !table) return 'the core module exports no memory or function table';
+  try {
+    const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
+    table.set(core.relaxedTileSlot(), instance.exports.relaxed_tile_4x8);
+  } catch (error) {
+    return `could not install the relaxed-SIMD tile (${error.message})`;
+  }
+  core.setRelaxedTileInstalled(true);
+  return '';
+}
