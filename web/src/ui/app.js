@@ -120,19 +120,24 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     showError(null);
     showBadge(api, ms);
     const hideChecks = state.hide.includes('checks');
+    performance.mark('ap:computed');
     shell.results.replaceChildren(renderResults(result, { onEdit, hideChecks, backend: api.backend, maxWidth: resultsWidth() }));
     if (state.edits.length > 0 && step.controls.includes('dModel')) shell.results.prepend(resetEditsButton());
     lastRun = { state, inputs, result, error: null, backend: api.backend, ms };
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
+    performance.measure('ap:draw', 'ap:computed');
     requestAnimationFrame(() => {
       performance.measure('ap:repaint', 'ap:change');
       notify();
     });
   }
 
+  // The width heatmaps may use, kept up to date by a ResizeObserver: reading clientWidth while
+  // drawing would force a layout of the whole page in the middle of every repaint.
+  let availableWidth = 800;
+  new ResizeObserver(([entry]) => { availableWidth = entry.contentRect.width || availableWidth; }).observe(shell.main);
   function resultsWidth() {
-    const width = shell.results.clientWidth || 800;
-    return Math.max(240, Math.min(440, width - 24));
+    return Math.max(240, Math.min(440, availableWidth - 24));
   }
 
   function resetEditsButton() {

@@ -31,6 +31,7 @@ export const STRINGS = {
   editCell: 'New value for x[{row}, {col}]',
   locked: '(locked)',
   exportAs: 'Export {name} as',
+  valuesTable: 'Show the {count} values as a table',
   maxAbsError: 'max abs error',
   allclose: 'allclose',
   yes: 'yes',

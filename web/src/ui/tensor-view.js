@@ -7,11 +7,15 @@ import { download, fileName, tensorCsv, tensorJson } from './export.js';
 import { STRINGS, format } from './strings.js';
 
 const EDITABLE_CELLS = 512;
+// Tensors up to this many values carry their screen-reader table with them; bigger ones offer it
+// behind a disclosure, built when opened: a table of thousands of cells costs more layout than the
+// whole repaint budget, on every change.
+const EAGER_TABLE_CELLS = 1024;
 
 function palette() {
   return prefersDark()
-    ? { background: '#17181c', label: '#d8dae0', grid: '#555a66', hatch: '#8a8f9c', maskedFill: '#2b2d33' }
-    : { background: '#ffffff', label: '#222428', grid: '#b8bcc6', hatch: '#8a8f9c', maskedFill: '#eceef2' };
+    ? { background: '#17181c', label: '#d8dae0', grid: '#555a66', hatch: '#8a8f9c', maskedFill: 'rgb(43, 45, 51)', maskedRgb: [43, 45, 51] }
+    : { background: '#ffffff', label: '#222428', grid: '#b8bcc6', hatch: '#8a8f9c', maskedFill: 'rgb(236, 238, 242)', maskedRgb: [236, 238, 242] };
 }
 
 /** The axis names written on a shape: `weights (H=2, T=6, T=6)`. */
@@ -61,22 +65,25 @@ function element(tag, attributes = {}, text = null) {
   return node;
 }
 
-// The screen-reader table of one panel, built with the DOM API so labels stay text.
-function valuesTable(view, panel) {
-  const table = element('table', { class: 'sr-only', 'data-tensor': view.name, 'data-panel': String(panel.index) });
-  table.append(element('caption', {}, `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}`));
-  const head = element('tr');
-  head.append(element('th', { scope: 'col' }, ''));
-  for (let c = 0; c < panel.cols; c++) head.append(element('th', { scope: 'col' }, panel.colLabels ? panel.colLabels[c] : String(c)));
-  const body = element('tbody');
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+// The screen-reader table of one panel. Built as one escaped HTML string: tens of thousands of cells
+// parse far faster than they can be created node by node.
+function valuesTable(view, panel, className = 'sr-only') {
+  const table = element('table', { class: className, 'data-tensor': view.name, 'data-panel': String(panel.index) });
+  const label = (labels, i) => escapeHtml(labels ? labels[i] : String(i));
+  const parts = [`<caption>${escapeHtml(`${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}`)}</caption><thead><tr><th scope="col"></th>`];
+  for (let c = 0; c < panel.cols; c++) parts.push(`<th scope="col">${label(panel.colLabels, c)}</th>`);
+  parts.push('</tr></thead><tbody>');
   for (let r = 0; r < panel.rows; r++) {
-    const row = element('tr');
-    row.append(element('th', { scope: 'row' }, panel.rowLabels ? panel.rowLabels[r] : String(r)));
-    for (let c = 0; c < panel.cols; c++) row.append(element('td', {}, formatValue(panel.values[r * panel.cols + c])));
-    body.append(row);
+    parts.push(`<tr><th scope="row">${label(panel.rowLabels, r)}</th>`);
+    for (let c = 0; c < panel.cols; c++) parts.push(`<td>${formatValue(panel.values[r * panel.cols + c])}</td>`);
+    parts.push('</tr>');
   }
-  table.append(element('thead'), body);
-  table.tHead.append(head);
+  parts.push('</tbody>');
+  table.innerHTML = parts.join('');
   return table;
 }
 
@@ -183,7 +190,18 @@ export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
   figure.append(row, tooltip);
   if (view.causal) figure.append(element('p', { class: 'note' }, STRINGS.maskedNote));
   if (editable) figure.append(element('p', { class: 'note' }, STRINGS.editHint));
-  for (const panel of panels) figure.append(valuesTable(view, panel));
+  if (view.tensor.data.length <= EAGER_TABLE_CELLS) {
+    for (const panel of panels) figure.append(valuesTable(view, panel));
+  } else {
+    const details = element('details', { class: 'values' });
+    details.append(element('summary', {}, format(STRINGS.valuesTable, { count: view.tensor.data.length })));
+    details.addEventListener('toggle', () => {
+      if (details.open && details.children.length === 1) {
+        for (const panel of panels) details.append(valuesTable(view, panel, 'values-table'));
+      }
+    }, { once: false });
+    figure.append(details);
+  }
   return figure;
 }
 
