@@ -7,7 +7,7 @@
 // On a machine without a GPU, Chromium's WebGPU is SwiftShader (Vulkan on the CPU): the file says so, and
 // its threshold is only right for such machines.
 import { readFile, writeFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { startServer } from '../../../scripts/serve.mjs';
@@ -46,6 +46,7 @@ try {
       note: measured.adapter.emulated ? 'SwiftShader (CPU-emulated): WebGPU runs on the CPU; no real GPU was measured' : 'hardware GPU',
       wasm: measured.wasmBackend,
       cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+      loadAverage: loadavg().map((x) => +x.toFixed(2)), // a shared machine: SwiftShader's threads compete
     },
     rows: measured.rows.map((row) => ({
       n: row.n, gpuMs: +row.gpuMs.toFixed(3), wasmMs: +row.wasmMs.toFixed(3),
