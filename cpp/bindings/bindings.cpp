@@ -32,10 +32,7 @@ namespace ap::bindings {
 
 namespace {
 
-bool is_object(const val& js) {
-  return js.typeOf().as<std::string>() == "object" && !js.isNull() && !js.isArray()
-         && !val::global("ArrayBuffer").call<bool>("isView", js);
-}
+bool is_object(const val& js) { return has_type(js, "object") && !js.isNull() && !js.isArray() && !is_view(js); }
 
 // "weights is 5; expected an object {query, key, value, …}", as the JS reference words it.
 void fail_not_object(Call& call, const std::string& argument, const val& js, const char* keys) {
@@ -47,50 +44,50 @@ void fail_not_object(Call& call, const std::string& argument, const val& js, con
 void read_projection_weights(Call& call, const val& js, bool output_projection, ProjectionWeights& out) {
   if (!call.ok()) return;
   if (!is_object(js)) return fail_not_object(call, "weights", js, "query, key, value");
-  call.read(js["query"], "weights.query", out.query);
-  call.read(js["key"], "weights.key", out.key);
-  call.read(js["value"], "weights.value", out.value);
-  call.read_optional(js["queryBias"], "weights.queryBias", out.query_bias);
-  call.read_optional(js["keyBias"], "weights.keyBias", out.key_bias);
-  call.read_optional(js["valueBias"], "weights.valueBias", out.value_bias);
+  call.read(js[js_key("query")], "weights.query", out.query);
+  call.read(js[js_key("key")], "weights.key", out.key);
+  call.read(js[js_key("value")], "weights.value", out.value);
+  call.read_optional(js[js_key("queryBias")], "weights.queryBias", out.query_bias);
+  call.read_optional(js[js_key("keyBias")], "weights.keyBias", out.key_bias);
+  call.read_optional(js[js_key("valueBias")], "weights.valueBias", out.value_bias);
   if (!output_projection) return;
-  call.read_optional(js["outWeight"], "weights.outWeight", out.out_weight);
-  call.read_optional(js["outBias"], "weights.outBias", out.out_bias);
+  call.read_optional(js[js_key("outWeight")], "weights.outWeight", out.out_weight);
+  call.read_optional(js[js_key("outBias")], "weights.outBias", out.out_bias);
 }
 
 // {heads: [{query, key, value, …Bias?}], outWeight?, outBias?}
 void read_stacked_weights(Call& call, const val& js, StackedWeights& out) {
   if (!call.ok()) return;
   if (!is_object(js)) return fail_not_object(call, "weights", js, "heads");
-  const val heads = js["heads"];
-  if (!heads.isArray() || heads["length"].as<int>() == 0) {
+  const val heads = js[js_key("heads")];
+  if (!heads.isArray() || heads[js_key("length")].as<int>() == 0) {
     return call.fail_value("weights.heads", heads, "an array of H ≥ 1 heads {query, key, value, …}");
   }
-  const int count = heads["length"].as<int>();
+  const int count = heads[js_key("length")].as<int>();
   out.heads.resize(count);
   for (int h = 0; h < count && call.ok(); ++h) {
     const val head = heads[h];
     const std::string where = "weights.heads[" + std::to_string(h) + "]";
     if (!is_object(head)) return fail_not_object(call, where, head, "query, key, value");
-    call.read(head["query"], where + ".query", out.heads[h].query);
-    call.read(head["key"], where + ".key", out.heads[h].key);
-    call.read(head["value"], where + ".value", out.heads[h].value);
-    call.read_optional(head["queryBias"], where + ".queryBias", out.heads[h].query_bias);
-    call.read_optional(head["keyBias"], where + ".keyBias", out.heads[h].key_bias);
-    call.read_optional(head["valueBias"], where + ".valueBias", out.heads[h].value_bias);
+    call.read(head[js_key("query")], where + ".query", out.heads[h].query);
+    call.read(head[js_key("key")], where + ".key", out.heads[h].key);
+    call.read(head[js_key("value")], where + ".value", out.heads[h].value);
+    call.read_optional(head[js_key("queryBias")], where + ".queryBias", out.heads[h].query_bias);
+    call.read_optional(head[js_key("keyBias")], where + ".keyBias", out.heads[h].key_bias);
+    call.read_optional(head[js_key("valueBias")], where + ".valueBias", out.heads[h].value_bias);
   }
-  call.read_optional(js["outWeight"], "weights.outWeight", out.out_weight);
-  call.read_optional(js["outBias"], "weights.outBias", out.out_bias);
+  call.read_optional(js[js_key("outWeight")], "weights.outWeight", out.out_weight);
+  call.read_optional(js[js_key("outBias")], "weights.outBias", out.out_bias);
 }
 
 // {inProjection, inBias?, outWeight?, outBias?}
 void read_fused_weights(Call& call, const val& js, FusedWeights& out) {
   if (!call.ok()) return;
   if (!is_object(js)) return fail_not_object(call, "weights", js, "inProjection");
-  call.read(js["inProjection"], "weights.inProjection", out.in_projection);
-  call.read_optional(js["inBias"], "weights.inBias", out.in_bias);
-  call.read_optional(js["outWeight"], "weights.outWeight", out.out_weight);
-  call.read_optional(js["outBias"], "weights.outBias", out.out_bias);
+  call.read(js[js_key("inProjection")], "weights.inProjection", out.in_projection);
+  call.read_optional(js[js_key("inBias")], "weights.inBias", out.in_bias);
+  call.read_optional(js[js_key("outWeight")], "weights.outWeight", out.out_weight);
+  call.read_optional(js[js_key("outBias")], "weights.outBias", out.out_bias);
 }
 
 val next_token_pairs_js(val tokens) {
@@ -132,7 +129,7 @@ val softmax_js(val x, val options) {
   call.check([&](std::size_t max_bytes) { return check_softmax(input, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
   val result = val::object();
-  result.set("output", to_js(softmax(input, parsed)));
+  result.set(js_key("output"), to_js(softmax(input, parsed)));
   return result;
 }
 
@@ -193,9 +190,9 @@ val multihead_attention_stacked_js(val x, val weights, val options) {
   call.read(x, "x", input);
   read_stacked_weights(call, weights, heads);
   // H is the number of heads given; options.heads, when the caller sets it, must say the same.
-  const bool heads_given = is_object(options) && !options["heads"].isUndefined() && !options["heads"].isNull();
+  const bool heads_given = is_object(options) && !options[js_key("heads")].isUndefined() && !options[js_key("heads")].isNull();
   if (call.ok() && heads_given && parsed.heads != static_cast<int>(heads.heads.size())) {
-    call.fail_value("options.heads", options["heads"],
+    call.fail_value("options.heads", options[js_key("heads")],
                     std::to_string(heads.heads.size()) + ", the length of weights.heads");
   }
   call.check([&](std::size_t max_bytes) { return check_multihead_attention_stacked(input, heads, parsed, max_bytes); });
@@ -255,16 +252,16 @@ val matmul_js(val a, val b, val options) {
   call.check([&](std::size_t max_bytes) { return check_matmul(left, right, parsed.transpose_b, max_bytes); });
   if (!call.ok()) return call.error_value();
   val result = val::object();
-  result.set("output", to_js(matmul(left, right, parsed.transpose_b)));
+  result.set(js_key("output"), to_js(matmul(left, right, parsed.transpose_b)));
   return result;
 }
 
 // For the leak test and the page's memory readout: {heapBytes, bytesInUse, heapLimitBytes}.
 val heap_stats_js() {
   val stats = val::object();
-  stats.set("heapBytes", static_cast<double>(heap_bytes()));
-  stats.set("bytesInUse", static_cast<double>(bytes_in_use()));
-  stats.set("heapLimitBytes", static_cast<double>(heap_limit_bytes()));
+  stats.set(js_key("heapBytes"), static_cast<double>(heap_bytes()));
+  stats.set(js_key("bytesInUse"), static_cast<double>(bytes_in_use()));
+  stats.set(js_key("heapLimitBytes"), static_cast<double>(heap_limit_bytes()));
   return stats;
 }
 

@@ -10,7 +10,7 @@ namespace {
 // options[name], or undefined when options itself is absent. Missing and null both mean "default".
 val option(const val& options, const char* name) {
   if (options.isUndefined() || options.isNull()) return val::undefined();
-  return options[name];
+  return options[js_key(name)];
 }
 
 bool missing(const val& value) { return value.isUndefined() || value.isNull(); }
@@ -20,7 +20,7 @@ std::string path(const char* name) { return std::string("options.") + name; }
 void read_bool(Call& call, const val& options, const char* name, bool& out) {
   const val value = option(options, name);
   if (!call.ok() || missing(value)) return;
-  if (value.typeOf().as<std::string>() != "boolean") {
+  if (!has_type(value, "boolean")) {
     call.fail_value(path(name), value, "true or false");
     return;
   }
@@ -43,7 +43,8 @@ void read_number(Call& call, const val& options, const char* name, const char* e
 void read_heads(Call& call, const val& options, int& out) {
   const val value = option(options, "heads");
   if (!call.ok() || missing(value)) return;
-  const bool integer = val::global("Number").call<bool>("isInteger", value);
+  static const val is_integer = js_global("Number")[js_key("isInteger")];
+  const bool integer = is_integer(value).as<bool>();
   if (!integer || value.as<double>() > INT_MAX || value.as<double>() < INT_MIN) {
     call.fail_value("options.heads", value, "an integer ≥ 1");
     return;
@@ -71,8 +72,7 @@ void read_choice(Call& call, const val& options, const char* name, Enum& out) {
 // The options argument itself: absent is fine (all defaults); anything else must be a plain object.
 void check_object(Call& call, const val& options) {
   if (!call.ok() || missing(options)) return;
-  if (options.typeOf().as<std::string>() != "object" || options.isArray()
-      || val::global("ArrayBuffer").call<bool>("isView", options)) {
+  if (!has_type(options, "object") || options.isArray() || is_view(options)) {
     call.fail(std::string(call.function()) + ": options is " + describe(options) + "; expected an object");
   }
 }

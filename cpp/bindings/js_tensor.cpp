@@ -1,6 +1,7 @@
 #include "js_tensor.h"
 
 #include <climits>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -11,13 +12,21 @@ namespace ap::bindings {
 
 namespace {
 
-// Copies `count` elements from the heap into a new JS typed array of `type`. The heap view lives only
-// for the duration of `set`: nothing allocates between making the view and copying out of it.
+// A handful of names at most (the API's argument, option and result names): a linear scan of
+// addresses beats hashing the text. A deque, so references handed out stay valid as it grows.
+const val& interned(std::deque<std::pair<const char*, val>>& cache, const char* name, val (*make)(const char*)) {
+  for (const auto& [address, value] : cache) {
+    if (address == name) return value;
+  }
+  cache.emplace_back(name, make(name));
+  return cache.back().second;
+}
+
+// A new JS typed array holding a copy of `data`: slice() of a view of the heap. The view lives only
+// inside this one call, so heap growth can never leave the caller holding a detached view.
 template <typename T>
-val copy_to_js(const char* type, const std::vector<T>& data) {
-  val array = val::global(type).new_(data.size());
-  array.call<void>("set", val(emscripten::typed_memory_view(data.size(), data.data())));
-  return array;
+val copy_to_js(const std::vector<T>& data) {
+  return val(emscripten::typed_memory_view(data.size(), data.data())).call<val>("slice");
 }
 
 val shape_to_js(const std::vector<int>& shape) {
@@ -27,6 +36,23 @@ val shape_to_js(const std::vector<int>& shape) {
 }
 
 }  // namespace
+
+const val& js_global(const char* name) {
+  static std::deque<std::pair<const char*, val>> globals;
+  return interned(globals, name, [](const char* text) { return val::global(text); });
+}
+
+const val& js_key(const char* name) {
+  static std::deque<std::pair<const char*, val>> keys;
+  return interned(keys, name, [](const char* text) { return val(text); });
+}
+
+bool has_type(const val& value, const char* type) { return value.typeOf().strictlyEquals(js_key(type)); }
+
+bool is_view(const val& value) {
+  static const val is_view_function = js_global("ArrayBuffer")[js_key("isView")];
+  return is_view_function(value).as<bool>();
+}
 
 Call::Call(const char* function) : function_(function) {}
 
@@ -42,28 +68,27 @@ std::size_t Call::check_layout(const val& js, const std::string& argument, const
                                std::vector<int>& shape_out) {
   if (!ok()) return 0;
   // The same checks, in the same order and words, as checkTensorStructure in web/src/core/tensor.js.
-  const val is_view = val::global("ArrayBuffer")["isView"];
-  if (js.typeOf().as<std::string>() != "object" || js.isNull() || js.isArray() || is_view(js).as<bool>()) {
+  if (!has_type(js, "object") || js.isNull() || js.isArray() || is_view(js)) {
     fail(prefix(argument) + " is " + describe(js) + "; expected a tensor {data: " + data_type + ", shape: number[]}");
     return 0;
   }
 
-  const val data = js["data"];
-  if (!data.instanceof(val::global(data_type))) {
+  const val data = js[js_key("data")];
+  if (!data.instanceof(js_global(data_type))) {
     fail(prefix(argument) + ".data is " + describe(data) + "; expected " + (data_type[0] == 'I' ? "an " : "a ")
          + data_type);
     return 0;
   }
 
-  const val shape = js["shape"];
-  const val is_safe_integer = val::global("Number")["isSafeInteger"];
+  const val shape = js[js_key("shape")];
+  static const val is_safe_integer = js_global("Number")[js_key("isSafeInteger")];
   bool shape_valid = shape.isArray();
-  const int rank = shape_valid ? shape["length"].as<int>() : 0;
+  const int rank = shape_valid ? shape[js_key("length")].as<int>() : 0;
   for (int axis = 0; shape_valid && axis < rank; ++axis) {
     shape_valid = is_safe_integer(shape[axis]).as<bool>() && shape[axis].as<double>() >= 0;
   }
   if (!shape_valid) {
-    const std::string text = shape.isArray() ? val::global("JSON").call<std::string>("stringify", shape) : describe(shape);
+    const std::string text = shape.isArray() ? js_global("JSON").call<std::string>("stringify", shape) : describe(shape);
     fail(prefix(argument) + ".shape is " + text + "; expected an array of non-negative integers");
     return 0;
   }
@@ -84,7 +109,7 @@ std::size_t Call::check_layout(const val& js, const std::string& argument, const
     shape_out.push_back(static_cast<int>(size));
   }
 
-  const double length = data["length"].as<double>();
+  const double length = data[js_key("length")].as<double>();
   if (length != count) {
     fail(prefix(argument) + ".data has " + format_number(length) + " values; expected " + format_number(count)
          + " for shape " + format_shape(shape_out));
@@ -108,7 +133,7 @@ void Call::read(const val& js, const std::string& argument, Tensor& out) {
   const std::size_t count = check_layout(js, argument, "Float32Array", shape);
   if (!ok()) return;
   out.shape = std::move(shape);
-  out.data = emscripten::convertJSArrayToNumberVector<float>(js["data"]);
+  out.data = emscripten::convertJSArrayToNumberVector<float>(js[js_key("data")]);
   if (out.data.size() != count) fail(prefix(argument) + ".data changed while it was read");
 }
 
@@ -117,7 +142,7 @@ void Call::read(const val& js, const std::string& argument, IntTensor& out) {
   const std::size_t count = check_layout(js, argument, "Int32Array", shape);
   if (!ok()) return;
   out.shape = std::move(shape);
-  out.data = emscripten::convertJSArrayToNumberVector<std::int32_t>(js["data"]);
+  out.data = emscripten::convertJSArrayToNumberVector<std::int32_t>(js[js_key("data")]);
   if (out.data.size() != count) fail(prefix(argument) + ".data changed while it was read");
 }
 
@@ -130,7 +155,7 @@ std::size_t Call::heap_left() { return bytes_available() / (std::size_t{1} << 20
 
 std::size_t Call::heap_limit() { return heap_limit_bytes(); }
 
-val Call::error_value() const { return val::global("Error").new_(error_); }
+val Call::error_value() const { return js_global("Error").new_(error_); }
 
 std::string describe(const val& value) {
   // The same words as describeValue in web/src/core/tensor.js.
@@ -138,33 +163,33 @@ std::string describe(const val& value) {
   if (value.isUndefined()) return "undefined";
   if (value.isString()) {
     const std::string text = value.as<std::string>();
-    const val length = value["length"];
+    const val length = value[js_key("length")];
     if (length.as<double>() <= 40) return "'" + text + "'";
     return "'" + value.call<std::string>("slice", 0, 40) + "…'";
   }
   const std::string type = value.typeOf().as<std::string>();
-  if (type == "number" || type == "boolean" || type == "bigint") return val::global("String")(value).as<std::string>();
-  if (value.isArray()) return "an Array(" + format_number(value["length"].as<double>()) + ")";
-  if (val::global("ArrayBuffer").call<bool>("isView", value)) {
-    return "a " + value["constructor"]["name"].as<std::string>() + "("
-           + val::global("String")(value["length"]).as<std::string>() + ")";
+  if (type == "number" || type == "boolean" || type == "bigint") return js_global("String")(value).as<std::string>();
+  if (value.isArray()) return "an Array(" + format_number(value[js_key("length")].as<double>()) + ")";
+  if (is_view(value)) {
+    return "a " + value[js_key("constructor")][js_key("name")].as<std::string>() + "("
+           + js_global("String")(value[js_key("length")]).as<std::string>() + ")";
   }
   if (type == "function") return "a function";
-  const val keys = val::global("Object").call<val>("keys", value).call<val>("slice", 0, 8);
-  return "an object with keys " + val::global("JSON").call<std::string>("stringify", keys);
+  const val keys = js_global("Object").call<val>("keys", value).call<val>("slice", 0, 8);
+  return "an object with keys " + js_global("JSON").call<std::string>("stringify", keys);
 }
 
 val to_js(const Tensor& tensor) {
   val js = val::object();
-  js.set("data", copy_to_js("Float32Array", tensor.data));
-  js.set("shape", shape_to_js(tensor.shape));
+  js.set(js_key("data"), copy_to_js(tensor.data));
+  js.set(js_key("shape"), shape_to_js(tensor.shape));
   return js;
 }
 
 val to_js(const IntTensor& tensor) {
   val js = val::object();
-  js.set("data", copy_to_js("Int32Array", tensor.data));
-  js.set("shape", shape_to_js(tensor.shape));
+  js.set(js_key("data"), copy_to_js(tensor.data));
+  js.set(js_key("shape"), shape_to_js(tensor.shape));
   return js;
 }
 
@@ -174,8 +199,8 @@ void set_if_present(val& result, const char* name, const Tensor& tensor) {
 
 val to_js(const NextTokenPairs& result) {
   val js = val::object();
-  js.set("contexts", to_js(result.contexts));
-  js.set("targets", to_js(result.targets));
+  js.set(js_key("contexts"), to_js(result.contexts));
+  js.set(js_key("targets"), to_js(result.targets));
   return js;
 }
 
@@ -212,10 +237,10 @@ val to_js(const DropoutResult& result) {
 
 val to_js(const Comparison& result) {
   val js = val::object();
-  js.set("maxAbsError", result.max_abs_error);
-  js.set("maxRelError", result.max_rel_error);
-  js.set("allclose", result.allclose);
-  js.set("firstMismatch", static_cast<double>(result.first_mismatch));
+  js.set(js_key("maxAbsError"), result.max_abs_error);
+  js.set(js_key("maxRelError"), result.max_rel_error);
+  js.set(js_key("allclose"), result.allclose);
+  js.set(js_key("firstMismatch"), static_cast<double>(result.first_mismatch));
   return js;
 }
 
