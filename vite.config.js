@@ -3,7 +3,7 @@
 // the WASM modules are bundled). `--mode single` builds the one-file variant (vite-plugin-singlefile:
 // module, styles and fonts inlined; the WASM bytes inlined as base64 and handed to the core as
 // `wasmBinary`), which scripts/build.sh moves to dist/playground-single.html.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
@@ -59,23 +59,38 @@ function katexWoff2Only() {
   };
 }
 
+// The Benchmark tab shows the latest committed benchmark report: bench/results/latest.{svg,md} (or the
+// quick run's files when no full run is committed) become dist/bench-results/latest.{svg,md}.
+function benchmarkResults() {
+  return {
+    name: 'attention-playground:benchmark-results',
+    generateBundle() {
+      for (const extension of ['svg', 'md']) {
+        const source = ['latest', 'quick'].map((name) => repo(`./bench/results/${name}.${extension}`)).find((path) => existsSync(path));
+        if (source) this.emitFile({ type: 'asset', fileName: `bench-results/latest.${extension}`, source: readFileSync(source) });
+      }
+    },
+  };
+}
+
 // The single page ships the WASM bytes once, through `virtual:wasm-base64`; the core's own
 // `new URL('….wasm', import.meta.url)` references then stay separate files that the page never fetches.
 function swapEntryForSingle() {
   return {
     name: 'attention-playground:single-entry',
-    transformIndexHtml: (html) => html.replace('/src/ui/main.js', '/src/ui/single.js'),
+    transformIndexHtml: { order: 'pre', handler: (html) => html.replace('/src/ui/main.js', '/src/ui/single.js') },
   };
 }
 
-// vite-plugin-singlefile inlines every asset; the .wasm files must stay out (they travel once, as
-// base64 in `virtual:wasm-base64`), so this runs after it and narrows the inline rule again.
+// vite-plugin-singlefile inlines every asset; the two core .wasm files must stay out (they travel once,
+// as base64 in `virtual:wasm-base64`), so this runs after it and narrows the inline rule again. Small
+// wasm helpers (the relaxed-SIMD tile) are inlined as data: URLs, which fetch() reads from file:// too.
 function keepWasmOutOfInlining() {
   return {
     name: 'attention-playground:keep-wasm-out',
     enforce: 'post',
     config(config) {
-      config.build.assetsInlineLimit = (file) => !file.endsWith('.wasm');
+      config.build.assetsInlineLimit = (file) => !/attention-(simd|baseline)\.wasm$/.test(file);
     },
   };
 }
@@ -86,13 +101,14 @@ export default defineConfig(({ mode }) => {
     root: repo('./web'),
     base: './',
     publicDir: single ? false : repo('./web/public'),
-    plugins: [checkFixture(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [])],
+    plugins: [checkFixture(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults()])],
     build: {
       outDir: single ? repo('./build/page-single') : repo('./dist'),
       emptyOutDir: true,
       target: 'es2022',
       reportCompressedSize: false,
       chunkSizeWarningLimit: 2000,
+      ...(single ? {} : { rollupOptions: { input: { index: repo('./web/index.html'), benchmark: repo('./web/benchmark.html') } } }),
     },
     server: { fs: { allow: [repo('.')] } },
   };

@@ -103,3 +103,15 @@ test('the backend selector recomputes with the chosen backend and the badge says
     await expectPageMatchesCore(page, 'js');
   }
 });
+
+test('the Benchmark tab shows the latest committed benchmark report', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page);
+  await page.getByRole('link', { name: 'Benchmark' }).click();
+  await expect(page).toHaveURL(/benchmark\.html$/);
+  await expect(page.locator('#bench-table')).toContainText('| contestant |');
+  await expect.poll(() => page.locator('#bench-chart').evaluate((img) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await expect(page.locator('.step-title')).toHaveText('Next-token framing');
+  expect(problems).toEqual([]);
+});

@@ -7,7 +7,7 @@ import { CHECK_FIXTURE } from './fixture-case.js';
 
 const playground = startPlayground(document.getElementById('app'), {
   fixture: CHECK_FIXTURE,
-  benchmarkUrl: import.meta.env.VITE_BENCHMARK_URL || 'bench/index.html',
+  benchmarkUrl: 'benchmark.html',
 });
 startEmbedApi(playground, playground.getState().origin);
 // Tests and scripts drive the page through this (DESIGN.md: "an engineer drives the page from Playwright").

@@ -1,8 +1,8 @@
 // One shown tensor: a figure with its name and shape, the heatmap (one panel per head when the tensor
 // has a heads axis), a tooltip that explains the cell under the pointer or the keyboard focus, the
 // values as a table for screen readers, and the export buttons. Values come from the core unchanged.
-import { colorScale, prefersDark } from './colormap.js';
-import { cellAt, drawPanel, figureSvg, formatValue, layoutPanel } from './heatmap-draw.js';
+import { colorScale, css, prefersDark } from './colormap.js';
+import { cellAt, drawPanel, figureSvg, formatCell, formatValue, layoutPanel } from './heatmap-draw.js';
 import { download, fileName, tensorCsv, tensorJson } from './export.js';
 import { STRINGS, format } from './strings.js';
 
@@ -141,6 +141,18 @@ function exportPng(view, panels, layouts, colors) {
   canvas.toBlob((blob) => download(blob, fileName(view.name, 'png')), 'image/png');
 }
 
+// The colour key: a small gradient from the map's low end to its high end, with the values it stands for.
+function legend(view, colors) {
+  const maxAbs = maxAbsFinite(view.tensor.data);
+  const low = view.kind === 'weights' ? 0 : -maxAbs;
+  const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale(low + ((maxAbs - low) * i) / 6)));
+  const key = element('span', { class: 'legend', 'aria-hidden': 'true' });
+  const bar = element('span', { class: 'legend-bar' });
+  bar.style.background = `linear-gradient(to right, ${stops.join(', ')})`;
+  key.append(element('span', {}, formatCell(low)), bar, element('span', {}, formatCell(maxAbs)));
+  return key;
+}
+
 /**
  * Renders one tensor view.
  * @param {object} view a step's shown tensor (steps.js `show`)
@@ -156,6 +168,7 @@ export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
   const layouts = panels.map((panel) => layoutPanel(panel, perPanelWidth));
   const colors = { ...palette(), scale: colorScale(view.kind, maxAbsFinite(view.tensor.data)) };
 
+  caption.append(legend(view, colors));
   const exports = element('span', { class: 'export', role: 'group', 'aria-label': format(STRINGS.exportAs, { name: view.name }) });
   const actions = {
     PNG: () => exportPng(view, panels, layouts, colors),
