@@ -49,21 +49,56 @@ export class GpuRuntime {
   }
 
   /**
-   * The pipeline for `key`, compiled once. The key names the kernel and every choice baked into it.
-   * @param {string} key
-   * @param {() => string} source
-   * @param {Record<string, number|boolean>} [constants] override values
+   * The pipeline for `spec.key`, compiled once. The key names the kernel and every choice baked into it.
+   * @param {{key: string, source: () => string, constants?: Record<string, number|boolean>}} spec
    */
-  pipeline(key, source, constants = {}) {
+  pipeline({ key, source, constants = {} }) {
     let pipeline = this.pipelines.get(key);
     if (!pipeline) {
-      const module = this.device.createShaderModule({ label: key, code: source() });
-      pipeline = this.device.createComputePipeline({
-        label: key, layout: 'auto', compute: { module, entryPoint: 'main', constants },
-      });
+      pipeline = this.device.createComputePipeline(this.descriptor(key, source, constants));
       this.pipelines.set(key, pipeline);
     }
     return pipeline;
+  }
+
+  descriptor(key, source, constants) {
+    const module = this.device.createShaderModule({ label: key, code: source() });
+    return { label: key, layout: 'auto', compute: { module, entryPoint: 'main', constants } };
+  }
+
+  /**
+   * Compiles pipelines in the background (createComputePipelineAsync), so the first call of a step does
+   * not wait for the shader compiler (~0.2 s on SwiftShader). A call that comes first compiles its own.
+   * @param {{key: string, source: () => string, constants?: object}[]} specs
+   */
+  async warmUp(specs) {
+    await Promise.all(specs.filter(({ key }) => !this.pipelines.has(key)).map(async ({ key, source, constants = {} }) => {
+      const pipeline = await this.device.createComputePipelineAsync(this.descriptor(key, source, constants));
+      if (!this.pipelines.has(key)) this.pipelines.set(key, pipeline);
+    }));
+  }
+
+  /** The GEMM pipeline for one choice of vec4 loads and transposition (staging is the runtime's). */
+  gemmSpec({ vec4A, vec4B, transposeB }) {
+    const staged = this.stagedGemm;
+    return {
+      key: `gemm ${staged ? 'staged' : 'direct'} vec4A=${vec4A} vec4B=${vec4B} transposeB=${transposeB}`,
+      source: () => gemmWgsl({ vec4A, vec4B, staged }),
+      constants: { TRANSPOSE_B: transposeB },
+    };
+  }
+
+  rowSoftmaxSpec() {
+    return { key: 'row softmax', source: () => rowSoftmaxWgsl, constants: { ROW_THREADS } };
+  }
+
+  /** What a teaching-size step needs: odd sizes (scalar loads), Q·Kᵀ and weights·V, the softmax. */
+  teachingSpecs() {
+    return [
+      this.gemmSpec({ vec4A: false, vec4B: false, transposeB: false }),
+      this.gemmSpec({ vec4A: false, vec4B: false, transposeB: true }),
+      this.rowSoftmaxSpec(),
+    ];
   }
 
   /** @param {string} label */
@@ -182,10 +217,7 @@ export class GpuPass {
     const aligned = (layout, length) => layout.every((value) => value % 4 === 0) && length % 4 === 0;
     const vec4A = aligned(layouts[0], K);
     const vec4B = aligned(layouts[1], transposeB ? K : N);
-    const staged = this.runtime.stagedGemm;
-    const pipeline = this.runtime.pipeline(
-      `gemm ${staged ? 'staged' : 'direct'} vec4A=${vec4A} vec4B=${vec4B} transposeB=${transposeB}`,
-      () => gemmWgsl({ vec4A, vec4B, staged }), { TRANSPOSE_B: transposeB });
+    const pipeline = this.runtime.pipeline(this.runtime.gemmSpec({ vec4A, vec4B, transposeB }));
     const words = new Uint32Array(24);
     words.set([M, N, K, batchInner], 0);
     new Float32Array(words.buffer, 16, 1)[0] = alpha;
@@ -206,7 +238,7 @@ export class GpuPass {
    */
   rowSoftmax(spec) {
     const { scores, weights, rows, cols, name = 'row softmax' } = spec;
-    const pipeline = this.runtime.pipeline('row softmax', () => rowSoftmaxWgsl, { ROW_THREADS });
+    const pipeline = this.runtime.pipeline(this.runtime.rowSoftmaxSpec());
     const words = new Uint32Array(12);
     words.set([rows, cols, spec.rowsPerMatrix, spec.causal ? 1 : 0, spec.maskMode, spec.normalization], 0);
     new Float32Array(words.buffer, 24, 1)[0] = spec.scale;
@@ -239,8 +271,8 @@ export class GpuPass {
     const { q, k, v, o, batch, heads, Tq, Tk, headDim, name = 'fused attention' } = spec;
     if (headDim > HEAD_DIM_LIMIT) throw new Error(`webgpu: ${name}: d_head=${headDim} exceeds the fused kernel's ${HEAD_DIM_LIMIT}`);
     const headDimMax = Math.max(16, 2 ** Math.ceil(Math.log2(headDim)));
-    const pipeline = this.runtime.pipeline(`fused attention headDimMax=${headDimMax}`,
-      () => fusedAttentionWgsl(headDimMax), { QUERY_ROWS });
+    const pipeline = this.runtime.pipeline({ key: `fused attention headDimMax=${headDimMax}`,
+      source: () => fusedAttentionWgsl(headDimMax), constants: { QUERY_ROWS } });
     const words = new Uint32Array(28);
     const floats = new Float32Array(words.buffer);
     words.set([Tq, Tk, headDim, heads], 0);
@@ -262,7 +294,7 @@ export class GpuPass {
 
   /** dropped = weights · keep / (1 − p) with the counter-based keep rule of docs/api.md. */
   dropout({ weights, dropped, dropout, seed, name = 'dropout' }) {
-    const pipeline = this.runtime.pipeline('dropout', () => dropoutWgsl, { WORKGROUP_SIZE: ELEMENTWISE_THREADS });
+    const pipeline = this.runtime.pipeline({ key: 'dropout', source: () => dropoutWgsl, constants: { WORKGROUP_SIZE: ELEMENTWISE_THREADS } });
     const words = new Uint32Array(4);
     words[0] = weights.length;
     words[1] = lowbias32(seed);

@@ -128,6 +128,8 @@ export async function loadWebGpuBackend(options = {}) {
   const { device, adapterInfo } = await acquireDevice(options);
   // SwiftShader runs the GEMM without workgroup-memory staging (3× faster there; see gemm.wgsl.js).
   const runtime = new GpuRuntime(device, { stagedGemm: !adapterInfo.emulated });
+  // The teaching steps' pipelines compile while the page starts; a failure here shows up on first use.
+  runtime.warmUp(runtime.teachingSpecs()).catch(() => {});
   const reference = createReferenceBackend();
   const listeners = new Set();
   let lostError = null;
