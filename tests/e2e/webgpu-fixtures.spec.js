@@ -1,0 +1,25 @@
+// The same correctness suite as the WASM builds (tests/unit/steps.test.js): every PyTorch fixture case,
+// through the public API on the webgpu backend (SwiftShader), at the same tolerance (1e-5 + 1e-5·|expected|).
+import { readdirSync, readFileSync } from 'node:fs';
+import { test, expect } from '@playwright/test';
+
+const FIXTURES = new URL('./../fixtures/', import.meta.url);
+const TOLERANCE = { atol: 1e-5, rtol: 1e-5 };
+const fixtures = readdirSync(FIXTURES).filter((name) => name.endsWith('.json'))
+  .map((name) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')));
+
+test('every PyTorch fixture case matches on the webgpu backend', async ({ page }) => {
+  expect(fixtures.length).toBeGreaterThanOrEqual(13);
+  await page.goto('/tests/e2e/pages/webgpu.html');
+  await page.waitForFunction(() => window.harnessReady === true);
+  const reports = await page.evaluate(async ({ fixtures, tolerance }) => {
+    const { runFixture } = await import('./webgpu-fixtures.js');
+    const out = {};
+    for (const fixture of fixtures) out[fixture.function] = await runFixture(fixture, tolerance);
+    return out;
+  }, { fixtures, tolerance: TOLERANCE });
+  for (const [fn, report] of Object.entries(reports)) {
+    expect(report.cases, fn).toBeGreaterThan(0);
+    expect(report.problems, `${fn} (worst |error| ${report.worst.maxAbsError} at ${report.worst.where})`).toEqual([]);
+  }
+});
