@@ -75,13 +75,13 @@ export async function expectedValues(page, backend = null) {
 }
 
 /** The page's numbers equal the core's for the current state (to the 4 decimals the page writes). */
-export async function expectPageMatchesCore(page, backend = null) {
+export async function expectPageMatchesCore(page, backend = null, tolerance = 6e-5) {
   const expected = await expectedValues(page, backend);
   if (!expected) return;
   const shown = await shownValues(page, expected.name);
   expect(shown.length, `${expected.name}: number of values shown`).toBe(expected.values.length);
   shown.forEach((value, index) => {
     if (!Number.isFinite(expected.values[index])) expect(value).toBe(expected.values[index]);
-    else expect(Math.abs(value - expected.values[index]), `${expected.name}[${index}]`).toBeLessThanOrEqual(6e-5);
+    else expect(Math.abs(value - expected.values[index]), `${expected.name}[${index}]`).toBeLessThanOrEqual(tolerance);
   });
 }

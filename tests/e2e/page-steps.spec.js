@@ -104,6 +104,19 @@ test('the backend selector recomputes with the chosen backend and the badge says
   }
 });
 
+test('the WebGPU backend draws the same numbers, or the page says why it fell back', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, '?backend=webgpu&step=multihead');
+  const backend = await page.evaluate(() => window.attentionPlayground.lastRun().backend);
+  if (backend === 'webgpu') {
+    await expect(page.locator('.badge')).toHaveText(/^WebGPU · /);
+    await expectPageMatchesCore(page, 'js', 1.5e-4); // WGSL sums in another order: 1e-4 plus display rounding
+  } else {
+    await expect(page.locator('.notice')).toContainText('WebGPU');
+  }
+  expect(problems).toEqual([]);
+});
+
 test('the Benchmark tab shows the latest committed benchmark report', async ({ page }) => {
   const problems = watchConsole(page);
   await openPage(page);

@@ -194,7 +194,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     writeUrl(push || stepChanged);
     applyChrome();
     if (stepChanged || !fromControl) renderStep();
-    if (stepChanged) shell.main.focus({ preventScroll: true });
+    if (stepChanged) {
+      // A new step starts at its top, with keyboard focus on it (the pager sits at the bottom).
+      shell.main.focus({ preventScroll: true });
+      if (!state.embed) window.scrollTo(0, 0);
+    }
     recompute();
     return notices;
   }

@@ -31,7 +31,7 @@ function shortLabel(text) {
  */
 export function layoutPanel(panel, maxWidth = 420) {
   const rowLabelChars = panel.rowLabels ? Math.max(...panel.rowLabels.map((l) => shortLabel(l).length)) : String(panel.rows - 1).length;
-  const left = Math.min(96, 10 + rowLabelChars * 7);
+  const left = Math.min(100, 14 + rowLabelChars * 7.5);
   const colLabelChars = panel.colLabels ? Math.max(...panel.colLabels.map((l) => shortLabel(l).length)) : 0;
   const titleHeight = panel.title ? 18 : 0;
   const cell = Math.max(6, Math.min(40, Math.floor((maxWidth - left - 4) / panel.cols)));
