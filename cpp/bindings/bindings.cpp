@@ -256,11 +256,12 @@ val matmul_js(val a, val b, val options) {
   return result;
 }
 
-// For the leak test and the page's memory readout: {heapBytes, bytesInUse, heapLimitBytes}.
+// For the leak test and the page's memory readout: {heapBytes, bytesInUse, bytesAvailable, heapLimitBytes}.
 val heap_stats_js() {
   val stats = val::object();
   stats.set(js_key("heapBytes"), static_cast<double>(heap_bytes()));
   stats.set(js_key("bytesInUse"), static_cast<double>(bytes_in_use()));
+  stats.set(js_key("bytesAvailable"), static_cast<double>(bytes_available()));
   stats.set(js_key("heapLimitBytes"), static_cast<double>(heap_limit_bytes()));
   return stats;
 }

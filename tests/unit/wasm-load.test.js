@@ -39,6 +39,8 @@ describe.each(BUILDS)('the %s build', (build) => {
     expect(stats.heapLimitBytes).toBe(2 ** 31);
     expect(stats.heapBytes).toBeGreaterThanOrEqual(16 * 2 ** 20);
     expect(stats.bytesInUse).toBeGreaterThanOrEqual(0);
+    expect(stats.bytesAvailable).toBeGreaterThan(1.9 * 2 ** 30);
+    expect(stats.bytesAvailable).toBeLessThan(stats.heapLimitBytes);
   });
 });
 

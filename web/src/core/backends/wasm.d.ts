@@ -120,6 +120,8 @@ export interface HeapStats {
   heapBytes: number;
   /** Bytes malloc has handed out and not freed. */
   bytesInUse: number;
+  /** What one call may still allocate: the limit minus static data, stack and live allocations, less a margin. */
+  bytesAvailable: number;
   /** The hard limit, 2 GiB. */
   heapLimitBytes: number;
 }
