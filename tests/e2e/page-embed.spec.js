@@ -98,6 +98,29 @@ test('every heatmap exports as PNG, SVG, CSV and JSON', async ({ page }) => {
   expect(json.data[0]).toBe(shown[0]);
 });
 
+test('the page works from a plain static host (no COOP/COEP) and never leaves it (no CDN)', async ({ page }) => {
+  const problems = watchConsole(page);
+  const plain = await startServer({ root: 'dist', port: 0, isolated: false });
+  const outside = [];
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin === new URL(plain.url).origin || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+    outside.push(url.href);
+    return route.abort();
+  });
+  try {
+    await openPage(page, '?step=weights', plain.url);
+    expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(false);
+    expect(await page.evaluate(() => window.attentionPlayground.lastRun().backend)).toMatch(/^wasm-/);
+    await expect(page.locator('.formula .katex')).toBeVisible();
+    await expectPageMatchesCore(page, 'js');
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+  } finally {
+    await plain.close();
+  }
+});
+
 test('the single-file page works opened from file://, WASM included', async ({ page }) => {
   const problems = watchConsole(page);
   const url = pathToFileURL(resolve('dist/playground-single.html')).href;
