@@ -1,9 +1,10 @@
 // The fused attention kernel (FlashAttention's loop, on a CPU): for one head, a tile of queries meets
 // the keys one tile at a time; the softmax is computed online, so the (tq, tk) weights never exist.
 //
-// For each query row the tile loop keeps m (the largest score seen), l (Σ e^(s−m)) and o (Σ e^(s−m)·v).
-// A new key tile with scores s_j:   m' = max(m, max_j s_j),   α = e^(m−m'),
-//   l ← α·l + Σ_j e^(s_j−m'),   o ← α·o + Σ_j e^(s_j−m')·v_j;   at the end context = o / l.
+// For each query row the tile loop keeps m (a running reference, about the largest score seen),
+// l (Σ e^(s−m)) and o (Σ e^(s−m)·v). A new key tile with scores s_j: when max_j s_j > m + margin,
+// m' = max_j s_j and α = e^(m−m') rescale l and o (else m stays);  l ← l + Σ_j e^(s_j−m),
+// o ← o + Σ_j e^(s_j−m)·v_j;  at the end context = o / l (any m gives the same quotient).
 // Causal: key tiles that start after a query tile's last row are never visited (half the work), and
 // inside a diagonal tile each row only takes keys j ≤ i.
 #include <algorithm>
@@ -24,6 +25,7 @@ using namespace simd;
 constexpr int kQueryRows = 4;    // rows of one register tile
 constexpr int kQueryBlock = 32;  // queries per tile; a multiple of kQueryRows
 constexpr int kKeyBlock = 64;    // keys per tile; a multiple of kTileCols
+constexpr float kRescaleMargin = 8.0f;  // e^8 ≈ 3000: how far scores may exceed the running max
 
 int round_up(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
 
@@ -33,7 +35,6 @@ struct Scratch {
         packed_key(static_cast<size_t>(round_up(s.tk, kTileCols)) * s.d_head),
         packed_query(static_cast<size_t>(kQueryBlock) * s.d_head),
         scores(static_cast<size_t>(kQueryBlock) * kKeyBlock),
-        packed_probabilities(static_cast<size_t>(kQueryBlock) * kKeyBlock),
         output(static_cast<size_t>(kQueryBlock) * padded_d_head),
         running_max(kQueryBlock),
         running_sum(kQueryBlock) {}
@@ -41,7 +42,6 @@ struct Scratch {
   std::vector<float> packed_key;            // one head's K as 8-key panels: for each p, k[j..j+8)[p]
   std::vector<float> packed_query;          // the query tile as 4-row panels, pre-multiplied by the scale
   std::vector<float> scores;                // (kQueryBlock, kKeyBlock) scores, then probabilities
-  std::vector<float> packed_probabilities;  // the probabilities as 4-row panels
   std::vector<float> output;                // (kQueryBlock, padded_d_head) running, unnormalised o
   std::vector<float> running_max, running_sum;
 };
@@ -132,31 +132,32 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
       const int i = i0 + r;
       const int visible = r >= rows ? 0 : (s.causal ? std::clamp(i - j0 + 1, 0, keys) : keys);
       if (visible > 0) {
-        const float new_max = std::max(w.running_max[r], row_max(row, visible));
-        const float rescale = exp(w.running_max[r] - new_max);  // e^(−∞) = 0 on the first tile
-        const float tile_sum = exponentiate_row(row, visible, new_max);
-        w.running_sum[r] = w.running_sum[r] * rescale + tile_sum;
-        w.running_max[r] = new_max;
-        if (rescale != 1.0f) scale_row(w.output.data() + static_cast<size_t>(r) * w.padded_d_head, s.d_head, rescale);
+        // Lazy rescaling: m only moves when a score exceeds it by more than kRescaleMargin, so most
+        // tiles skip rescaling o; the terms e^(s−m) ≤ e^kRescaleMargin stay far from overflow.
+        const float tile_max = row_max(row, visible);
+        if (tile_max > w.running_max[r] + kRescaleMargin) {
+          const float rescale = exp(w.running_max[r] - tile_max);  // e^(−∞) = 0 on the first tile
+          w.running_sum[r] *= rescale;
+          w.running_max[r] = tile_max;
+          scale_row(w.output.data() + static_cast<size_t>(r) * w.padded_d_head, s.d_head, rescale);
+        }
+        w.running_sum[r] += exponentiate_row(row, visible, w.running_max[r]);
       }
       std::fill(row + visible, row + keys, 0.0f);
     }
-    // 3. output += probabilities · V: pack the probabilities as 4-row panels, read V in place.
+    // 3. output += probabilities · V, both read in place (the probabilities are rows of `scores`).
     for (int panel = 0; panel < panels; ++panel) {
-      float* packed = w.packed_probabilities.data() + panel * kQueryRows * kKeyBlock;
-      for (int j = 0; j < keys; ++j) {
-        for (int r = 0; r < kQueryRows; ++r) packed[j * kQueryRows + r] = w.scores[(panel * kQueryRows + r) * kKeyBlock + j];
-      }
+      const float* probabilities = w.scores.data() + panel * kQueryRows * kKeyBlock;
       const float* value_tile = value + static_cast<size_t>(j0) * s.value_stride + column;
       float* output_panel = w.output.data() + static_cast<size_t>(panel) * kQueryRows * w.padded_d_head;
       for (int g = 0; g < full_column_groups; ++g) {
-        register_tile_accumulate_rows<kQueryRows>(keys, packed, value_tile + g * kTileCols, s.value_stride,
+        register_tile_accumulate_rows<kQueryRows>(keys, probabilities, kKeyBlock, value_tile + g * kTileCols, s.value_stride,
                                                   output_panel + g * kTileCols, w.padded_d_head);
       }
       for (int c = full_column_groups * kTileCols; c < s.d_head; ++c) {  // leftover columns of the head
         for (int r = 0; r < kQueryRows; ++r) {
           float sum = 0.0f;
-          for (int j = 0; j < keys; ++j) sum += packed[j * kQueryRows + r] * value_tile[static_cast<size_t>(j) * s.value_stride + c];
+          for (int j = 0; j < keys; ++j) sum += probabilities[r * kKeyBlock + j] * value_tile[static_cast<size_t>(j) * s.value_stride + c];
           output_panel[static_cast<size_t>(r) * w.padded_d_head + c] += sum;
         }
       }

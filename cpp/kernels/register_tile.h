@@ -40,10 +40,10 @@ inline void register_tile(int depth, const float* __restrict packed_a, const flo
   }
 }
 
-// c (kRows×8) += packed_a (depth×kRows) · b (depth×8, read in place with row stride ldb): for a B
-// that is already contiguous along its rows (V in attention), so it needs no packing.
+// c (kRows×8) += a (kRows×depth, row stride lda) · b (depth×8, row stride ldb), both read in place:
+// for attention's weights·V, where the weights are already rows and V's rows are contiguous.
 template <int kRows>
-inline void register_tile_accumulate_rows(int depth, const float* __restrict packed_a, const float* __restrict b,
+inline void register_tile_accumulate_rows(int depth, const float* __restrict a, int lda, const float* __restrict b,
                                           int ldb, float* __restrict c, int ldc) {
   using namespace simd;
   f32x4 acc[kRows][2];
@@ -55,11 +55,10 @@ inline void register_tile_accumulate_rows(int depth, const float* __restrict pac
     const f32x4 b0 = load(b);
     const f32x4 b1 = load(b + kLanes);
     for (int r = 0; r < kRows; ++r) {
-      const f32x4 a_r = splat(packed_a[r]);
+      const f32x4 a_r = splat(a[static_cast<size_t>(r) * lda + p]);
       acc[r][0] = mul_add(a_r, b0, acc[r][0]);
       acc[r][1] = mul_add(a_r, b1, acc[r][1]);
     }
-    packed_a += kRows;
     b += ldb;
   }
   for (int r = 0; r < kRows; ++r) {

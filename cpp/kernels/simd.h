@@ -36,8 +36,9 @@ inline float horizontal_sum(f32x4 v) {
          (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
 }
 inline float horizontal_max(f32x4 v) {
-  return std::fmax(std::fmax(wasm_f32x4_extract_lane(v, 0), wasm_f32x4_extract_lane(v, 1)),
-                   std::fmax(wasm_f32x4_extract_lane(v, 2), wasm_f32x4_extract_lane(v, 3)));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
 }
 inline f32x4 floor(f32x4 v) { return wasm_f32x4_floor(v); }
 inline f32x4 clamp(f32x4 v, float lo, float hi) {
@@ -90,7 +91,9 @@ inline f32x4 max(f32x4 a, f32x4 b) {
 }
 inline float horizontal_sum(f32x4 v) { return (v.lane[0] + v.lane[1]) + (v.lane[2] + v.lane[3]); }
 inline float horizontal_max(f32x4 v) {
-  return std::fmax(std::fmax(v.lane[0], v.lane[1]), std::fmax(v.lane[2], v.lane[3]));
+  const float left = v.lane[0] < v.lane[1] ? v.lane[1] : v.lane[0];
+  const float right = v.lane[2] < v.lane[3] ? v.lane[3] : v.lane[2];
+  return left < right ? right : left;
 }
 inline f32x4 floor(f32x4 v) {
   for (float& x : v.lane) x = std::floor(x);

@@ -104,6 +104,26 @@ TEST(FusedAttention, LargeScoresStayFiniteAndMatch) {
   EXPECT_TRUE(all_close(fused, expected, 1e-5, 1e-5));
 }
 
+TEST(FusedAttention, RisingScoresRescaleTheRunningSums) {
+  // Scores that rise by 0.8 per key: every key tile beats the running max by far more than the
+  // rescaling margin, so l and o are rescaled on every tile; and falling scores never rescale.
+  const HeadsCase c{1, 200, 200, 1, 8};
+  for (float slope : {0.1f, -0.1f}) {
+    Buffers buffers = random_buffers(c);
+    for (int j = 0; j < c.tk; ++j) {
+      for (int p = 0; p < c.d_head; ++p) {
+        buffers.query[j * c.d_head + p] = 1.0f;
+        buffers.key[j * c.d_head + p] = slope * j + 0.01f * buffers.key[j * c.d_head + p];
+      }
+    }
+    const size_t size = static_cast<size_t>(c.tq) * c.d_head;
+    std::vector<float> expected(size), fused(size);
+    attention_heads_reference(buffers.problem(expected, c, true, 1.0f));
+    attention_heads_fused(buffers.problem(fused, c, true, 1.0f));
+    EXPECT_TRUE(all_close(fused, expected, 1e-5, 1e-5)) << "slope " << slope;
+  }
+}
+
 TEST(FusedAttention, FirstQueryCopiesTheFirstValue) {
   // Causal row 0 sees only key 0: its weight is exactly 1, so the context is v_0 itself.
   const HeadsCase c{1, 40, 40, 2, 6};
