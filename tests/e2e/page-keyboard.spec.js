@@ -47,7 +47,7 @@ test('keyboard only: skip link, ←/→ between steps, contents, heatmap cells, 
   await page.keyboard.press('Control+A');
   await page.keyboard.type('2.5');
   await afterRender(page, () => page.keyboard.press('Enter'));
-  expect(new URL(page.url()).searchParams.get('edits')).toBe('0.1:2.5');
+  await expect.poll(() => new URL(page.url()).searchParams.get('edits')).toBe('0.1:2.5');
   await expect(page.locator('table[data-tensor="x"] tbody tr').first().locator('td').nth(1)).toHaveText('2.5000');
   // The loop's first output row is x's first row itself.
   await expect(page.locator('table[data-tensor="output"] tbody tr').first().locator('td').nth(1)).toHaveText('2.5000');

@@ -75,7 +75,7 @@ for (const id of STEPS) {
       const state = await page.evaluate(() => window.attentionPlayground.getState());
       const expectedValue = NEW_VALUES[name];
       if (expectedValue !== undefined) expect(String(state[name])).toBe(expectedValue);
-      expect(new URL(page.url()).searchParams.has(name), `URL carries ${name}`).toBe(true);
+      await expect.poll(() => new URL(page.url()).searchParams.has(name), { message: `URL carries ${name}` }).toBe(true);
       await expect(page.locator('.error')).toBeHidden();
       await expectPageMatchesCore(page);
     }

@@ -15,8 +15,9 @@ test('a URL round-trips: controls show it, a change writes it, a reload reproduc
     await page.locator('[data-control-number="temperature"]').fill('1.5');
     await page.locator('[data-control-number="temperature"]').press('Tab');
   });
-  const params = new URL(page.url()).searchParams;
-  expect(Object.fromEntries(params)).toEqual({ step: 'causal', T: '8', seed: '5', mask: 'zero', temperature: '1.5' });
+  // The address bar follows within 150 ms (writes are coalesced while a slider is dragged).
+  await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams))
+    .toEqual({ step: 'causal', T: '8', seed: '5', mask: 'zero', temperature: '1.5' });
   const before = await shownValues(page, 'weights');
 
   await page.reload();

@@ -170,11 +170,20 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     for (const listener of listeners) listener(lastRun);
   }
 
+  // The address bar follows the state. A new step is a history entry; other changes replace the
+  // current one, at most every 150 ms: history.replaceState costs milliseconds, and dragging a slider
+  // fires dozens of changes a second.
+  let urlTimer = null;
   function writeUrl(push) {
+    clearTimeout(urlTimer);
+    urlTimer = null;
     const search = serializeState(state);
     const url = `${location.pathname}${search ? `?${search}` : ''}${location.hash}`;
     if (push) history.pushState(null, '', url);
     else history.replaceState(null, '', url);
+  }
+  function scheduleUrlWrite() {
+    if (urlTimer === null) urlTimer = setTimeout(() => writeUrl(false), 150);
   }
 
   /**
@@ -191,7 +200,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       shell.badge.textContent = STRINGS.loading;
     }
     const stepChanged = state.step !== before.step;
-    writeUrl(push || stepChanged);
+    if (push || stepChanged) writeUrl(true);
+    else scheduleUrlWrite();
     applyChrome();
     if (stepChanged || !fromControl) renderStep();
     if (stepChanged) {

@@ -107,6 +107,18 @@ function drawLabels(ctx, panel, layout, colors) {
   }
 }
 
+// One small scratch canvas for every panel's one-pixel-per-cell image, grown when a panel needs more.
+let scratch = null;
+function scratchCanvas(cols, rows) {
+  if (!scratch || scratch.canvas.width < cols || scratch.canvas.height < rows) {
+    const width = Math.max(cols, scratch?.canvas.width ?? 0);
+    const height = Math.max(rows, scratch?.canvas.height ?? 0);
+    const canvas = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(width, height) : Object.assign(document.createElement('canvas'), { width, height });
+    scratch = { canvas, ctx: canvas.getContext('2d') };
+  }
+  return scratch;
+}
+
 /**
  * Paints a panel onto a 2-D context whose origin is the panel's top-left corner (CSS pixels).
  * The cells are one pixel each in an ImageData scaled up without smoothing, and the hatching is one
@@ -131,11 +143,11 @@ export function drawPanel(ctx, panel, layout, colors) {
       pixels.data[p + 3] = 255;
     }
   }
-  const cells = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(panel.cols, panel.rows) : Object.assign(document.createElement('canvas'), { width: panel.cols, height: panel.rows });
-  cells.getContext('2d').putImageData(pixels, 0, 0);
+  const cells = scratchCanvas(panel.cols, panel.rows);
+  cells.ctx.putImageData(pixels, 0, 0);
   ctx.save();
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(cells, left, top, panel.cols * cell, panel.rows * cell);
+  ctx.drawImage(cells.canvas, 0, 0, panel.cols, panel.rows, left, top, panel.cols * cell, panel.rows * cell);
   ctx.restore();
 
   const hatched = styles.some((style) => style.hatched);

@@ -10,7 +10,7 @@ const EDITABLE_CELLS = 512;
 // Tensors up to this many values carry their screen-reader table with them; bigger ones offer it
 // behind a disclosure, built when opened: a table of thousands of cells costs more layout than the
 // whole repaint budget, on every change.
-const EAGER_TABLE_CELLS = 1024;
+const EAGER_TABLE_CELLS = 256;
 
 function palette() {
   return prefersDark()
@@ -104,15 +104,35 @@ function describeCell(view, panel, row, col) {
   return lines;
 }
 
-function drawCanvas(canvas, panel, layout, colors) {
+// Canvases live on from one repaint to the next, one per tensor name and panel: a fresh canvas costs
+// a new 2-D context and backing store every time, the largest share of a small repaint. Each reuse
+// drops the previous repaint's listeners (they hold the previous tensors).
+const canvasPool = new Map();
+
+function pooledCanvas(key) {
+  let entry = canvasPool.get(key);
+  if (!entry) {
+    const canvas = document.createElement('canvas');
+    entry = { canvas, ctx: canvas.getContext('2d'), listeners: null };
+    canvasPool.set(key, entry);
+  }
+  entry.listeners?.abort();
+  entry.listeners = new AbortController();
+  return entry;
+}
+
+function drawCanvas({ canvas, ctx }, panel, layout, colors) {
   const ratio = window.devicePixelRatio || 1;
-  canvas.width = Math.ceil(layout.width * ratio);
-  canvas.height = Math.ceil(layout.height * ratio);
-  canvas.style.width = `${layout.width}px`;
-  canvas.style.height = `${layout.height}px`;
-  const ctx = canvas.getContext('2d');
+  const width = Math.ceil(layout.width * ratio);
+  const height = Math.ceil(layout.height * ratio);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+    canvas.style.width = `${layout.width}px`;
+    canvas.style.height = `${layout.height}px`;
+  }
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  drawPanel(ctx, panel, layout, colors);
+  drawPanel(ctx, panel, layout, colors); // paints every pixel: no clear needed
 }
 
 function exportPng(view, panels, layouts, colors) {
@@ -190,15 +210,16 @@ export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
   const row = element('div', { class: 'panels' });
   panels.forEach((panel, i) => {
     const wrap = element('div', { class: 'panel' });
-    const canvas = element('canvas', {
-      tabindex: '0',
-      role: 'img',
-      'aria-label': `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`,
-    });
-    drawCanvas(canvas, panel, layouts[i], colors);
+    const pooled = pooledCanvas(`${view.name}#${i}`);
+    const { canvas } = pooled;
+    canvas.setAttribute('tabindex', '0');
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
+    canvas.classList.toggle('editable', Boolean(editable));
+    drawCanvas(pooled, panel, layouts[i], colors);
     wrap.append(canvas);
     row.append(wrap);
-    attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip, editable, onEdit });
+    attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip, editable, onEdit, signal: pooled.listeners.signal });
   });
   figure.append(row, tooltip);
   if (view.causal) figure.append(element('p', { class: 'note' }, STRINGS.maskedNote));
@@ -219,7 +240,7 @@ export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
 }
 
 // Pointer and keyboard inspection of cells, and editing of x's cells.
-function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit }) {
+function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit, signal }) {
   let focus = { row: 0, col: 0 };
   const showCell = (cell, x, y) => {
     tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
@@ -232,10 +253,10 @@ function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable
     const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
     if (cell) showCell(cell, event.offsetX, event.offsetY);
     else tooltip.hidden = true;
-  });
-  canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; });
-  canvas.addEventListener('blur', () => { tooltip.hidden = true; });
-  canvas.addEventListener('focus', () => showCell(focus, ...cellCenter(focus)));
+  }, { signal });
+  canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; }, { signal });
+  canvas.addEventListener('blur', () => { tooltip.hidden = true; }, { signal });
+  canvas.addEventListener('focus', () => showCell(focus, ...cellCenter(focus)), { signal });
   canvas.addEventListener('keydown', (event) => {
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (moves[event.key]) {
@@ -251,13 +272,12 @@ function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable
       event.preventDefault();
       openEditor(focus);
     }
-  });
+  }, { signal });
   if (!editable) return;
-  canvas.classList.add('editable');
   canvas.addEventListener('click', (event) => {
     const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
     if (cell) openEditor(cell);
-  });
+  }, { signal });
   function openEditor(cell) {
     const input = element('input', {
       type: 'number', step: 'any', class: 'cell-editor',
