@@ -15,6 +15,8 @@
 // origin only. Height and step notices carry nothing private and go to the listed origins (or to any
 // parent when none is listed, so a plain iframe can size itself).
 
+import { STRINGS, format } from './strings.js';
+
 const PREFIX = 'attention-playground:';
 
 function jsonNumber(value) {
@@ -69,7 +71,7 @@ export function startEmbedApi(playground, allowedOrigins) {
         playground.previous();
         break;
       default:
-        reply({ type: `${PREFIX}notices`, notices: [`Unknown message type ${JSON.stringify(message.type.slice(0, 60))} was ignored.`] });
+        reply({ type: `${PREFIX}notices`, notices: [format(STRINGS.state.unknownMessage, { type: JSON.stringify(message.type.slice(0, 60)) })] });
     }
   });
 

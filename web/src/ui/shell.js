@@ -18,12 +18,12 @@ function element(tag, attributes = {}, text = null) {
  */
 export function createShell(root, { benchmarkUrl }) {
   root.replaceChildren();
-  const skip = element('a', { class: 'skip', href: '#step' }, 'Skip to the step');
+  const skip = element('a', { class: 'skip', href: '#step' }, STRINGS.skipToStep);
 
   const header = element('header', { class: 'top' });
   const brand = element('div', { class: 'brand' });
   brand.append(element('h1', {}, STRINGS.title), element('p', { class: 'subtitle' }, STRINGS.subtitle));
-  const tabs = element('nav', { class: 'tabs', 'aria-label': 'Sections' });
+  const tabs = element('nav', { class: 'tabs', 'aria-label': STRINGS.sections });
   tabs.append(element('a', { href: '#', 'aria-current': 'page' }, STRINGS.playground));
   if (benchmarkUrl) tabs.append(element('a', { href: benchmarkUrl }, STRINGS.benchmark));
   const backendBox = element('div', { class: 'backend' });
@@ -64,7 +64,7 @@ export function createShell(root, { benchmarkUrl }) {
   const error = element('p', { class: 'error', role: 'alert' });
   error.hidden = true;
   const results = element('div', { class: 'results' });
-  const pager = element('nav', { class: 'pager', 'aria-label': 'Step navigation' });
+  const pager = element('nav', { class: 'pager', 'aria-label': STRINGS.stepNavigation });
   const previous = element('button', { type: 'button', class: 'previous', 'data-action': 'previous' }, STRINGS.previous);
   const next = element('button', { type: 'button', class: 'next', 'data-action': 'next' }, STRINGS.next);
   pager.append(previous, next);

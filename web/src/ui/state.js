@@ -6,6 +6,9 @@
 // value falls back to the default and produces a notice the page shows. Values are only ever numbers,
 // booleans, members of a fixed list or plain text that the views put in the DOM as text, never as
 // markup, so no parameter can inject markup or script. No DOM here: Vitest runs this in Node.
+import { STRINGS, format } from './strings.js';
+
+const STATE_STRINGS = STRINGS.state;
 
 /** The curriculum's steps, in order; `step=` takes the id or the number 1–11. */
 export const STEP_IDS = [
@@ -89,41 +92,41 @@ export function parseValue(p, raw) {
   const text = String(raw).trim();
   switch (p.type) {
     case 'int': {
-      if (!/^\d{1,10}$/.test(text)) return { error: `expected a whole number in ${rangeText(p)}` };
+      if (!/^\d{1,10}$/.test(text)) return { error: format(STATE_STRINGS.expectedInteger, { range: rangeText(p) }) };
       const value = Number(text);
-      if (value < p.min || value > p.max) return { error: `expected a whole number in ${rangeText(p)}` };
+      if (value < p.min || value > p.max) return { error: format(STATE_STRINGS.expectedInteger, { range: rangeText(p) }) };
       return { value };
     }
     case 'number': {
-      if (!/^\d{1,6}(\.\d{1,8})?$/.test(text)) return { error: `expected a number in ${rangeText(p)}` };
+      if (!/^\d{1,6}(\.\d{1,8})?$/.test(text)) return { error: format(STATE_STRINGS.expectedNumber, { range: rangeText(p) }) };
       const value = Number(text);
-      if (value < p.min || value > p.max) return { error: `expected a number in ${rangeText(p)}` };
+      if (value < p.min || value > p.max) return { error: format(STATE_STRINGS.expectedNumber, { range: rangeText(p) }) };
       return { value };
     }
     case 'bool':
       if (text === '1' || text === 'true') return { value: true };
       if (text === '0' || text === 'false') return { value: false };
-      return { error: 'expected 1 or 0' };
+      return { error: STATE_STRINGS.expectedBool };
     case 'enum': {
       if (p.name === 'step' && /^\d{1,2}$/.test(text)) {
         const index = Number(text) - 1;
         if (index >= 0 && index < p.values.length) return { value: p.values[index] };
       }
       if (p.values.includes(text)) return { value: text };
-      return { error: `expected one of ${p.values.join(', ')}` };
+      return { error: format(STATE_STRINGS.expectedOneOf, { values: p.values.join(', ') }) };
     }
     case 'text': {
       // Control characters never belong in a sentence; markup characters are harmless (views use
       // textContent) but a sentence does not need them either, so they are refused too.
       if (text.length === 0 || text.length > p.maxLength || /[\u0000-\u001f\u007f<>]/.test(text)) {
-        return { error: `expected 1–${p.maxLength} characters of plain text` };
+        return { error: format(STATE_STRINGS.expectedText, { max: p.maxLength }) };
       }
       return { value: text.replace(/\s+/g, ' ') };
     }
     case 'set': {
       const items = text === '' ? [] : text.split(',').map((s) => s.trim());
       const unknown = items.filter((item) => !p.values.includes(item));
-      if (unknown.length > 0) return { error: `expected a comma list of ${p.values.join(', ')}` };
+      if (unknown.length > 0) return { error: format(STATE_STRINGS.expectedList, { values: p.values.join(', ') }) };
       return { value: p.values.filter((v) => items.includes(v)) };
     }
     case 'edits':
@@ -135,10 +138,10 @@ export function parseValue(p, raw) {
         try {
           url = new URL(item);
         } catch {
-          return { error: 'expected a comma list of origins such as https://course.example' };
+          return { error: STATE_STRINGS.expectedOrigins };
         }
         if (!['http:', 'https:'].includes(url.protocol) || url.origin !== item) {
-          return { error: 'expected a comma list of origins such as https://course.example' };
+          return { error: STATE_STRINGS.expectedOrigins };
         }
       }
       return { value: items };
@@ -150,7 +153,7 @@ export function parseValue(p, raw) {
 
 // Edited cells of the input embeddings x: "row.col:value" joined by commas, e.g. "0.1:0.5,2.0:-1.25".
 function parseEdits(text) {
-  const expected = `expected up to ${MAX_EDITS} cells "row.col:value" (row < ${MAX_T}, col < ${MAX_D}, |value| ≤ ${MAX_ABS_EDIT})`;
+  const expected = format(STATE_STRINGS.expectedEdits, { count: MAX_EDITS, rows: MAX_T, cols: MAX_D, max: MAX_ABS_EDIT });
   if (text === '') return { value: [] };
   const items = text.split(',');
   if (items.length > MAX_EDITS) return { error: expected };
@@ -216,17 +219,17 @@ export function parseState(search) {
   for (const [name, raw] of params) {
     const p = BY_NAME.get(name);
     if (!p) {
-      notices.push(`Unknown URL parameter ${quote(name)} was ignored.`);
+      notices.push(format(STATE_STRINGS.unknownParameter, { name: quote(name) }));
       continue;
     }
     if (seen.has(name)) {
-      notices.push(`URL parameter ${name} was given more than once; the first value was kept.`);
+      notices.push(format(STATE_STRINGS.repeatedParameter, { name }));
       continue;
     }
     seen.add(name);
     const result = parseValue(p, raw);
     if ('error' in result) {
-      notices.push(`URL parameter ${name}=${quote(raw)} was ignored (${result.error}); using the default ${quote(formatValue(p, p.default))}.`);
+      notices.push(format(STATE_STRINGS.rejectedParameter, { name, value: quote(raw), reason: result.error, fallback: quote(formatValue(p, p.default)) }));
     } else {
       state[name] = result.value;
     }
@@ -253,21 +256,21 @@ export function updateState(state, changes, { force = false } = {}) {
   const next = { ...state };
   const notices = [];
   if (changes === null || typeof changes !== 'object') {
-    return { state: next, notices: ['A state update must be an object of name: value pairs.'] };
+    return { state: next, notices: [STATE_STRINGS.notAnObject] };
   }
   for (const [name, input] of Object.entries(changes)) {
     const p = BY_NAME.get(name);
     if (!p) {
-      notices.push(`Unknown setting ${quote(name)} was ignored.`);
+      notices.push(format(STATE_STRINGS.unknownSetting, { name: quote(name) }));
       continue;
     }
     if (!force && state.lock.includes(name)) {
-      notices.push(`Setting ${name} is locked by this page and was not changed.`);
+      notices.push(format(STATE_STRINGS.lockedSetting, { name }));
       continue;
     }
     const raw = toUrlText(p, input);
     const result = parseValue(p, raw);
-    if ('error' in result) notices.push(`Setting ${name}=${quote(raw)} was ignored (${result.error}).`);
+    if ('error' in result) notices.push(format(STATE_STRINGS.rejectedSetting, { name, value: quote(raw), reason: result.error }));
     else next[name] = result.value;
   }
   return { state: next, notices };
