@@ -9,7 +9,9 @@
 //   element.getTensors()     → Promise<{step, backend, tensors: {name: {shape, data}}, error}>
 //   element.next(), element.previous()
 //
-// Events: 'ready' and 'rendered' (detail: {step}) when the playground has drawn a step.
+// Events: 'ready' and 'rendered' (detail: {step}) when the playground has drawn a step. The methods
+// wait for 'ready', so they may be called at once. `loading="lazy"` defers the frame until it nears
+// the viewport (then the methods wait for that too).
 // Attributes are the page's URL parameters in kebab case (d-model → dModel, t → T).
 
 const PREFIX = 'attention-playground:';
@@ -25,7 +27,7 @@ function parameterName(attribute) {
 
 class AttentionPlaygroundElement extends HTMLElement {
   static get observedAttributes() {
-    return [...PARAMETERS, 'src'];
+    return [...PARAMETERS, 'src', 'loading'];
   }
 
   #frame = null;
@@ -40,7 +42,7 @@ class AttentionPlaygroundElement extends HTMLElement {
       style.textContent = ':host{display:block}iframe{display:block;width:100%;border:0;min-height:240px;height:480px}';
       this.#frame = document.createElement('iframe');
       this.#frame.title = this.getAttribute('title') || 'Attention Playground';
-      this.#frame.loading = 'lazy';
+      this.#frame.loading = this.getAttribute('loading') === 'lazy' ? 'lazy' : 'eager';
       root.append(style, this.#frame);
     }
     window.addEventListener('message', this.#onMessage);
@@ -70,10 +72,15 @@ class AttentionPlaygroundElement extends HTMLElement {
   #load() {
     const url = this.pageUrl;
     this.#target = url.origin;
-    if (this.#frame.src !== url.href) this.#frame.src = url.href;
+    if (this.#frame.src !== url.href) {
+      this.#ready = new Promise((resolve) => { this.#markReady = resolve; });
+      this.#frame.src = url.href;
+    }
   }
 
   #target = '*';
+  #ready = null;
+  #markReady = () => {};
 
   #receive(event) {
     if (!this.#frame || event.source !== this.#frame.contentWindow) return;
@@ -83,6 +90,7 @@ class AttentionPlaygroundElement extends HTMLElement {
     if (kind === 'height' && Number.isFinite(message.height)) {
       this.#frame.style.height = `${Math.min(Math.max(message.height, 120), 20000)}px`;
     } else if (kind === 'ready' || kind === 'rendered') {
+      if (kind === 'ready') this.#markReady();
       this.dispatchEvent(new CustomEvent(kind, { detail: { step: message.step } }));
     } else if (message.id && this.#pending.has(message.id)) {
       this.#pending.get(message.id)(message);
@@ -90,7 +98,8 @@ class AttentionPlaygroundElement extends HTMLElement {
     }
   }
 
-  #send(type, body = {}) {
+  async #send(type, body = {}) {
+    await this.#ready;
     const id = `${this.#nextId++}`;
     return new Promise((resolve) => {
       this.#pending.set(id, resolve);
@@ -110,11 +119,13 @@ class AttentionPlaygroundElement extends HTMLElement {
     return this.#send('get-tensors').then(({ step, backend, tensors, error }) => ({ step, backend, tensors, error }));
   }
 
-  next() {
+  async next() {
+    await this.#ready;
     this.#frame.contentWindow.postMessage({ type: `${PREFIX}next` }, this.#target);
   }
 
-  previous() {
+  async previous() {
+    await this.#ready;
     this.#frame.contentWindow.postMessage({ type: `${PREFIX}previous` }, this.#target);
   }
 }
