@@ -8,8 +8,8 @@
 //   crossAttentionFast(xQuery, xContext, weights, options) functions, and only {output} back
 //   fastPathInfo()                                 {vocabulary, variants: [{number, name}], defaultVariant,
 //                                                  relaxedTileInstalled}
-//   relaxedTileSlot()                              the function-table index JS replaces with the
-//                                                  relaxed-SIMD tile (cpp/kernels/relaxed_tile.wat)
+//   relaxedTileSlots()                             {tile, rowsTile}: the function-table indices JS
+//                                                  replaces with the relaxed-SIMD tiles (relaxed_tile.wat)
 //   setRelaxedTileInstalled(bool)                  after replacing it: matmul then runs variant 5
 //
 // The multi-head functions run the fused attention kernel (cpp/kernels/) whenever the options allow it:
@@ -362,7 +362,12 @@ val fast_path_info_js() {
   return info;
 }
 
-double relaxed_tile_slot_js() { return static_cast<double>(kernels::relaxed_tile_slot_address()); }
+val relaxed_tile_slots_js() {
+  val slots = val::object();
+  slots.set("tile", static_cast<double>(kernels::relaxed_tile_slot_address()));
+  slots.set("rowsTile", static_cast<double>(kernels::relaxed_rows_tile_slot_address()));
+  return slots;
+}
 
 void set_relaxed_tile_installed_js(bool installed) { kernels::set_relaxed_tile_installed(installed); }
 
@@ -376,7 +381,7 @@ EMSCRIPTEN_BINDINGS(attention_fast_path) {
   function("multiheadAttentionStackedFast", &multihead_attention_stacked_fast_js);
   function("crossAttentionFast", &cross_attention_fast_js);
   function("fastPathInfo", &fast_path_info_js);
-  function("relaxedTileSlot", &relaxed_tile_slot_js);
+  function("relaxedTileSlots", &relaxed_tile_slots_js);
   function("setRelaxedTileInstalled", &set_relaxed_tile_installed_js);
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attention_heads.h"
+#include "replaceable_tiles.h"
 #include "register_tile.h"
 #include "simd.h"
 
@@ -37,13 +38,17 @@ struct Scratch {
         scores(static_cast<size_t>(kQueryBlock) * kKeyBlock),
         output(static_cast<size_t>(kQueryBlock) * padded_d_head),
         running_max(kQueryBlock),
-        running_sum(kQueryBlock) {}
+        running_sum(kQueryBlock),
+        installed_tile(relaxed_tile_installed() ? replaceable_register_tile() : nullptr),
+        installed_rows_tile(relaxed_tile_installed() ? replaceable_rows_tile() : nullptr) {}
   int padded_d_head;
   std::vector<float> packed_key;            // one head's K as 8-key panels: for each p, k[j..j+8)[p]
   std::vector<float> packed_query;          // the query tile as 4-row panels, pre-multiplied by the scale
   std::vector<float> scores;                // (kQueryBlock, kKeyBlock) scores, then probabilities
   std::vector<float> output;                // (kQueryBlock, padded_d_head) running, unnormalised o
   std::vector<float> running_max, running_sum;
+  RegisterTileFunction installed_tile;      // the relaxed-SIMD tiles, or null for the inline ones
+  RowsTileFunction installed_rows_tile;
 };
 
 // K (tk, d_head) of head `column` → panels of 8 keys, zero beyond tk: Kᵀ in GEMM's packed-B layout.
@@ -118,12 +123,18 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
   const int key_end = s.causal ? std::min(s.tk, i0 + rows) : s.tk;
   for (int j0 = 0; j0 < key_end; j0 += kKeyBlock) {
     const int keys = std::min(kKeyBlock, key_end - j0);
-    // 1. scores (queries × keys) = (scale·Q)·Kᵀ, 4×8 register tiles over d_head.
+    // 1. scores (queries × keys) = (scale·Q)·Kᵀ, 4×8 register tiles over d_head (the relaxed-SIMD
+    //    tile when installed: GEMM's packed layouts exactly).
     for (int panel = 0; panel < panels; ++panel) {
       for (int g = 0; g < round_up(keys, kTileCols); g += kTileCols) {
-        register_tile<kQueryRows>(s.d_head, w.packed_query.data() + static_cast<size_t>(panel) * kQueryRows * s.d_head,
-                                  w.packed_key.data() + static_cast<size_t>(j0 + g) * s.d_head,
-                                  w.scores.data() + panel * kQueryRows * kKeyBlock + g, kKeyBlock, false);
+        const float* packed_query = w.packed_query.data() + static_cast<size_t>(panel) * kQueryRows * s.d_head;
+        const float* packed_key = w.packed_key.data() + static_cast<size_t>(j0 + g) * s.d_head;
+        float* scores = w.scores.data() + panel * kQueryRows * kKeyBlock + g;
+        if (w.installed_tile != nullptr) {
+          w.installed_tile(s.d_head, packed_query, packed_key, scores, kKeyBlock, 0);
+        } else {
+          register_tile<kQueryRows>(s.d_head, packed_query, packed_key, scores, kKeyBlock, false);
+        }
       }
     }
     // 2. online softmax per row over its visible keys; masked keys get probability 0.
@@ -151,8 +162,13 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
       const float* value_tile = value + static_cast<size_t>(j0) * s.value_stride + column;
       float* output_panel = w.output.data() + static_cast<size_t>(panel) * kQueryRows * w.padded_d_head;
       for (int g = 0; g < full_column_groups; ++g) {
-        register_tile_accumulate_rows<kQueryRows>(keys, probabilities, kKeyBlock, value_tile + g * kTileCols, s.value_stride,
-                                                  output_panel + g * kTileCols, w.padded_d_head);
+        if (w.installed_rows_tile != nullptr) {
+          w.installed_rows_tile(keys, probabilities, kKeyBlock, value_tile + g * kTileCols, s.value_stride,
+                                output_panel + g * kTileCols, w.padded_d_head);
+        } else {
+          register_tile_accumulate_rows<kQueryRows>(keys, probabilities, kKeyBlock, value_tile + g * kTileCols, s.value_stride,
+                                                    output_panel + g * kTileCols, w.padded_d_head);
+        }
       }
       for (int c = full_column_groups * kTileCols; c < s.d_head; ++c) {  // leftover columns of the head
         for (int r = 0; r < kQueryRows; ++r) {

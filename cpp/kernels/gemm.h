@@ -8,9 +8,10 @@
 // and what they fall back to. Callers normally use `matmul`, which runs the best variant.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "replaceable_tiles.h"
 
 namespace ap::kernels {
 
@@ -36,20 +37,10 @@ void matmul_packed_4x8(const float* a, const float* b, float* c, const MatmulSha
 // 4. The same with 5×8 register tiles (10 accumulators: closer to the ~15 registers V8 leaves).
 void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulShape& shape);
 
-// 5. Packed 4×8 with the register tile called through a function pointer to relaxed_tile_slot: the
+// 5. Packed 4×8 with the register tile called through relaxed_tile_slot (replaceable_tiles.h): the
 //    plain tile, until JS replaces that function's WASM table entry with the relaxed-SIMD tile
 //    (relaxed_tile.wat, fused multiply-add, which clang 14 cannot emit in the final encoding).
 void matmul_packed_4x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& shape);
-
-// The replaceable tile: c (4×8) = (or += when accumulate) packed_a (depth×4) · packed_b (depth×8).
-using RegisterTileFunction = void (*)(int depth, const float* packed_a, const float* packed_b, float* c, int ldc,
-                                      int accumulate);
-void relaxed_tile_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate);
-// In WASM a function pointer is its index in the function table: the entry JS replaces.
-std::uintptr_t relaxed_tile_slot_address();
-// Set by JS after replacing the entry; `matmul` then runs variant 5.
-void set_relaxed_tile_installed(bool installed);
-bool relaxed_tile_installed();
 
 struct MatmulVariant {
   int number;

@@ -10,11 +10,11 @@
 // are zero-padded at the edges, so edge tiles run the same kernel into a scratch tile and only the
 // valid part is copied out.
 #include <algorithm>
-#include <cstdint>
 #include <vector>
 
 #include "gemm.h"
 #include "register_tile.h"
+#include "replaceable_tiles.h"
 #include "simd.h"
 
 namespace ap::kernels {
@@ -121,26 +121,13 @@ constexpr auto inline_tile = [](int depth, const float* packed_a, const float* p
   register_tile<kRows>(depth, packed_a, packed_b, c, ldc, accumulate);
 };
 
-// The table slot JS may fill with the relaxed-SIMD tile; volatile, so the compiler never assumes it
-// still holds relaxed_tile_slot and calls that directly.
-RegisterTileFunction volatile replaceable_tile = &relaxed_tile_slot;
-bool relaxed_installed = false;
-
 }  // namespace
-
-void relaxed_tile_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate) {
-  register_tile<4>(depth, packed_a, packed_b, c, ldc, accumulate != 0);
-}
-
-std::uintptr_t relaxed_tile_slot_address() { return reinterpret_cast<std::uintptr_t>(&relaxed_tile_slot); }
-void set_relaxed_tile_installed(bool installed) { relaxed_installed = installed; }
-bool relaxed_tile_installed() { return relaxed_installed; }
 
 void matmul_packed_4x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<4>(a, b, c, s, inline_tile<4>); }
 void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<5>(a, b, c, s, inline_tile<5>); }
 
 void matmul_packed_4x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& s) {
-  const RegisterTileFunction tile = replaceable_tile;
+  const RegisterTileFunction tile = replaceable_register_tile();
   matmul_packed<4>(a, b, c, s, [tile](int depth, const float* pa, const float* pb, float* ct, int ldc, bool accumulate) {
     tile(depth, pa, pb, ct, ldc, accumulate ? 1 : 0);
   });

@@ -1,7 +1,8 @@
 // Installs the relaxed-SIMD register tile (cpp/kernels/relaxed_tile.wat, assembled by the build into
 // web/src/core/wasm/relaxed-tile.wasm) into a SIMD module of the core: the tile module imports the
-// core's memory, and its function replaces the core's function-table entry for relaxed_tile_slot, so
-// the packed GEMM (variant 5, then the default `matmul` and the fast path's projections) calls it.
+// core's memory, and its two functions replace the core's function-table entries for the two slots of
+// cpp/kernels/replaceable_tiles.h, so the packed GEMM (variant 5, then the default `matmul` and the
+// fast path's projections) and the fused attention's scores and weights·V call them.
 // Engines without relaxed SIMD fail validation and keep the plain simd128 tile, as does any failure
 // here: it is an optimisation, never a reason for the module not to load.
 const TILE_URL = new URL('../wasm/relaxed-tile.wasm', import.meta.url);
@@ -32,7 +33,9 @@ export async function installRelaxedTile(core, source = TILE_URL) {
   if (!memory || !table) return 'the core module exports no memory or function table';
   try {
     const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
-    table.set(core.relaxedTileSlot(), instance.exports.relaxed_tile_4x8);
+    const slots = core.relaxedTileSlots();
+    table.set(slots.tile, instance.exports.relaxed_tile_4x8);
+    table.set(slots.rowsTile, instance.exports.relaxed_rows_tile_4x8);
   } catch (error) {
     return `could not install the relaxed-SIMD tile (${error.message})`;
   }
