@@ -134,8 +134,18 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   // The width heatmaps may use, kept up to date by a ResizeObserver: reading clientWidth while
   // drawing would force a layout of the whole page in the middle of every repaint.
-  let availableWidth = 800;
-  new ResizeObserver(([entry]) => { availableWidth = entry.contentRect.width || availableWidth; }).observe(shell.main);
+  let availableWidth = shell.main.clientWidth || 800; // one layout at start-up, none while drawing
+  let resizeTimer = null;
+  new ResizeObserver(([entry]) => {
+    const width = entry.contentRect.width;
+    if (!width || Math.abs(width - availableWidth) < 24) return;
+    availableWidth = width;
+    // Heatmaps are sized to the column: redraw once the window has settled (a phone turned sideways).
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (lastRun) recompute(); }, 200);
+  }).observe(shell.main);
+  // Colour maps follow the colour scheme; redraw when the reader switches it.
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => recompute());
   function resultsWidth() {
     return Math.max(240, Math.min(440, availableWidth - 24));
   }
