@@ -60,15 +60,21 @@ function katexWoff2Only() {
 }
 
 // The Benchmark tab shows the latest committed benchmark report: bench/results/latest.{svg,md} (or the
-// quick run's files when no full run is committed) become dist/bench-results/latest.{svg,md}.
+// quick run's files when no full run is committed) become dist/bench-results/latest.{svg,md}, listed in
+// dist/bench-results/index.json so the tab never asks for a file the build does not have.
 function benchmarkResults() {
   return {
     name: 'attention-playground:benchmark-results',
     generateBundle() {
+      const shipped = {};
       for (const extension of ['svg', 'md']) {
         const source = ['latest', 'quick'].map((name) => repo(`./bench/results/${name}.${extension}`)).find((path) => existsSync(path));
-        if (source) this.emitFile({ type: 'asset', fileName: `bench-results/latest.${extension}`, source: readFileSync(source) });
+        if (!source) continue;
+        const fileName = `bench-results/latest.${extension}`;
+        this.emitFile({ type: 'asset', fileName, source: readFileSync(source) });
+        shipped[extension] = fileName;
       }
+      this.emitFile({ type: 'asset', fileName: 'bench-results/index.json', source: JSON.stringify(shipped) });
     },
   };
 }

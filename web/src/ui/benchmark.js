@@ -1,13 +1,18 @@
 // The Benchmark tab: the latest committed benchmark report (bench/results/, copied into the build by
-// vite.config.js) shown as its chart and its Markdown table, as plain text.
+// vite.config.js, listed in bench-results/index.json) shown as its chart and its Markdown table.
 import './playground.css';
 
-// Set from here, not in the HTML: the files are added at the end of the build, after Vite has
-// resolved the page's own asset URLs.
-document.getElementById('bench-chart').src = new URL('bench-results/latest.svg', document.baseURI).href;
+const chart = document.getElementById('bench-chart');
 const table = document.getElementById('bench-table');
-const markdown = new URL('bench-results/latest.md', document.baseURI);
-fetch(markdown)
-  .then((response) => (response.ok ? response.text() : Promise.reject(new Error(`HTTP ${response.status}`))))
-  .then((text) => { table.textContent = text; })
-  .catch((error) => { table.textContent = `No benchmark results in this build (${error.message}); run npm run bench.`; });
+const fromBuild = (path) => new URL(path, document.baseURI);
+
+async function showResults() {
+  const shipped = await (await fetch(fromBuild('bench-results/index.json'))).json();
+  if (shipped.svg) chart.src = fromBuild(shipped.svg).href;
+  else chart.closest('figure').remove();
+  table.textContent = shipped.md
+    ? await (await fetch(fromBuild(shipped.md))).text()
+    : 'This build has no benchmark results yet: run npm run bench, commit bench/results/, and build again.';
+}
+
+showResults().catch((error) => { table.textContent = `The benchmark results could not be read (${error.message}).`; });
