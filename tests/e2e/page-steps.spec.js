@@ -52,9 +52,12 @@ test('walks all 11 steps with Next, each matching the core, with a screenshot of
 
 test('step 1 pairs every context with the next word as its target', async ({ page }) => {
   await openPage(page, '?step=framing');
-  const targets = await page.locator('.pairs .target').allTextContents();
+  const targets = await page.locator('.pairs .target .word').allTextContents();
   expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step', 'your']);
-  await expect(page.locator('.pairs tbody tr').nth(2).locator('.context .token')).toHaveText(['your', 'journey', 'starts']);
+  // Ids number the distinct words in order: the repeated "your" is 0 again.
+  const ids = await page.locator('.pairs .target').evaluateAll((chips) => chips.map((c) => Number(c.dataset.id)));
+  expect(ids).toEqual([1, 2, 3, 4, 5, 0]);
+  await expect(page.locator('.pairs tbody tr').nth(2).locator('.context .token .word')).toHaveText(['your', 'journey', 'starts']);
 });
 
 test('the classic example: query 2 attends with the weights of DESIGN.md step 5', async ({ page }) => {

@@ -40,6 +40,13 @@ function renderCheck(check) {
   return item;
 }
 
+// A token as a chip: the word and, small beside it, its id (what the model actually reads).
+function tokenChip(id, vocabulary, extraClass = '') {
+  const chip = element('span', { class: `token ${extraClass}`.trim(), 'data-id': String(id) });
+  chip.append(element('span', { class: 'word' }, vocabulary[id]), element('span', { class: 'id' }, String(id)));
+  return chip;
+}
+
 function renderPairs({ contexts, targets, vocabulary }) {
   const table = element('table', { class: 'pairs', 'data-view': 'pairs' });
   table.append(element('caption', {}, STRINGS.pairsCaption));
@@ -48,12 +55,11 @@ function renderPairs({ contexts, targets, vocabulary }) {
   const body = element('tbody');
   const L = targets.shape[targets.shape.length - 1];
   for (let t = 0; t < L; t++) {
-    const context = Array.from(contexts.data.subarray(0, t + 1), (id) => vocabulary[id]);
     const row = element('tr');
     const contextCell = element('td', { class: 'context' });
-    for (const word of context) contextCell.append(element('span', { class: 'token' }, word));
+    for (const id of contexts.data.subarray(0, t + 1)) contextCell.append(tokenChip(id, vocabulary));
     const targetCell = element('td');
-    targetCell.append(element('span', { class: 'token target' }, vocabulary[targets.data[t]]));
+    targetCell.append(tokenChip(targets.data[t], vocabulary, 'target'));
     row.append(element('th', { scope: 'row' }, String(t)), contextCell, targetCell);
     body.append(row);
   }

@@ -63,7 +63,7 @@ export const STRINGS = {
   controlLabels: {
     sentence: 'Sentence',
     context: 'Context sentence (keys and values)',
-    T: 'Tokens T',
+    T: 'Tokens T (the sentence repeats when shorter)',
     dModel: 'Embedding size d_model',
     dOut: 'Output size d_out',
     heads: 'Heads H',
