@@ -69,3 +69,13 @@ test('controls have labels and the heatmaps have tables for screen readers', asy
   await expect(table.locator('thead th')).toHaveCount(7);
   await expect(table.locator('tbody th').first()).toHaveText('Your');
 });
+
+test('every step fits a 360 px phone without sideways scrolling', async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await openPage(page, '?step=framing');
+  for (let step = 1; step <= 11; step++) {
+    if (step > 1) await afterRender(page, () => page.getByRole('button', { name: 'Next →' }).click());
+    const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+    expect(widths.page, `step ${step}`).toBeLessThanOrEqual(widths.viewport);
+  }
+});
