@@ -7,6 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
+import katex from 'katex';
+import { STEPS } from './web/src/ui/steps.js';
 
 const repo = (path) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -29,6 +31,17 @@ function checkFixture() {
     const chosen = fixture.cases.find((c) => c.name === CHECK_FIXTURE_CASE) ?? fixture.cases[0];
     const { args, expected, name } = chosen;
     return `export default ${JSON.stringify({ function: fixture.function, name, args, expected })};`;
+  });
+}
+
+// The steps' formulas are fixed, so KaTeX typesets them here, once, at build time: the page ships
+// KaTeX's stylesheet and fonts but not its 270 KB parser (and draws a step sooner).
+function typesetFormulas() {
+  return virtualModule('virtual:formulas', () => {
+    const html = Object.fromEntries(STEPS.map((step) => [
+      step.id, katex.renderToString(step.formula, { displayMode: true, throwOnError: true, output: 'htmlAndMathml' }),
+    ]));
+    return `export default ${JSON.stringify(html)};`;
   });
 }
 
@@ -107,7 +120,7 @@ export default defineConfig(({ mode }) => {
     root: repo('./web'),
     base: './',
     publicDir: single ? false : repo('./web/public'),
-    plugins: [checkFixture(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults()])],
+    plugins: [checkFixture(), typesetFormulas(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults()])],
     build: {
       outDir: single ? repo('./build/page-single') : repo('./dist'),
       emptyOutDir: true,

@@ -2,7 +2,7 @@
 // from a control, the URL, the keyboard or the postMessage API, goes through `update`, which checks
 // it against the state table, writes the URL and recomputes the current step. Results from an older
 // state are dropped when a newer one is already on its way.
-import katex from 'katex';
+import FORMULAS from 'virtual:formulas';
 import { loadAttention } from '../core/index.js';
 import { buildInputs } from './inputs.js';
 import { parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
@@ -70,7 +70,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.stepCount.textContent = stepCountText(step.number);
     shell.title.textContent = strings.title;
     shell.explanation.textContent = strings.text;
-    katex.render(step.formula, shell.formula, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
+    shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
     shell.cpp.textContent = step.cpp;
     shell.torch.textContent = step.torch;
     shell.controls.replaceChildren(renderControls(step.controls, state, (changes) => update(changes, { fromControl: true })));
