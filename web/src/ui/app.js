@@ -121,8 +121,9 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     showBadge(api, ms);
     const hideChecks = state.hide.includes('checks');
     performance.mark('ap:computed');
-    shell.results.replaceChildren(renderResults(result, { onEdit, hideChecks, backend: api.backend, maxWidth: resultsWidth() }));
-    if (state.edits.length > 0 && step.controls.includes('dModel')) shell.results.prepend(resetEditsButton());
+    const editable = !state.lock.includes('edits'); // an instructor may lock x as well
+    shell.results.replaceChildren(renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth() }));
+    if (editable && state.edits.length > 0 && step.controls.includes('dModel')) shell.results.prepend(resetEditsButton());
     lastRun = { state, inputs, result, error: null, backend: api.backend, ms };
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.measure('ap:draw', 'ap:computed');
