@@ -8,7 +8,7 @@
 //   crossAttentionFast(xQuery, xContext, weights, options) functions, and only {output} back
 //   fastPathInfo()                                 {vocabulary, variants: [{number, name}], defaultVariant,
 //                                                  relaxedTileInstalled}
-//   relaxedTileSlots()                             {tile, rowsTile}: the function-table indices JS
+//   relaxedTileSlots()                             {tile, tile5, rowsTile}: the function-table indices JS
 //                                                  replaces with the relaxed-SIMD tiles (relaxed_tile.wat)
 //   setRelaxedTileInstalled(bool)                  after replacing it: matmul then runs variant 5
 //
@@ -365,6 +365,7 @@ val fast_path_info_js() {
 val relaxed_tile_slots_js() {
   val slots = val::object();
   slots.set("tile", static_cast<double>(kernels::relaxed_tile_slot_address()));
+  slots.set("tile5", static_cast<double>(kernels::relaxed_tile5_slot_address()));
   slots.set("rowsTile", static_cast<double>(kernels::relaxed_rows_tile_slot_address()));
   return slots;
 }

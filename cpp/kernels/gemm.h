@@ -41,6 +41,8 @@ void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulSha
 //    plain tile, until JS replaces that function's WASM table entry with the relaxed-SIMD tile
 //    (relaxed_tile.wat, fused multiply-add, which clang 14 cannot emit in the final encoding).
 void matmul_packed_4x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& shape);
+// 6. Packed 5×8 through relaxed_tile5_slot: with fused multiply-add, five rows fit the registers.
+void matmul_packed_5x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& shape);
 
 struct MatmulVariant {
   int number;

@@ -11,6 +11,7 @@ const std::vector<MatmulVariant>& matmul_variants() {
       {3, "packed 4x8", matmul_packed_4x8},
       {4, "packed 5x8", matmul_packed_5x8},
       {5, "packed 4x8, replaceable tile", matmul_packed_4x8_replaceable},
+      {6, "packed 5x8, replaceable tile", matmul_packed_5x8_replaceable},
   };
   return variants;
 }

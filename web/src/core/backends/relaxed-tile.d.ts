@@ -4,8 +4,8 @@
 export interface RelaxedTileHost {
   /** The instance's exports, as the Emscripten glue keeps them (a Memory and a Table among them). */
   asm: Record<string, unknown>;
-  /** The function-table indices of cpp/kernels/replaceable_tiles.h's two slots. */
-  relaxedTileSlots(): { tile: number; rowsTile: number };
+  /** The function-table indices of cpp/kernels/replaceable_tiles.h's slots. */
+  relaxedTileSlots(): { tile: number; tile5: number; rowsTile: number };
   /** Tells the kernels the slots now hold the relaxed-SIMD tiles. */
   setRelaxedTileInstalled(installed: boolean): void;
 }
