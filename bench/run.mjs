@@ -3,7 +3,9 @@
 // opens bench/index.html in Debian's headless Chromium, runs the whole suite in that one page and
 // writes bench/results/latest.{json,md,svg}.
 //
-//   node bench/run.mjs [--quick]      --quick: the two smallest sizes of each task (a smoke run)
+//   node bench/run.mjs [--quick] [--only=word,word]
+//     --quick: the two smallest sizes of each task (a smoke run, written to results/quick.*)
+//     --only:  only the contestants whose names contain one of the words (also written to quick.*)
 import { writeFile, mkdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +20,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results');
 const LIMIT_MS = 10 * 60 * 1000;
 const quick = process.argv.includes('--quick');
+const only = process.argv.find((argument) => argument.startsWith('--only='))?.slice('--only='.length);
 
 async function version(pkg) {
   try {
@@ -37,7 +40,8 @@ try {
     else if (message.type() === 'error' || message.type() === 'warning') console.log(`  (page ${message.type()}: ${text})`);
   });
   page.on('pageerror', (error) => console.log(`  (page error: ${error.message})`));
-  await page.goto(`${server.url}bench/index.html?autorun=${quick ? 'quick' : 'full'}`);
+  const filter = only ? `&only=${encodeURIComponent(only)}` : '';
+  await page.goto(`${server.url}bench/index.html?autorun=${quick ? 'quick' : 'full'}${filter}`);
   await page.waitForFunction(() => window.benchDone === true, null, { timeout: LIMIT_MS, polling: 1000 });
   const failure = await page.evaluate(() => window.benchError ?? null);
   if (failure) throw new Error(`the suite failed in the page:\n${failure}`);
@@ -60,7 +64,7 @@ try {
   };
   const machine = `${report.machine.cpu}, load average ${report.machine.loadAverage.join(' / ')} (shared machine)`;
   await mkdir(RESULTS, { recursive: true });
-  const prefix = quick ? 'quick' : 'latest';
+  const prefix = quick || only ? 'quick' : 'latest';
   await writeFile(join(RESULTS, `${prefix}.json`), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(join(RESULTS, `${prefix}.md`), toMarkdown(report, { machine }));
   await writeFile(join(RESULTS, `${prefix}.svg`), toSvg(report));

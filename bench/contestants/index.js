@@ -3,9 +3,10 @@
 import { naiveContestants } from './naive.js';
 import { onnxruntimeContestants } from './onnxruntime.js';
 import { ourContestants } from './ours.js';
+import { workerContestants } from './ours-workers.js';
 import { tfjsContestants } from './tfjs.js';
 import { webgpuContestants } from '../webgpu-contestants.js';
 
 export function defaultContestants() {
-  return [...ourContestants(), ...naiveContestants(), ...onnxruntimeContestants(), ...tfjsContestants(), ...webgpuContestants()];
+  return [...ourContestants(), ...workerContestants(), ...naiveContestants(), ...onnxruntimeContestants(), ...tfjsContestants(), ...webgpuContestants()];
 }

@@ -86,7 +86,7 @@ export function ourContestants() {
   const variantRow = (number, name, maxN) => ({
     name: `ours simd128 v${number} ${name}`,
     group: 'ours',
-    setup: () => loadCore('simd'),
+    setup: async () => { await loadCore('simd'); return `GEMM variant ${number} of cpp/kernels/gemm.h`; },
     tasks: {
       gemm: { ...gemmTask('simd', number), supports: (n) => n <= maxN || `variant ${number} is a stepping stone; timed up to n=${maxN}` },
     },
