@@ -2,8 +2,8 @@
 // contestants/ours-workers.js. Plain postMessage (no SharedArrayBuffer), so it needs no cross-origin
 // isolation. Messages (each answered with {id, ...} or {id, error}):
 //   {type: 'load'}                                   → {relaxed: '' | why the relaxed tiles are off}
-//   {type: 'heads', x, T, dModel, heads, weights}    → {context}: this worker's heads' columns, (T, d_part)
-//   {type: 'project', rows, context, dModel, weight, bias} → {output}: rows·Wo + bo, (rows, dModel)
+//   {type: 'heads', x, T, dModel, heads, weights}    → {partial}: this worker's heads' context columns
+//       (T, d_part) times its rows of Wo (d_part, d_model): its share of the output before the bias
 import { installRelaxedTile } from '../web/src/core/backends/relaxed-tile.js';
 
 let core = null;
@@ -29,13 +29,9 @@ function handle(message) {
       query: matrix(weights.query), key: matrix(weights.key), value: matrix(weights.value),
       queryBias: vector(weights.queryBias), keyBias: vector(weights.keyBias), valueBias: vector(weights.valueBias),
     }, { heads, causal: true }));
-    return { context };
-  }
-  if (message.type === 'project') {
-    const { rows, context, dModel, weight, bias } = message;
-    const output = unwrap(core.matmul({ data: context, shape: [rows, dModel] }, { data: weight, shape: [dModel, dModel] }, {}));
-    for (let r = 0; r < rows; r++) for (let j = 0; j < dModel; j++) output[r * dModel + j] += bias[j];
-    return { output };
+    // context·Wo = Σ over workers of (their context columns)·(the same rows of Wo): no exchange needed.
+    const partial = unwrap(core.matmul({ data: context, shape: [T, dPart] }, { data: weights.outRows, shape: [dPart, dModel] }, {}));
+    return { partial };
   }
   throw new Error(`attention-worker: unknown message type ${JSON.stringify(message.type)}`);
 }

@@ -1,7 +1,8 @@
 // Our kernels on two threads without a threaded WASM build: two Web Workers, each with its own SIMD
-// core, split the heads (attention is independent per head, so worker w takes the Q, K, V column
-// blocks of its heads and returns those columns of the context), then split the rows of the output
-// projection. Plain postMessage: works on any static host, cross-origin isolated or not.
+// core, split the heads. Attention is independent per head, so worker w takes the Q, K, V column
+// blocks of its heads, computes those columns of the context, and multiplies them by the same rows of
+// Wo: output = Σ_w context[:, heads_w]·Wo[heads_w, :] + bo, summed here. One round trip per call, plain
+// postMessage: works on any static host, cross-origin isolated or not.
 const WORKER = new URL('../attention-worker.js', import.meta.url);
 const WORKERS = 2;
 
@@ -65,25 +66,18 @@ const attentionTask = {
       query: columns(w.query, d, d, k * width, width), key: columns(w.key, d, d, k * width, width),
       value: columns(w.value, d, d, k * width, width), queryBias: w.queryBias.slice(k * width, (k + 1) * width),
       keyBias: w.keyBias.slice(k * width, (k + 1) * width), valueBias: w.valueBias.slice(k * width, (k + 1) * width),
+      outRows: w.out.slice(k * width * d, (k + 1) * width * d),
     }));
-    const rowSplit = Math.ceil(T / WORKERS);
     return {
       run: async () => {
-        // 1. each worker: its heads' projections and attention → its columns of the context
-        const halves = await Promise.all(parts.map((weights, k) =>
+        const partials = await Promise.all(parts.map((weights, k) =>
           workers.ask(k, { type: 'heads', x, T, dModel: d, heads: headsPer, weights })));
-        const context = new Float32Array(T * d);
-        halves.forEach(({ context: part }, k) => {
-          for (let r = 0; r < T; r++) context.set(part.subarray(r * width, (r + 1) * width), r * d + k * width);
-        });
-        // 2. each worker: its rows of the output projection
-        const outputs = await Promise.all(Array.from({ length: WORKERS }, (_, k) => {
-          const rows = Math.max(0, Math.min(rowSplit, T - k * rowSplit));
-          const slice = context.slice(k * rowSplit * d, (k * rowSplit + rows) * d);
-          return workers.ask(k, { type: 'project', rows, context: slice, dModel: d, weight: w.out, bias: w.outBias }, [slice.buffer]);
-        }));
-        const output = new Float32Array(T * d);
-        outputs.forEach(({ output: part }, k) => output.set(part, k * rowSplit * d));
+        const output = partials[0].partial;
+        for (let k = 1; k < WORKERS; k++) {
+          const part = partials[k].partial;
+          for (let i = 0; i < output.length; i++) output[i] += part[i];
+        }
+        for (let r = 0; r < T; r++) for (let j = 0; j < d; j++) output[r * d + j] += w.outBias[j];
         return output;
       },
     };
@@ -97,7 +91,7 @@ export function workerContestants() {
     setup: async () => {
       if (typeof Worker === 'undefined') throw new Error('no Web Workers here');
       const workers = await loadPool();
-      return `${WORKERS} Web Workers, one SIMD core each${workers.relaxed ? ' with the relaxed-SIMD tiles' : ''}; heads split, then output rows split`;
+      return `${WORKERS} Web Workers, one SIMD core each${workers.relaxed ? ' with the relaxed-SIMD tiles' : ''}; heads split, partial output projections summed`;
     },
     tasks: { attention: attentionTask },
   }];
