@@ -46,7 +46,7 @@ export const TASKS = {
 export const ATOL = 1e-3;
 export const RTOL = 1e-3;
 
-export const DEFAULTS = { runs: 7, warmup: 2, warmupMs: 300, slowRunMs: 1500, maxRunMs: 12000 };
+export const DEFAULTS = { runs: 7, warmup: 2, warmupMs: 300, settleMs: 150, slowRunMs: 1500, maxRunMs: 12000 };
 
 const registered = [];
 
@@ -77,7 +77,10 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
 const median = (sorted) => (sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2);
 
 /** The first run (checked against the reference), warm-up, then `runs` timed runs. */
-async function measure(runner, expected, { runs, warmup, warmupMs, slowRunMs, maxRunMs }) {
+async function measure(runner, expected, { runs, warmup, warmupMs, settleMs, slowRunMs, maxRunMs }) {
+  // Let the previous contestant's helper threads (a spinning thread pool, the GPU process) go idle:
+  // on a 2-core machine they would otherwise steal a core from this one.
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
   let start = performance.now();
   const first = await runner.run();
   const firstMs = performance.now() - start;
