@@ -6,6 +6,7 @@ const OURS_RELAXED = 'ours relaxed-SIMD';
 const OURS_WORKERS = 'ours 2 workers';
 const HEADLINE = [OURS_RELAXED, OURS, OURS_WORKERS];
 const ORT_1 = 'onnxruntime-web 1 thread';
+const ORT_1_ATTENTION = 'onnxruntime-web 1 thread, Attention op';
 const TFJS = 'tfjs-wasm';
 // Measured on this machine by issue #5 (native Eigen 3.4, AVX2+FMA, one thread): the bar to clear.
 const NATIVE_EIGEN_MHA_1024_MS = 277;
@@ -63,7 +64,9 @@ export function targets(report) {
   // One thread: the default fast path in this browser (the relaxed-SIMD tiles where they install).
   const single = find(report, 'attention', 1024, OURS_RELAXED) ? OURS_RELAXED : OURS;
   const mha1024 = find(report, 'attention', 1024, single);
-  const ort1024 = find(report, 'attention', 1024, ORT_1);
+  // The faster of onnxruntime-web's two single-thread graphs (standard ops, or its fused Attention op).
+  const ort1024 = [ORT_1, ORT_1_ATTENTION].map((name) => find(report, 'attention', 1024, name)).filter(Boolean)
+    .sort((x, y) => x.medianMs - y.medianMs)[0];
   const mha2048 = find(report, 'attention', 2048, single);
   const threaded = find(report, 'attention', 1024, OURS_WORKERS);
   const peersBeaten = sizesOf(report, 'gemm').filter((n) => n >= 256).map((n) => {
@@ -77,7 +80,7 @@ export function targets(report) {
     { target: 'GEMM n=512, relaxed-SIMD FMA: ≥ 40 GFLOP/s', landed: relaxed ? `${fmt(relaxed.gflops)} GFLOP/s` : 'no relaxed-SIMD kernel in this run', met: (relaxed?.gflops ?? 0) >= 40 },
     { target: 'GEMM: faster than onnxruntime-web and tfjs-wasm at every n ≥ 256', landed: peersBeaten.map(({ n, ok }) => `n=${n} ${ok ? 'yes' : 'no'}`).join(', '), met: peersBeaten.length > 0 && peersBeaten.every(({ ok }) => ok) },
     { target: 'causal MHA T=1024, one thread: ≤ 220 ms', landed: `${fmt(mha1024?.medianMs)} ms (${single})`, met: (mha1024?.medianMs ?? Infinity) <= 220 },
-    { target: 'causal MHA T=1024: ≥ 2× onnxruntime-web 1 thread', landed: mha1024 && ort1024 ? `${(ort1024.medianMs / mha1024.medianMs).toFixed(2)}×` : 'not measured', met: Boolean(mha1024 && ort1024) && ort1024.medianMs / mha1024.medianMs >= 2 },
+    { target: 'causal MHA T=1024: ≥ 2× onnxruntime-web 1 thread (its faster graph)', landed: mha1024 && ort1024 ? `${(ort1024.medianMs / mha1024.medianMs).toFixed(2)}× (vs ${ort1024.contestant}, ${fmt(ort1024.medianMs)} ms)` : 'not measured', met: Boolean(mha1024 && ort1024) && ort1024.medianMs / mha1024.medianMs >= 2 },
     { target: `causal MHA T=1024: faster than native Eigen AVX2+FMA (${NATIVE_EIGEN_MHA_1024_MS} ms, issue #5)`, landed: `${fmt(mha1024?.medianMs)} ms`, met: (mha1024?.medianMs ?? Infinity) < NATIVE_EIGEN_MHA_1024_MS },
     { target: 'causal MHA T=1024, 2 threads: ≤ 120 ms', landed: threaded ? `${fmt(threaded.medianMs)} ms (${OURS_WORKERS})` : 'no two-thread row in this run', met: (threaded?.medianMs ?? Infinity) <= 120 },
     { target: 'causal MHA T=2048 runs in O(T·d) memory', landed: mha2048 ? `${fmt(mha2048.medianMs)} ms` : 'not measured', met: Boolean(mha2048) },

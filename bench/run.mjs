@@ -6,6 +6,7 @@
 //   node bench/run.mjs [--quick] [--only=word,word]
 //     --quick: the two smallest sizes of each task (a smoke run, written to results/quick.*)
 //     --only:  only the contestants whose names contain one of the words (also written to quick.*)
+//   node bench/run.mjs --render      re-renders latest.md and latest.svg from latest.json (no browser)
 import { writeFile, mkdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +29,18 @@ async function version(pkg) {
   } catch {
     return 'not installed';
   }
+}
+
+function machineLine(report) {
+  return `${report.machine.cpu}, load average ${report.machine.loadAverage.join(' / ')} (shared machine)`;
+}
+
+if (process.argv.includes('--render')) {
+  const report = JSON.parse(await readFile(join(RESULTS, 'latest.json'), 'utf8'));
+  await writeFile(join(RESULTS, 'latest.md'), toMarkdown(report, { machine: machineLine(report) }));
+  await writeFile(join(RESULTS, 'latest.svg'), toSvg(report));
+  console.log('re-rendered bench/results/latest.md and .svg from latest.json');
+  process.exit(0);
 }
 
 const server = await startServer({ root: ROOT, port: 0, isolated: true });
@@ -62,7 +75,7 @@ try {
     'playwright-core': await version('playwright-core'),
     emscripten: '3.1.6 (Debian)',
   };
-  const machine = `${report.machine.cpu}, load average ${report.machine.loadAverage.join(' / ')} (shared machine)`;
+  const machine = machineLine(report);
   await mkdir(RESULTS, { recursive: true });
   const prefix = quick || only ? 'quick' : 'latest';
   await writeFile(join(RESULTS, `${prefix}.json`), `${JSON.stringify(report, null, 2)}\n`);
