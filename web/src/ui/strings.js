@@ -1,5 +1,5 @@
 // Every word the page shows, in one table: a translation is a copy of this file. Step texts are plain
-// text (the views set them with textContent); `{name}` placeholders are filled by `format`.
+// text (the views set them with textContent); `{name}` slots are filled by `format`.
 
 export const STRINGS = {
   title: 'Attention Playground',
@@ -163,7 +163,7 @@ export const STRINGS = {
   },
 };
 
-/** Fills `{name}` placeholders; values are inserted as text by the caller's DOM code. */
+/** Fills `{name}` slots; values are inserted as text by the caller's DOM code. */
 export function format(template, values = {}) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
 }
