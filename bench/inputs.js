@@ -2,24 +2,13 @@
 //   GEMM n:  a, b (n, n) uniform in [-1, 1).
 //   MHA T:   x (1, T, 768) uniform in [-1, 1); Wq, Wk, Wv, Wo (768, 768) and their biases uniform in
 //            ±1/√768, as torch.nn.Linear initialises them; 12 heads of 64, causal.
+import { mulberry32 } from '../web/src/core/random.js';
 
 export const D_MODEL = 768;
 export const HEADS = 12;
 
-/** mulberry32: small, fast and seeded. */
-function generator(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function uniform(length, seed, bound = 1) {
-  const next = generator(seed);
+  const next = mulberry32(seed);
   const data = new Float32Array(length);
   for (let i = 0; i < length; i++) data[i] = (next() * 2 - 1) * bound;
   return data;

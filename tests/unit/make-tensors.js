@@ -1,20 +1,9 @@
 // Small deterministic tensors for the behaviour specs (the fixtures cover PyTorch's numbers; these
 // cover the API's own promises). Values are uniform in [-1, 1) from a seeded generator.
-
-/** mulberry32: a tiny seeded generator, so every run sees the same "random" tensors. */
-function generator(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../web/src/core/random.js';
 
 export function randomTensor(shape, seed) {
-  const next = generator(seed);
+  const next = mulberry32(seed);
   const size = shape.reduce((a, b) => a * b, 1);
   return { data: Float32Array.from({ length: size }, () => next() * 2 - 1), shape: [...shape] };
 }

@@ -156,7 +156,7 @@ export async function checkFusedAttention({ batch, heads, Tq, Tk, headDim, causa
     qLayout: layout(Tq), kLayout: layout(Tk), vLayout: layout(Tk), oLayout: layout(Tq),
   });
   const { output: result } = await pass.finish({ output });
-  const { lowbias32 } = await import('/web/src/gpu/runtime.js');
+  const { lowbias32 } = await import('/web/src/core/random.js');
   const seedHash = lowbias32(seed);
   const expected = new Float64Array(batch * Tq * dOut);
   for (let b = 0; b < batch; b++) {

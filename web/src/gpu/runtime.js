@@ -5,6 +5,7 @@ import { gemmWgsl } from './gemm.wgsl.js';
 import { rowSoftmaxWgsl } from './row-softmax.wgsl.js';
 import { fusedAttentionWgsl } from './fused-attention.wgsl.js';
 import { dropoutWgsl } from './dropout.wgsl.js';
+import { lowbias32 } from '../core/random.js';
 
 const FLOAT_BYTES = 4;
 const GEMM_TILE = 64;
@@ -12,15 +13,6 @@ const ROW_THREADS = 64;
 const QUERY_ROWS = 64;
 const ELEMENTWISE_THREADS = 256;
 export const HEAD_DIM_LIMIT = 256;
-
-/** lowbias32 of docs/api.md (Chris Wellons' hash) on uint32. */
-export function lowbias32(input) {
-  let x = input >>> 0;
-  x ^= x >>> 16; x = Math.imul(x, 0x7feb352d) >>> 0;
-  x ^= x >>> 15; x = Math.imul(x, 0x846ca68b) >>> 0;
-  x ^= x >>> 16;
-  return x >>> 0;
-}
 
 /**
  * A tensor living in a GPU buffer for the length of one pass.

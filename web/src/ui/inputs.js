@@ -2,6 +2,8 @@
 // embeddings x (T, d_model) and the projection weights. This is data preparation, not attention math:
 // the core computes everything else and the views only show what it returns. No DOM here.
 
+import { lowbias32 } from '../core/random.js';
+
 /** The classic six-token example (DESIGN.md step 5): 3-d embeddings of "Your journey starts with one step". */
 export const CLASSIC_EMBEDDINGS = new Map([
   ['your', [0.43, 0.15, 0.89]],
@@ -11,17 +13,6 @@ export const CLASSIC_EMBEDDINGS = new Map([
   ['one', [0.77, 0.25, 0.10]],
   ['step', [0.05, 0.80, 0.55]],
 ]);
-
-// Chris Wellons' lowbias32, the same hash the dropout RNG uses (docs/api.md), so "seeded random" means
-// one thing across the project.
-function lowbias32(x) {
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x7feb352d);
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x846ca68b);
-  x ^= x >>> 16;
-  return x >>> 0;
-}
 
 function hashText(text) {
   let h = 0x811c9dc5; // FNV-1a, enough to give each word and each weight matrix its own stream

@@ -1,17 +1,9 @@
 // Step 8: dropout on the attention weights, with the counter-based random numbers of docs/api.md, so
 // that the native core, both WASM builds, WebGPU and this reference drop exactly the same elements.
+import { lowbias32 } from '../random.js';
 import { checkAttentionDropout } from './checks.js';
 
-/** Chris Wellons' lowbias32 hash on uint32 (Math.imul multiplies mod 2³²; >>> 0 reads it unsigned). */
-export function lowbias32(value) {
-  let x = value >>> 0;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x7feb352d);
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x846ca68b);
-  x ^= x >>> 16;
-  return x >>> 0;
-}
+export { lowbias32 };
 
 /** u(seed, i) in [0, 1): the top 24 bits of lowbias32(i ⊕ lowbias32(seed)), exact in float32. */
 export function dropoutUniform(seed, index) {
