@@ -34,10 +34,27 @@ describe('inputs', () => {
   });
 
   test('edits replace cells of x, and edits outside x are ignored', () => {
-    const state = { ...defaultState(), edits: [{ row: 0, col: 2, value: -3.5 }, { row: 20, col: 0, value: 1 }] };
+    const state = { ...defaultState(), edits: [{ matrix: 'x', row: 0, col: 2, value: -3.5 }, { matrix: 'x', row: 20, col: 0, value: 1 }, { matrix: 'Wq', row: 0, col: 0, value: 9 }] };
     const inputs = buildInputs(state);
     expect(inputs.x.data[2]).toBe(-3.5);
     expect(inputs.x.data.length).toBe(18);
+  });
+
+  test('weight edits replace cells of their own projection only; the seeded values stay elsewhere', () => {
+    const plain = buildInputs(defaultState());
+    const edits = [
+      { matrix: 'Wq', row: 2, col: 1, value: 7.5 }, { matrix: 'crossWk', row: 0, col: 0, value: -2 },
+      { matrix: 'Wv', row: 40, col: 0, value: 1 },
+    ];
+    const inputs = buildInputs({ ...defaultState(), edits });
+    expect(inputs.projection.query.data[2 * 2 + 1]).toBe(7.5);
+    expect(inputs.crossProjection.key.data[0]).toBe(-2);
+    const changed = (a, b) => Array.from(a.data).filter((v, i) => v !== b.data[i]).length;
+    expect(changed(inputs.projection.query, plain.projection.query)).toBe(1);
+    expect(changed(inputs.crossProjection.key, plain.crossProjection.key)).toBe(1);
+    for (const name of ['key', 'value']) expect(inputs.projection[name].data).toEqual(plain.projection[name].data);
+    for (const name of ['query', 'value']) expect(inputs.crossProjection[name].data).toEqual(plain.crossProjection[name].data);
+    expect(inputs.x.data).toEqual(plain.x.data);
   });
 
   test('tokenize, ids, column blocks and transposes', () => {

@@ -2,7 +2,7 @@
 // (nothing but fall back to defaults with a notice).
 import { describe, expect, test } from 'vitest';
 import {
-  CONTROL_NAMES, STATE_TABLE, STEP_IDS, defaultState, parseState, serializeState, updateState,
+  CONTROL_NAMES, EDITABLE_MATRICES, STATE_TABLE, STEP_IDS, defaultState, parseState, serializeState, updateState,
 } from '../../web/src/ui/state.js';
 
 describe('state table', () => {
@@ -112,6 +112,71 @@ describe('URL parsing', () => {
       expect(state.origin).toEqual([]);
       expect(notices).toHaveLength(1);
     }
+  });
+});
+
+describe('edits of the projection weights', () => {
+  test('a matrix prefix names the weight; no prefix is x, as in older links', () => {
+    const { state, notices } = parseState('edits=Wq.1.0:-0.5,0.1:2.5,crossWv.63.63:100,Wk.2.1:0.25,Wv.0.0:1,crossWq.0.1:-1,crossWk.3.0:0.125,x.1.1:3');
+    expect(notices).toEqual([]);
+    // Canonical order: matrices in EDITABLE_MATRICES order, then row, then column.
+    expect(state.edits).toEqual([
+      { matrix: 'x', row: 0, col: 1, value: 2.5 },
+      { matrix: 'x', row: 1, col: 1, value: 3 },
+      { matrix: 'Wq', row: 1, col: 0, value: -0.5 },
+      { matrix: 'Wk', row: 2, col: 1, value: 0.25 },
+      { matrix: 'Wv', row: 0, col: 0, value: 1 },
+      { matrix: 'crossWq', row: 0, col: 1, value: -1 },
+      { matrix: 'crossWk', row: 3, col: 0, value: 0.125 },
+      { matrix: 'crossWv', row: 63, col: 63, value: 100 },
+    ]);
+    expect(EDITABLE_MATRICES.map((m) => m.name)).toEqual(['x', 'Wq', 'Wk', 'Wv', 'crossWq', 'crossWk', 'crossWv']);
+  });
+
+  test('round-trips, with x written without a prefix', () => {
+    const { state } = parseState('edits=Wk.2.1:0.25,0.1:2.5,x.3.0:-1');
+    const query = serializeState(state);
+    expect(new URLSearchParams(query).get('edits')).toBe('0.1:2.5,3.0:-1,Wk.2.1:0.25');
+    expect(parseState(query)).toEqual({ state, notices: [] });
+  });
+
+  test('the same cell typed twice keeps the last value; the same indices in two matrices are two cells', () => {
+    expect(parseState('edits=Wq.0.0:1,Wq.0.0:2,Wk.0.0:3,0.0:4').state.edits).toEqual([
+      { matrix: 'x', row: 0, col: 0, value: 4 },
+      { matrix: 'Wq', row: 0, col: 0, value: 2 },
+      { matrix: 'Wk', row: 0, col: 0, value: 3 },
+    ]);
+  });
+
+  test.each([
+    'Wq.64.0:1', 'Wq.0.64:1', 'x.32.0:1', 'Wq.0.0:101', 'Wq.0.0:-100.5', 'Wq.0.0:1e2', 'Wq.0.0:NaN', 'Wq.0.0:Infinity',
+    'Wo.0.0:1', 'wq.0.0:1', 'W_query.0.0:1', '__proto__.0.0:1', 'constructor.0.0:1', 'toString.0.0:1', 'hasOwnProperty.0.0:1',
+    'Wq..0.0:1', 'Wq.0.0.0:1', '.0.0:1', 'Wq.0:1', 'Wq.-1.0:1', 'Wq.0.0:', 'Wq.0.0:0x10', 'Wq.0.0:1,', 'Wq 0.0:1',
+    'Wq.0.0:1;alert(1)', '<b>Wq</b>.0.0:1', 'Wq.0.0:1,Wk.0.0:<script>', `Wq.0.0:1${',Wk.0.0:1'.repeat(64)}`,
+  ])('a hostile or malformed weight edit (%s) is rejected as a whole, with a notice', (edits) => {
+    const { state, notices } = parseState(new URLSearchParams({ edits }));
+    expect(state.edits).toEqual([]);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain('edits'); // quoted as text: the page shows notices with textContent
+  });
+
+  test('typed weight edits from the postMessage API are checked the same way', () => {
+    const ok = updateState(defaultState(), { edits: [{ matrix: 'Wv', row: 1, col: 0, value: 0.5 }, { row: 0, col: 0, value: 2 }] });
+    expect(ok.notices).toEqual([]);
+    expect(ok.state.edits).toEqual([{ matrix: 'x', row: 0, col: 0, value: 2 }, { matrix: 'Wv', row: 1, col: 0, value: 0.5 }]);
+    for (const bad of [[{ matrix: 'Wz', row: 0, col: 0, value: 1 }], [{ matrix: 7, row: 0, col: 0, value: 1 }],
+      [{ matrix: 'Wq,x', row: 0, col: 0, value: 1 }], [{ matrix: 'Wq', row: 0, col: 0, value: Infinity }], [{ matrix: 'Wq', row: 99, col: 0, value: 1 }]]) {
+      const { state, notices } = updateState(defaultState(), { edits: bad });
+      expect(state.edits).toEqual([]);
+      expect(notices).toHaveLength(1);
+    }
+  });
+
+  test('lock=edits locks the weights as well as x', () => {
+    const locked = parseState('lock=edits').state;
+    const { state, notices } = updateState(locked, { edits: [{ matrix: 'Wq', row: 0, col: 0, value: 1 }] });
+    expect(state.edits).toEqual([]);
+    expect(notices).toHaveLength(1);
   });
 });
 

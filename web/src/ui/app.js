@@ -84,9 +84,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     renderedStep = step.id;
   }
 
-  function onEdit(row, col, value) {
-    const edits = state.edits.filter((e) => !(e.row === row && e.col === col));
-    update({ edits: sortEdits([...edits, { row, col, value }]) }, { fromControl: true });
+  // A cell typed into one of the editable matrices (x or a projection weight): one edits list for all.
+  function onEdit(matrix, row, col, value) {
+    const edits = state.edits.filter((e) => !(e.matrix === matrix && e.row === row && e.col === col));
+    update({ edits: sortEdits([...edits, { matrix, row, col, value }]) }, { fromControl: true });
   }
 
   async function recompute() {
@@ -121,9 +122,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     showBadge(api, ms);
     const hideChecks = state.hide.includes('checks');
     performance.mark('ap:computed');
-    const editable = !state.lock.includes('edits'); // an instructor may lock x as well
+    const editable = !state.lock.includes('edits'); // an instructor may lock the matrices as well
     shell.results.replaceChildren(renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth() }));
-    if (editable && state.edits.length > 0 && step.controls.includes('dModel')) shell.results.prepend(resetEditsButton());
+    const showsEditable = result.tensors?.some((view) => view.editable);
+    if (editable && state.edits.length > 0 && showsEditable) shell.results.prepend(resetEditsButton());
     lastRun = { state, inputs, result, error: null, backend: api.backend, ms };
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.measure('ap:draw', 'ap:computed');

@@ -1,6 +1,7 @@
 // The inputs every step starts from, built from the state: the tokens of the sentence, their
-// embeddings x (T, d_model) and the projection weights. This is data preparation, not attention math:
-// the core computes everything else and the views only show what it returns. No DOM here.
+// embeddings x (T, d_model) and the projection weights, each with the cells the learner typed into it.
+// This is data preparation, not attention math: the core computes everything else and the views only
+// show what it returns. No DOM here.
 
 import { lowbias32 } from '../core/random.js';
 
@@ -73,14 +74,22 @@ export function seededMatrix(seed, name, rows, cols) {
   return { data, shape: [rows, cols] };
 }
 
-/** Cells the learner typed into x; edits outside the current x are kept in the URL but not applied. */
-export function applyEdits(x, edits) {
-  const [T, C] = x.shape;
-  const data = Float32Array.from(x.data);
-  for (const { row, col, value } of edits) {
-    if (row < T && col < C) data[row * C + col] = value;
+/**
+ * Cells the learner typed into the matrix called `name` (state.js EDITABLE_MATRICES: 'x', 'Wq', …);
+ * edits outside the current matrix are kept in the URL but not applied.
+ */
+export function applyEdits(matrix, edits, name = 'x') {
+  const [rows, cols] = matrix.shape;
+  const data = Float32Array.from(matrix.data);
+  for (const { matrix: target = 'x', row, col, value } of edits) {
+    if (target === name && row < rows && col < cols) data[row * cols + col] = value;
   }
-  return { data, shape: x.shape };
+  return { data, shape: matrix.shape };
+}
+
+// A seeded projection matrix with the learner's edits to it.
+function weights(state, stream, name) {
+  return applyEdits(seededMatrix(state.seed, stream, state.dModel, state.dOut), state.edits, name);
 }
 
 /** Columns [from, to) of a (rows, cols) matrix: one head's slice of a projection. */
@@ -111,18 +120,18 @@ export function buildInputs(state) {
   const { ids, vocabulary } = tokenIds(tokens);
   // Step 1 frames T+1 tokens as T (context, target) pairs.
   const framing = tokenIds(takeTokens(words, state.T + 1));
-  const x = applyEdits(embed(tokens, state.dModel, state.seed), state.edits);
+  const x = applyEdits(embed(tokens, state.dModel, state.seed), state.edits, 'x');
   const contextTokens = tokenize(state.context).slice(0, 32);
   const xContext = embed(contextTokens, state.dModel, state.seed);
   const projection = {
-    query: seededMatrix(state.seed, 'query', state.dModel, state.dOut),
-    key: seededMatrix(state.seed, 'key', state.dModel, state.dOut),
-    value: seededMatrix(state.seed, 'value', state.dModel, state.dOut),
+    query: weights(state, 'query', 'Wq'),
+    key: weights(state, 'key', 'Wk'),
+    value: weights(state, 'value', 'Wv'),
   };
   const crossProjection = {
-    query: seededMatrix(state.seed, 'cross-query', state.dModel, state.dOut),
-    key: seededMatrix(state.seed, 'cross-key', state.dModel, state.dOut),
-    value: seededMatrix(state.seed, 'cross-value', state.dModel, state.dOut),
+    query: weights(state, 'cross-query', 'crossWq'),
+    key: weights(state, 'cross-key', 'crossWk'),
+    value: weights(state, 'cross-value', 'crossWv'),
   };
   return {
     tokens, ids, vocabulary, x, contextTokens, xContext, projection, crossProjection,

@@ -151,26 +151,54 @@ export function parseValue(p, raw) {
   }
 }
 
-// Edited cells of the input embeddings x: "row.col:value" joined by commas, e.g. "0.1:0.5,2.0:-1.25".
+/**
+ * The matrices a learner may edit, in URL order: the embeddings x (T, d_model) and the projection
+ * weights (d_model, d_out) of self-attention (steps 6–8, 10) and of cross-attention (step 11). `rows`
+ * and `cols` bound the cell indices the URL may name (the largest sizes the state table allows).
+ */
+export const EDITABLE_MATRICES = [
+  { name: 'x', rows: MAX_T, cols: MAX_D },
+  { name: 'Wq', rows: MAX_D, cols: MAX_D },
+  { name: 'Wk', rows: MAX_D, cols: MAX_D },
+  { name: 'Wv', rows: MAX_D, cols: MAX_D },
+  { name: 'crossWq', rows: MAX_D, cols: MAX_D },
+  { name: 'crossWk', rows: MAX_D, cols: MAX_D },
+  { name: 'crossWv', rows: MAX_D, cols: MAX_D },
+];
+const MATRIX_BY_NAME = new Map(EDITABLE_MATRICES.map((m) => [m.name, m]));
+const MATRIX_ORDER = new Map(EDITABLE_MATRICES.map((m, i) => [m.name, i]));
+
+// Edited cells: "[matrix.]row.col:value" joined by commas, e.g. "0.1:0.5,Wq.2.0:-1.25". No prefix
+// means x (the format before the weights became editable, so older links still work).
 function parseEdits(text) {
-  const expected = format(STATE_STRINGS.expectedEdits, { count: MAX_EDITS, rows: MAX_T, cols: MAX_D, max: MAX_ABS_EDIT });
+  const expected = format(STATE_STRINGS.expectedEdits, {
+    count: MAX_EDITS, rows: MAX_T, cols: MAX_D, max: MAX_ABS_EDIT, matrices: EDITABLE_MATRICES.map((m) => m.name).join(', '),
+  });
   if (text === '') return { value: [] };
   const items = text.split(',');
   if (items.length > MAX_EDITS) return { error: expected };
   const edits = new Map();
   for (const item of items) {
-    const match = /^(\d{1,2})\.(\d{1,2}):(-?\d{1,3}(\.\d{1,6})?)$/.exec(item.trim());
+    const match = /^(?:([A-Za-z]{1,8})\.)?(\d{1,2})\.(\d{1,2}):(-?\d{1,3}(\.\d{1,6})?)$/.exec(item.trim());
     if (!match) return { error: expected };
-    const [row, col, value] = [Number(match[1]), Number(match[2]), Number(match[3])];
-    if (row >= MAX_T || col >= MAX_D || Math.abs(value) > MAX_ABS_EDIT) return { error: expected };
-    edits.set(`${row}.${col}`, { row, col, value });
+    const matrix = match[1] ?? 'x';
+    const bounds = MATRIX_BY_NAME.get(matrix);
+    if (!bounds) return { error: expected };
+    const [row, col, value] = [Number(match[2]), Number(match[3]), Number(match[4])];
+    if (row >= bounds.rows || col >= bounds.cols || Math.abs(value) > MAX_ABS_EDIT) return { error: expected };
+    edits.set(`${matrix}.${row}.${col}`, { matrix, row, col, value: Object.is(value, -0) ? 0 : value });
   }
   return { value: sortEdits([...edits.values()]) };
 }
 
-/** Edits in a canonical order (row, then column), so equal states serialise equally. */
+/** Edits in a canonical order (matrix, row, column), so equal states serialise equally. */
 export function sortEdits(edits) {
-  return [...edits].sort((a, b) => a.row - b.row || a.col - b.col);
+  return [...edits].sort((a, b) => MATRIX_ORDER.get(a.matrix) - MATRIX_ORDER.get(b.matrix) || a.row - b.row || a.col - b.col);
+}
+
+function formatEdit(e) {
+  const prefix = e.matrix === undefined || e.matrix === 'x' ? '' : `${e.matrix}.`;
+  return `${prefix}${e.row}.${e.col}:${roundEdit(e.value)}`;
 }
 
 /** The URL text of one value of property `p`. */
@@ -179,7 +207,7 @@ export function formatValue(p, value) {
     case 'bool': return value ? '1' : '0';
     case 'set':
     case 'origins': return value.join(',');
-    case 'edits': return value.map((e) => `${e.row}.${e.col}:${roundEdit(e.value)}`).join(',');
+    case 'edits': return value.map(formatEdit).join(',');
     default: return String(value);
   }
 }
@@ -195,7 +223,8 @@ function toUrlText(p, input) {
   if (typeof input === 'string') return input;
   if (Array.isArray(input) && ['set', 'origins'].includes(p.type)) return input.map(String).join(',');
   if (Array.isArray(input) && p.type === 'edits') {
-    const valid = input.every((e) => e && Number.isFinite(e.row) && Number.isFinite(e.col) && Number.isFinite(e.value));
+    const valid = input.every((e) => e && Number.isFinite(e.row) && Number.isFinite(e.col) && Number.isFinite(e.value)
+      && (e.matrix === undefined || typeof e.matrix === 'string'));
     return valid ? formatValue(p, input) : 'invalid';
   }
   if (typeof input === 'boolean' && p.type === 'bool') return formatValue(p, input);

@@ -16,6 +16,18 @@ function attentionOptions(state, extra = {}) {
   return { scale: state.scale, temperature: state.temperature, ...extra };
 }
 
+// The projection weights a step takes as inputs, each editable under its name in the state's edits
+// (state.js EDITABLE_MATRICES): self-attention's Wq, Wk, Wv, or cross-attention's own three.
+function weightViews(projection, { cross = false } = {}) {
+  const suffix = cross ? ' (cross)' : '';
+  const edits = cross ? ['crossWq', 'crossWk', 'crossWv'] : ['Wq', 'Wk', 'Wv'];
+  return [
+    show(`W_query${suffix}`, projection.query, { editable: edits[0] }),
+    show(`W_key${suffix}`, projection.key, { editable: edits[1] }),
+    show(`W_value${suffix}`, projection.value, { editable: edits[2] }),
+  ];
+}
+
 const SCALE_EXAMPLE = { data: Float32Array.from([0, 1, 2, 3, 10]), shape: [5] };
 
 export const STEPS = [
@@ -59,7 +71,7 @@ for b in range(B):
       const result = await api.causalAverageLoop(inputs.x);
       return {
         tensors: [
-          show('x', inputs.x, { rows: inputs.tokens, editable: true, axes: ['T', 'C'] }),
+          show('x', inputs.x, { rows: inputs.tokens, editable: 'x', axes: ['T', 'C'] }),
           show('output', result.output, { rows: inputs.tokens, axes: ['T', 'C'] }),
         ],
       };
@@ -84,7 +96,7 @@ y = weights @ x          # (T, T) @ (B, T, C) -> (B, T, C)`,
       return {
         tensors: [
           show('weights', result.weights, { rows: inputs.tokens, cols: inputs.tokens, kind: 'weights' }),
-          show('x', inputs.x, { rows: inputs.tokens, editable: true }),
+          show('x', inputs.x, { rows: inputs.tokens, editable: 'x' }),
           show('output', result.output, { rows: inputs.tokens }),
         ],
         checks: [{ name: 'loopEqualsMatmul', comparison: await api.compare(result.output, loop.output) }],
@@ -136,7 +148,7 @@ context = weights @ x`,
       const tokens = { rows: inputs.tokens, cols: inputs.tokens };
       return {
         tensors: [
-          show('x', inputs.x, { rows: inputs.tokens, editable: true }),
+          show('x', inputs.x, { rows: inputs.tokens, editable: 'x' }),
           show('scores', result.scores, tokens),
           show('weights', result.weights, { ...tokens, kind: 'weights', hover: { scores: result.scores } }),
           show('output', result.output, { rows: inputs.tokens }),
@@ -173,10 +185,8 @@ context = weights @ value
       const tokens = { rows: inputs.tokens, cols: inputs.tokens };
       return {
         tensors: [
-          show('x', inputs.x, { rows: inputs.tokens, editable: true }),
-          show('W_query', inputs.projection.query),
-          show('W_key', inputs.projection.key),
-          show('W_value', inputs.projection.value),
+          show('x', inputs.x, { rows: inputs.tokens, editable: 'x' }),
+          ...weightViews(inputs.projection),
           show('query', result.query, { rows: inputs.tokens }),
           show('key', result.key, { rows: inputs.tokens }),
           show('value', result.value, { rows: inputs.tokens }),
@@ -214,6 +224,7 @@ context = weights @ value`,
       const tokens = { rows: inputs.tokens, cols: inputs.tokens, causal: true, maskMode: state.mask };
       return {
         tensors: [
+          ...weightViews(inputs.projection),
           show('scaled', result.scaled, { rows: inputs.tokens, cols: inputs.tokens }),
           show('masked', result.masked, tokens),
           show('weights', result.weights, { ...tokens, kind: 'weights', hover: { scores: result.scores, scaled: result.scaled } }),
@@ -240,6 +251,7 @@ context = dropped @ value`,
       const dropped = result.dropped ?? result.weights; // p = 0: no dropout, nothing dropped
       return {
         tensors: [
+          ...weightViews(inputs.projection),
           show('weights', result.weights, { ...tokens, kind: 'weights' }),
           show('dropped', dropped, { ...tokens, kind: 'signed' }),
           show('output', result.output, { rows: inputs.tokens }),
@@ -313,6 +325,7 @@ context = (weights @ v).transpose(1, 2).reshape(B, T, d_out)`,
       const tokens = { rows: inputs.tokens, cols: inputs.tokens, causal: state.causal };
       return {
         tensors: [
+          ...weightViews(inputs.projection),
           show('weights', split.weights, { ...tokens, kind: 'weights', panels: true, hover: { scores: split.scores, scaled: split.scaled } }),
           show('context (split heads)', split.context, { rows: inputs.tokens }),
           show('context (stacked heads)', stacked.context, { rows: inputs.tokens }),
@@ -337,8 +350,9 @@ output = weights @ v`,
       const result = await api.crossAttention(inputs.x, inputs.xContext, inputs.crossProjection, options);
       return {
         tensors: [
-          show('x_query', inputs.x, { rows: inputs.tokens, editable: true }),
+          show('x_query', inputs.x, { rows: inputs.tokens, editable: 'x' }),
           show('x_context', inputs.xContext, { rows: inputs.contextTokens }),
+          ...weightViews(inputs.crossProjection, { cross: true }),
           show('weights', result.weights, { rows: inputs.tokens, cols: inputs.contextTokens, kind: 'weights', panels: true, hover: { scores: result.scores, scaled: result.scaled } }),
           show('output', result.output, { rows: inputs.tokens }),
         ],

@@ -176,7 +176,8 @@ function legend(view, colors) {
 /**
  * Renders one tensor view.
  * @param {object} view a step's shown tensor (steps.js `show`)
- * @param {{onEdit?: (row: number, col: number, value: number) => void, maxWidth?: number}} options
+ * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number}} options
+ *   onEdit: called with the view's `editable` name (the matrix's name in the state's edits)
  * @returns {HTMLElement}
  */
 export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
@@ -206,7 +207,8 @@ export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
 
   const tooltip = element('div', { class: 'tooltip', role: 'status', 'aria-live': 'polite' });
   tooltip.hidden = true;
-  const editable = view.editable && onEdit && view.tensor.data.length <= EDITABLE_CELLS;
+  // `editable` names the matrix the cells belong to (state.js EDITABLE_MATRICES); teaching sizes only.
+  const editable = Boolean(view.editable && onEdit && view.tensor.data.length <= EDITABLE_CELLS);
   const row = element('div', { class: 'panels' });
   panels.forEach((panel, i) => {
     const wrap = element('div', { class: 'panel' });
@@ -239,7 +241,7 @@ export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
   return figure;
 }
 
-// Pointer and keyboard inspection of cells, and editing of x's cells.
+// Pointer and keyboard inspection of cells, and editing of the cells of an input matrix (x, W_query…).
 function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit, signal }) {
   let focus = { row: 0, col: 0 };
   const showCell = (cell, x, y) => {
@@ -281,7 +283,7 @@ function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable
   function openEditor(cell) {
     const input = element('input', {
       type: 'number', step: 'any', class: 'cell-editor',
-      'aria-label': format(STRINGS.editCell, { row: cell.row, col: cell.col }),
+      'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
       value: String(panel.values[cell.row * panel.cols + cell.col]),
     });
     input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
@@ -293,7 +295,7 @@ function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable
       done = true;
       const value = Number(input.value);
       input.remove();
-      if (commit && input.value.trim() !== '' && Number.isFinite(value)) onEdit(cell.row, cell.col, value);
+      if (commit && input.value.trim() !== '' && Number.isFinite(value)) onEdit(view.editable, cell.row, cell.col, value);
       else canvas.focus();
     };
     input.addEventListener('keydown', (event) => {
