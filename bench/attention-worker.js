@@ -25,10 +25,10 @@ function handle(message) {
     const dPart = weights.queryBias.length;
     const matrix = (data) => ({ data, shape: [dModel, dPart] });
     const vector = (data) => ({ data, shape: [dPart] });
-    const context = unwrap(core.multiheadAttentionSplitFast({ data: x, shape: [1, T, dModel] }, {
+    const context = unwrap(core.multiheadAttentionSplit({ data: x, shape: [1, T, dModel] }, {
       query: matrix(weights.query), key: matrix(weights.key), value: matrix(weights.value),
       queryBias: vector(weights.queryBias), keyBias: vector(weights.keyBias), valueBias: vector(weights.valueBias),
-    }, { heads, causal: true }));
+    }, { heads, causal: true, intermediates: false }));
     // context·Wo = Σ over workers of (their context columns)·(the same rows of Wo): no exchange needed.
     const partial = unwrap(core.matmul({ data: context, shape: [T, dPart] }, { data: weights.outRows, shape: [dPart, dModel] }, {}));
     return { partial };

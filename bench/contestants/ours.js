@@ -1,4 +1,4 @@
-// Our contestants: the fast kernels of both WASM builds (cpp/kernels/ via cpp/bindings/fast_path.cpp),
+// Our contestants: the fast kernels of both WASM builds (cpp/kernels/ via cpp/attention/fast_attention.cpp),
 // every numbered GEMM variant of the SIMD build, and the Eigen teaching path. The raw Emscripten
 // modules are used (not loadAttention) so that both builds and the variants can run side by side.
 
@@ -46,10 +46,13 @@ function splitWeights({ dModel: d, weights: w }) {
 
 const sequence = ({ x, T, dModel }) => ({ data: x, shape: [1, T, dModel] });
 
-/** The causal layer through the teaching code (Eigen): the reference for every attention result. */
+/**
+ * The causal layer through the teaching code (Eigen): the reference for every attention result. With the
+ * intermediates on: `intermediates: false` would run the fused kernel (cpp/attention/fast_attention.h).
+ */
 export async function teachingAttention(inputs) {
   const core = await loadCore('simd');
-  return unwrap(core.multiheadAttentionSplit(sequence(inputs), splitWeights(inputs), { heads: inputs.heads, causal: true, intermediates: false }));
+  return unwrap(core.multiheadAttentionSplit(sequence(inputs), splitWeights(inputs), { heads: inputs.heads, causal: true }));
 }
 
 function gemmTask(build, variant) {
@@ -70,8 +73,8 @@ function fastAttentionTask(build) {
       const core = await loadCore(build);
       const x = sequence(inputs);
       const weights = splitWeights(inputs);
-      const options = { heads: inputs.heads, causal: true };
-      return { run: () => unwrap(core.multiheadAttentionSplitFast(x, weights, options)) };
+      const options = { heads: inputs.heads, causal: true, intermediates: false };
+      return { run: () => unwrap(core.multiheadAttentionSplit(x, weights, options)) };
     },
   };
 }

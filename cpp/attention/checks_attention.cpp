@@ -1,6 +1,7 @@
 // Checks for the attention functions: self (steps 6–8), multi-head (step 10) and cross (step 11).
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
+#include "attention/fast_attention.h"
 
 namespace ap {
 
@@ -147,6 +148,10 @@ std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeig
   if (auto message = check_attention_options(function, options, false); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
   if (auto message = check_dropout_counter(function, batch, heads, time, time, options); !message.empty()) return message;
+  if (fused_kernel_applies(options)) {  // plus the heads' weights joined side by side
+    return check_fused_kernel_memory(function, batch, time, time, d_out, heads, 3.0 * x.shape[2] * d_out + 3.0 * d_out,
+                                     max_bytes);
+  }
   return check_memory(function, sizes_text(batch, heads, time, time, false),
                       multihead_floats(x, batch, heads, time, time, d_out, options) + 3.0 * batch * time * d_out,
                       max_bytes);
@@ -168,6 +173,9 @@ std::string check_multihead_attention_split(const Tensor& x, const ProjectionWei
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
   if (auto message = check_dropout_counter(function, batch, options.heads, time, time, options); !message.empty()) return message;
+  if (fused_kernel_applies(options)) {
+    return check_fused_kernel_memory(function, batch, time, time, d_out, options.heads, 0, max_bytes);
+  }
   return check_memory(function, sizes_text(batch, options.heads, time, time, false),
                       multihead_floats(x, batch, options.heads, time, time, d_out, options), max_bytes);
 }
@@ -195,6 +203,9 @@ std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights&
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
   if (auto message = check_dropout_counter(function, batch, options.heads, time, time, options); !message.empty()) return message;
+  if (fused_kernel_applies(options)) {
+    return check_fused_kernel_memory(function, batch, time, time, d_out, options.heads, 0, max_bytes);
+  }
   return check_memory(function, sizes_text(batch, options.heads, time, time, false),
                       multihead_floats(x, batch, options.heads, time, time, d_out, options) + 3.0 * batch * time * d_out,
                       max_bytes);
@@ -223,6 +234,9 @@ std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int rows = x_query.shape[1], cols = x_context.shape[1];
   if (auto message = check_dropout_counter(function, batch, options.heads, rows, cols, options); !message.empty()) return message;
+  if (fused_kernel_applies(options)) {
+    return check_fused_kernel_memory(function, batch, rows, cols, d_out, options.heads, 0, max_bytes);
+  }
   return check_memory(function, sizes_text(batch, options.heads, rows, cols, true),
                       multihead_floats(x_query, batch, options.heads, rows, cols, d_out, options) +
                           static_cast<double>(x_context.element_count()),

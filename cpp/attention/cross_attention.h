@@ -12,7 +12,12 @@ namespace ap {
 // optional biases, out_weight (d_out, d_out), out_bias; options.heads H (default 1) →
 // multi-head results with Tq rows and Tk columns: query (B, H, Tq, d_head), key/value (B, H, Tk, d_head),
 // scores… (B, H, Tq, Tk), context and output (B, Tq, d_out). Causal rows are top-left aligned (j ≤ i).
+// options.intermediates false: only output, by the fused kernel where the options allow it (fast_attention.h).
 AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context,
                                 const ProjectionWeights& weights, const AttentionOptions& options = {});
+
+// The same for arguments that already passed check_cross_attention (checks.h): the bindings check once.
+AttentionResult cross_attention_unchecked(const Tensor& x_query, const Tensor& x_context,
+                                          const ProjectionWeights& weights, const AttentionOptions& options);
 
 }  // namespace ap

@@ -3,6 +3,8 @@
 // scores, scaled, masked (when causal), weights, dropped (when dropout > 0) (B, H, T, T);
 // context (B, T, d_out), the heads concatenated; output (B, T, d_out) = context·out_weight + out_bias
 // (equal to context without out_weight). d_out = H·d_head; scores are scaled by 1/√d_head.
+// With options.intermediates false only output is returned, computed by the fused kernel where the
+// options allow it (fast_attention.h), else by the code below.
 #pragma once
 
 #include "attention/options.h"
@@ -26,5 +28,14 @@ AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeigh
 // (its in_proj_weight transposed); otherwise as split.
 AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
                                           const AttentionOptions& options = {});
+
+// The same three for arguments that already passed their check_* (checks.h): the bindings check once,
+// against the heap that is left, and the inputs are not scanned a second time.
+AttentionResult multihead_attention_stacked_unchecked(const Tensor& x, const StackedWeights& weights,
+                                                      const AttentionOptions& options);
+AttentionResult multihead_attention_split_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                    const AttentionOptions& options);
+AttentionResult multihead_attention_fused_unchecked(const Tensor& x, const FusedWeights& weights,
+                                                    const AttentionOptions& options);
 
 }  // namespace ap

@@ -20,6 +20,9 @@
 // Order inside every function: read the options, copy the tensors in (structural checks and the
 // heap budget for the copies), the core's check_* with the heap that is left as max_bytes, compute,
 // copy the results out.
+// The multi-head and cross functions then call the core's *_unchecked forms: their inputs (millions of
+// weights at d_model 768) are scanned once, not twice. With `intermediates: false` the core itself picks
+// the fused kernel or the teaching code (cpp/attention/fast_attention.h).
 #include <emscripten/bind.h>
 
 #include "attention/attention.h"
@@ -197,7 +200,7 @@ val multihead_attention_stacked_js(val x, val weights, val options) {
   }
   call.check([&](std::size_t max_bytes) { return check_multihead_attention_stacked(input, heads, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
-  return to_js(multihead_attention_stacked(input, heads, parsed));
+  return to_js(multihead_attention_stacked_unchecked(input, heads, parsed));
 }
 
 val multihead_attention_split_js(val x, val weights, val options) {
@@ -210,7 +213,7 @@ val multihead_attention_split_js(val x, val weights, val options) {
   read_projection_weights(call, weights, true, projections);
   call.check([&](std::size_t max_bytes) { return check_multihead_attention_split(input, projections, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
-  return to_js(multihead_attention_split(input, projections, parsed));
+  return to_js(multihead_attention_split_unchecked(input, projections, parsed));
 }
 
 val multihead_attention_fused_js(val x, val weights, val options) {
@@ -223,7 +226,7 @@ val multihead_attention_fused_js(val x, val weights, val options) {
   read_fused_weights(call, weights, fused);
   call.check([&](std::size_t max_bytes) { return check_multihead_attention_fused(input, fused, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
-  return to_js(multihead_attention_fused(input, fused, parsed));
+  return to_js(multihead_attention_fused_unchecked(input, fused, parsed));
 }
 
 val cross_attention_js(val x_query, val x_context, val weights, val options) {
@@ -238,7 +241,7 @@ val cross_attention_js(val x_query, val x_context, val weights, val options) {
   read_projection_weights(call, weights, true, projections);
   call.check([&](std::size_t max_bytes) { return check_cross_attention(queries, context, projections, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
-  return to_js(cross_attention(queries, context, projections, parsed));
+  return to_js(cross_attention_unchecked(queries, context, projections, parsed));
 }
 
 val matmul_js(val a, val b, val options) {

@@ -238,6 +238,7 @@ TEST(Multihead, WithoutIntermediatesOnlyTheOutputRemains) {
   const ProjectionWeights w = random_projection(4, 4, 37, true, true);
   AttentionOptions options;
   options.heads = 2;
+  options.dropout = 0.1f;  // the teaching code runs, so the output is bit for bit the same (the fused kernel: below)
   const AttentionResult full = multihead_attention_split(x, w, options);
   options.intermediates = false;
   const AttentionResult lean = multihead_attention_split(x, w, options);
@@ -245,6 +246,46 @@ TEST(Multihead, WithoutIntermediatesOnlyTheOutputRemains) {
   EXPECT_FALSE(lean.weights.present());
   EXPECT_FALSE(lean.context.present());
   EXPECT_FALSE(lean.query.present());
+}
+
+// intermediates=false routes to the fused kernel when the options allow it (dropout 0, 'neg_inf' mask) and
+// to the teaching code otherwise; either way the output equals the teaching output.
+TEST(Multihead, WithoutIntermediatesEveryFormEqualsTheTeachingOutput) {
+  struct Case {
+    const char* name;
+    int time;  // 70: three query tiles of 32 and two key tiles of 64
+    AttentionOptions options;
+  };
+  AttentionOptions tiled = causal_with(MaskMode::NegInf);
+  AttentionOptions dropped = causal_with(MaskMode::NegInf);
+  dropped.dropout = 0.25f;
+  dropped.seed = 7;
+  const Case cases[] = {{"tiled, fused kernel", 70, tiled},
+                        {"dropout, falls back", 9, dropped},
+                        {"renormalize, falls back", 9, causal_with(MaskMode::Renormalize)}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Tensor x = random_tensor({2, c.time, 12}, 50);
+    const Tensor x_context = random_tensor({2, c.time + 5, 10}, 51);
+    ProjectionWeights split = random_projection(12, 16, 52, true, true);
+    AttentionOptions teaching = c.options;
+    teaching.heads = 4;
+    AttentionOptions lean = teaching;
+    lean.intermediates = false;
+    const AttentionResult expected = multihead_attention_split(x, split, teaching);
+    const AttentionResult lean_split = multihead_attention_split(x, split, lean);
+    EXPECT_TRUE(all_close(lean_split.output, expected.output)) << "split";
+    EXPECT_FALSE(lean_split.weights.present());
+    EXPECT_FALSE(lean_split.context.present());
+    EXPECT_TRUE(all_close(multihead_attention_fused(x, fuse_from_split(split), lean).output, expected.output)) << "fused";
+    EXPECT_TRUE(all_close(multihead_attention_stacked(x, stack_from_split(split, 4), lean).output, expected.output))
+        << "stacked";
+    ProjectionWeights cross = random_projection(10, 16, 53, true, true);
+    cross.query = split.query;
+    const AttentionResult lean_cross = cross_attention(x, x_context, cross, lean);
+    EXPECT_TRUE(all_close(lean_cross.output, cross_attention(x, x_context, cross, teaching).output)) << "cross";
+    EXPECT_FALSE(lean_cross.weights.present());
+  }
 }
 
 TEST(CrossAttention, WithItselfEqualsSplitSelfAttention) {

@@ -104,23 +104,8 @@ function unwrap(result) {
   return result;
 }
 
-/**
- * The multi-head functions with `intermediates: false` go to the fast path (cpp/bindings/fast_path.cpp):
- * same checks and messages, only {output} back, the fused causal kernel where the options allow it.
- */
-function teachingOrFast(teaching, fast) {
-  return (...args) => {
-    const options = args[args.length - 1];
-    return unwrap(options?.intermediates === false ? fast(...args) : teaching(...args));
-  };
-}
-
 /** One method per API function; omitted options become {} so embind sees every argument. */
 function wrapModule(core, build) {
-  const splitHeads = teachingOrFast(core.multiheadAttentionSplit, core.multiheadAttentionSplitFast);
-  const fusedHeads = teachingOrFast(core.multiheadAttentionFused, core.multiheadAttentionFusedFast);
-  const stackedHeads = teachingOrFast(core.multiheadAttentionStacked, core.multiheadAttentionStackedFast);
-  const cross = teachingOrFast(core.crossAttention, core.crossAttentionFast);
   return {
     name: `wasm-${build}`,
     build,
@@ -136,10 +121,13 @@ function wrapModule(core, build) {
     selfAttention: (x, weights, options = {}) => unwrap(core.selfAttention(x, weights, options)),
     attentionDropout: (weights, options = {}) => unwrap(core.attentionDropout(weights, options)),
     compare: (actual, expected, options = {}) => unwrap(core.compare(actual, expected, options)),
-    multiheadAttentionStacked: (x, weights, options = {}) => stackedHeads(x, weights, options),
-    multiheadAttentionSplit: (x, weights, options = {}) => splitHeads(x, weights, options),
-    multiheadAttentionFused: (x, weights, options = {}) => fusedHeads(x, weights, options),
-    crossAttention: (xQuery, xContext, weights, options = {}) => cross(xQuery, xContext, weights, options),
+    // With `intermediates: false` the core itself runs the fused kernel where the options allow it
+    // (cpp/attention/fast_attention.h): only {output} comes back.
+    multiheadAttentionStacked: (x, weights, options = {}) => unwrap(core.multiheadAttentionStacked(x, weights, options)),
+    multiheadAttentionSplit: (x, weights, options = {}) => unwrap(core.multiheadAttentionSplit(x, weights, options)),
+    multiheadAttentionFused: (x, weights, options = {}) => unwrap(core.multiheadAttentionFused(x, weights, options)),
+    crossAttention: (xQuery, xContext, weights, options = {}) =>
+      unwrap(core.crossAttention(xQuery, xContext, weights, options)),
     matmul: (a, b, options = {}) => unwrap(core.matmul(a, b, options)),
     /** matmul with options.variant, a numbered GEMM variant (fastPathInfo().variants): for the benchmark. */
     matmulVariant: (a, b, options = {}) => unwrap(core.matmulVariant(a, b, options)),

@@ -1,0 +1,132 @@
+#include "attention/fast_attention.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attention/check_helpers.h"
+#include "kernels/multihead_fast.h"
+
+namespace ap {
+
+bool fused_kernel_applies(const AttentionOptions& options) {
+  return !options.intermediates && options.dropout == 0.0f && (!options.causal || options.mask == MaskMode::NegInf);
+}
+
+std::string check_fused_kernel_memory(const std::string& function, int batch, int tq, int tk, int d_out, int heads,
+                                      double extra_floats, std::size_t max_bytes) {
+  constexpr double kGemmPanels = 256.0 * 2048 + 72.0 * 256;  // the packed GEMM's A and B panels
+  // Q and the context and output (B, Tq, d_out); K and V (B, Tk, d_out); one head's packed keys (Tk, d_head)
+  const double floats = static_cast<double>(batch) * (3.0 * tq + 2.0 * tk) * d_out +
+                        static_cast<double>(tk) * d_out / heads + kGemmPanels + extra_floats;
+  const std::string sizes = "B=" + std::to_string(batch) +
+                            (tq == tk ? ", T=" + std::to_string(tq)
+                                      : ", Tq=" + std::to_string(tq) + ", Tk=" + std::to_string(tk));
+  return check_memory(function, sizes, floats, max_bytes);
+}
+
+namespace {
+
+const float* data_or_null(const Tensor& tensor) { return tensor.present() ? tensor.data.data() : nullptr; }
+
+// A (d_in, d_out) matrix with its own row stride, and its bias (d_out) or none.
+kernels::Projection projection_of(const Tensor& weight, const Tensor& bias) {
+  return {data_or_null(weight), weight.present() ? weight.shape[1] : 0, data_or_null(bias)};
+}
+
+// The problem's sizes and inputs; the caller fills in the query, key and value projections.
+kernels::MultiheadProblem problem_for(const Tensor& x_query, const Tensor& x_context, int d_out, int heads,
+                                      const Tensor& out_weight, const Tensor& out_bias, const AttentionOptions& options) {
+  kernels::MultiheadProblem problem;
+  problem.x_query = x_query.data.data();
+  problem.x_context = x_context.data.data();
+  problem.batch = x_query.shape[0];
+  problem.tq = x_query.shape[1];
+  problem.tk = x_context.shape[1];
+  problem.d_query_in = x_query.shape[2];
+  problem.d_context_in = x_context.shape[2];
+  problem.d_out = d_out;
+  problem.heads = heads;
+  problem.out = projection_of(out_weight, out_bias);
+  problem.causal = options.causal;
+  const int d_head = d_out / heads;
+  problem.score_scale = (options.scale ? 1.0f / std::sqrt(static_cast<float>(d_head)) : 1.0f) / options.temperature;
+  return problem;
+}
+
+// Runs the fused pipeline → {output: (B, Tq, d_out)}.
+AttentionResult run(const kernels::MultiheadProblem& problem) {
+  AttentionResult result;
+  result.output = zeros({problem.batch, problem.tq, problem.d_out});
+  kernels::multihead_attention_fast(problem, result.output.data.data());
+  return result;
+}
+
+// Head h's (d_in, d_head) matrices side by side: H × (d_in, d_head) -> (d_in, H·d_head), split's layout.
+Tensor join_heads(const std::vector<ProjectionWeights>& heads, const Tensor ProjectionWeights::*matrix) {
+  const int rows = (heads[0].*matrix).shape[0], d_head = (heads[0].*matrix).shape[1];
+  const int width = d_head * static_cast<int>(heads.size());
+  Tensor joined = zeros({rows, width});
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const Tensor& part = heads[h].*matrix;
+    for (int r = 0; r < rows; ++r) {
+      std::copy_n(part.data.begin() + static_cast<std::size_t>(r) * d_head, d_head,
+                  joined.data.begin() + static_cast<std::size_t>(r) * width + h * d_head);
+    }
+  }
+  return joined;
+}
+
+// The heads' biases side by side, H × (d_head) -> (H·d_head), absent ones as zeros; absent when none has one.
+Tensor join_biases(const std::vector<ProjectionWeights>& heads, const Tensor ProjectionWeights::*bias, int d_head) {
+  const bool any = std::any_of(heads.begin(), heads.end(), [&](const ProjectionWeights& head) { return (head.*bias).present(); });
+  if (!any) return {};
+  Tensor joined = zeros({d_head * static_cast<int>(heads.size())});
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const Tensor& part = heads[h].*bias;
+    if (part.present()) std::copy(part.data.begin(), part.data.end(), joined.data.begin() + h * d_head);
+  }
+  return joined;
+}
+
+}  // namespace
+
+AttentionResult fused_kernel_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
+                                       const AttentionOptions& options) {
+  kernels::MultiheadProblem problem =
+      problem_for(x_query, x_context, weights.query.shape[1], options.heads, weights.out_weight, weights.out_bias, options);
+  problem.query = projection_of(weights.query, weights.query_bias);
+  problem.key = projection_of(weights.key, weights.key_bias);
+  problem.value = projection_of(weights.value, weights.value_bias);
+  return run(problem);
+}
+
+AttentionResult fused_kernel_attention(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options) {
+  const int stride = weights.in_projection.shape[1], d_out = stride / 3;
+  kernels::MultiheadProblem problem = problem_for(x, x, d_out, options.heads, weights.out_weight, weights.out_bias, options);
+  // Q, K and V are the three column blocks of [Wq | Wk | Wv], read in place with the full row stride.
+  const float* in = weights.in_projection.data.data();
+  const float* bias = data_or_null(weights.in_bias);
+  problem.query = {in, stride, bias};
+  problem.key = {in + d_out, stride, bias ? bias + d_out : nullptr};
+  problem.value = {in + 2 * d_out, stride, bias ? bias + 2 * d_out : nullptr};
+  return run(problem);
+}
+
+AttentionResult fused_kernel_attention(const Tensor& x, const StackedWeights& weights, const AttentionOptions& options) {
+  const int heads = static_cast<int>(weights.heads.size()), d_head = weights.heads[0].query.shape[1];
+  ProjectionWeights joined;
+  joined.query = join_heads(weights.heads, &ProjectionWeights::query);
+  joined.key = join_heads(weights.heads, &ProjectionWeights::key);
+  joined.value = join_heads(weights.heads, &ProjectionWeights::value);
+  joined.query_bias = join_biases(weights.heads, &ProjectionWeights::query_bias, d_head);
+  joined.key_bias = join_biases(weights.heads, &ProjectionWeights::key_bias, d_head);
+  joined.value_bias = join_biases(weights.heads, &ProjectionWeights::value_bias, d_head);
+  kernels::MultiheadProblem problem =
+      problem_for(x, x, heads * d_head, heads, weights.out_weight, weights.out_bias, options);
+  problem.query = projection_of(joined.query, joined.query_bias);
+  problem.key = projection_of(joined.key, joined.key_bias);
+  problem.value = projection_of(joined.value, joined.value_bias);
+  return run(problem);
+}
+
+}  // namespace ap

@@ -1,0 +1,37 @@
+// Internal: the multi-head functions' fast path. With options.intermediates false they return only
+// `output`, and where the options allow it that output comes from the fused attention kernel
+// (cpp/kernels: packed-GEMM projections, online softmax, key tiles above the diagonal skipped) instead of
+// the teaching code. The rule and the kernel's memory estimate live here, once, for every weight layout.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "attention/options.h"
+#include "attention/results.h"
+#include "attention/tensor.h"
+#include "attention/weights.h"
+
+namespace ap {
+
+// The fused kernel computes softmax(scaled) with −∞ above the diagonal, the contract's default; it runs
+// when only the output is wanted, there is no dropout (it needs the weights), and a causal mask is
+// 'neg_inf' (the other modes are lessons in what goes wrong). Otherwise the teaching code runs.
+bool fused_kernel_applies(const AttentionOptions& options);
+
+// The fused path holds Q, K, V, the context and the output (B·T·d_out each), one head's packed keys and
+// the GEMM's packed panels, plus `extra_floats` (stacked: its weights joined side by side); never a
+// (T, T) matrix. Rejects, as check_memory does, when that exceeds max_bytes.
+std::string check_fused_kernel_memory(const std::string& function, int batch, int tq, int tk, int d_out, int heads,
+                                      double extra_floats, std::size_t max_bytes);
+
+// The fused pipeline on checked arguments → {output (B, Tq, d_out)}, every other field absent.
+// x_query (B, Tq, d_q), x_context (B, Tk, d_kv) (the same tensor for self-attention); weights as split/cross.
+AttentionResult fused_kernel_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
+                                       const AttentionOptions& options);
+// x (B, T, d_in); in_projection (d_in, 3·d_out) = [Wq | Wk | Wv], read in place.
+AttentionResult fused_kernel_attention(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options);
+// x (B, T, d_in); H heads of (d_in, d_head), joined side by side into split's layout; H from the weights.
+AttentionResult fused_kernel_attention(const Tensor& x, const StackedWeights& weights, const AttentionOptions& options);
+
+}  // namespace ap
