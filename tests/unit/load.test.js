@@ -3,6 +3,7 @@
 // reference wrapped in Promises so it runs in Node.
 import { describe, expect, test } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
+import { createRoutingBackend } from '../../web/src/core/backends/auto.js';
 import { FUNCTION_NAMES, loadAttention } from '../../web/src/core/index.js';
 import { createReferenceBackend } from '../../web/src/core/reference/index.js';
 import { JOURNEY, randomTensor } from './make-tensors.js';
@@ -43,11 +44,33 @@ describe('loadAttention', () => {
     expect(attention.fallbackReason).toMatch(/^WebGPU is unavailable: .*navigator\.gpu/);
   });
 
+  test("'auto' without navigator.gpu (Node) is plain WebAssembly, as before WebGPU routing: no per-call routing record", async () => {
+    expect(globalThis.navigator?.gpu).toBeUndefined();
+    const attention = await loadAttention({ backend: 'auto', gpuCrossover: { thresholdN: 8 } });
+    expect(attention.backend).toBe('wasm-simd');
+    expect(attention.fallbackReason).toBeNull();
+    expect(attention.onBackendChange).toBeUndefined();
+    const a = randomTensor([64, 64], 1);
+    const result = attention.matmul(a, a); // far above the forced crossover: still WASM, still synchronous
+    expect(result).not.toBeInstanceOf(Promise);
+    expect(result.output.shape).toEqual([64, 64]);
+    expect(attention.backend).toBe('wasm-simd');
+    expect(attention.lastCall).toBeNull();
+  });
+
+  test('gpuCrossover must be {thresholdN: a positive integer or null}', async () => {
+    for (const bad of [null, 8, { thresholdN: 0 }, { thresholdN: 2.5 }, { thresholdN: '8' }, { thresholdN: 8, extra: 1 }]) {
+      await expect(loadAttention({ gpuCrossover: bad })).rejects.toThrow(
+        /^loadAttention: options\.gpuCrossover is .*; expected \{thresholdN: a positive integer or null\}$/);
+    }
+    await expect(loadAttention({ gpuCrossover: { thresholdN: null } })).resolves.toBeTruthy();
+  });
+
   test('unknown backends and options are Errors', async () => {
     await expect(loadAttention({ backend: 'cuda' })).rejects.toThrow(
       "loadAttention: options.backend='cuda'; expected one of 'auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'");
     await expect(loadAttention({ backnd: 'js' })).rejects.toThrow(
-      "loadAttention: unknown option 'backnd'; expected one of backend, wasmBinary, locateFile");
+      "loadAttention: unknown option 'backnd'; expected one of backend, wasmBinary, locateFile, gpuCrossover");
     await expect(loadAttention('js')).rejects.toThrow("loadAttention: options is 'js'; expected an object");
   });
 });
@@ -79,5 +102,79 @@ describe('the API over an asynchronous backend', () => {
     const partial = createAttention({ name: 'partial', softmax: reference.softmax });
     expect(() => partial.matmul(randomTensor([2, 2], 1), randomTensor([2, 2], 2))).toThrow(
       'matmul: the partial backend does not provide matmul');
+  });
+});
+
+describe("'auto' routing (backends/auto.js) over a stand-in GPU backend", () => {
+  const reference = createReferenceBackend();
+  /** The reference, asynchronous and named webgpu, with the webgpu backend's supportsOp and loss hooks. */
+  function fakeGpu({ maxElements = Infinity } = {}) {
+    const gpu = Object.fromEntries(Object.entries(reference).map(([key, value]) => [
+      key, typeof value === 'function' ? async (...args) => value(...args) : value,
+    ]));
+    return Object.assign(gpu, {
+      name: 'webgpu',
+      supportsOp: (fn, shapes) => (shapes[0].reduce((p, s) => p * s, 1) > maxElements
+        ? { supported: false, reason: `webgpu: ${fn} is too large for this device` } : { supported: true }),
+      onLost: () => () => {},
+      isLost: () => false,
+    });
+  }
+  const loadRouted = (loadGpu) => {
+    const requests = [];
+    const backend = createRoutingBackend(reference, {
+      adapterInfo: { emulated: false, label: 'test adapter' },
+      thresholdN: 8,
+      loadGpu: () => { requests.push(1); return loadGpu(); },
+    });
+    return { attention: createAttention(backend), requests };
+  };
+  const small = randomTensor([4, 4], 1);
+  const large = randomTensor([16, 16], 2);
+
+  test('below the crossover: the CPU backend, synchronously, and no device is requested', () => {
+    const { attention, requests } = loadRouted(async () => fakeGpu());
+    const result = attention.matmul(small, small);
+    expect(result).not.toBeInstanceOf(Promise);
+    expect(attention.backend).toBe('js');
+    expect(attention.lastCall).toEqual({ fn: 'matmul', backend: 'js', reason: 'matmul does 64 multiply-adds, below the crossover 8³' });
+    expect(requests).toHaveLength(0);
+  });
+
+  test('above it: the GPU backend, whose device is requested once, on first need', async () => {
+    const { attention, requests } = loadRouted(async () => fakeGpu());
+    const first = attention.matmul(large, large);
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).output.data).toEqual(reference.matmul(large, large, { transposeB: false }).output.data);
+    expect(attention.backend).toBe('webgpu');
+    await attention.matmul(large, large);
+    expect(requests).toHaveLength(1);
+    attention.matmul(small, small);
+    expect(attention.backend).toBe('js');
+  });
+
+  test('a call the GPU backend does not support (supportsOp) goes to the CPU backend, with its reason', async () => {
+    const { attention } = loadRouted(async () => fakeGpu({ maxElements: 100 }));
+    await attention.matmul(large, large);
+    expect(attention.lastCall).toEqual({ fn: 'matmul', backend: 'js', reason: 'webgpu: matmul is too large for this device' });
+    expect(attention.fallbackReason).toBeNull();
+  });
+
+  test('a device request that fails moves every call to the CPU backend, and says why', async () => {
+    const { attention, requests } = loadRouted(async () => { throw new Error('the GPU process crashed'); });
+    const changes = [];
+    attention.onBackendChange((change) => changes.push(change));
+    await attention.matmul(large, large);
+    expect(attention.backend).toBe('js');
+    expect(attention.fallbackReason).toBe('WebGPU is unavailable: the GPU process crashed; now on js');
+    expect(changes).toEqual([{ backend: 'js', reason: attention.fallbackReason }]);
+    expect(attention.matmul(large, large)).not.toBeInstanceOf(Promise);
+    expect(requests).toHaveLength(1);
+  });
+
+  test('arguments that cannot be sized throw the CPU backend\'s error; mismatched shapes above the crossover reject with the same words', async () => {
+    const { attention } = loadRouted(async () => fakeGpu());
+    expect(() => attention.selfAttention(large, { key: large, value: large })).toThrow(/^selfAttention: weights\.query/);
+    await expect(attention.matmul(large, randomTensor([3, 16], 3))).rejects.toThrow('matmul: b has shape [3, 16]; expected [K=16, N]');
   });
 });

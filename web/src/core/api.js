@@ -205,10 +205,10 @@ function finishResults(fn, results, unbatched) {
 
 /**
  * Wraps a backend ({ name, build?, <fn>(...normalisedArgs) }) into the Attention object of index.d.ts:
- * one method per API function, plus `backend`, `build` and `fallbackReason`. These three are read from
- * the backend on every access, so a backend that switches under the API (WebGPU falling back to WASM
- * when its device is lost: backends/webgpu.js withDeviceLossFallback) is reported as it is now;
- * its `onBackendChange(listener)` is passed through.
+ * one method per API function, plus `backend`, `build`, `fallbackReason` and `lastCall`. These are read
+ * from the backend on every access, so a backend that switches under the API (WebGPU falling back to WASM
+ * when its device is lost: backends/webgpu.js withDeviceLossFallback; 'auto' routing each call:
+ * backends/auto.js) is reported as it is now; its `onBackendChange(listener)` is passed through.
  */
 export function createAttention(backend, { fallbackReason = null } = {}) {
   const attention = {
@@ -220,6 +220,9 @@ export function createAttention(backend, { fallbackReason = null } = {}) {
     },
     get fallbackReason() {
       return backend.fallbackReason ?? fallbackReason;
+    },
+    get lastCall() {
+      return backend.lastCall ?? null;
     },
   };
   if (typeof backend.onBackendChange === 'function') attention.onBackendChange = (listener) => backend.onBackendChange(listener);

@@ -194,15 +194,20 @@ export type MaybePromise<T> = T | Promise<T>;
  * On the WebGPU backend every function returns a Promise (argument errors are still thrown at once).
  */
 export interface Attention {
-  /** The backend in use now: 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu'. */
+  /**
+   * The backend in use now: 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu'. With 'auto' routing calls
+   * between WASM and WebGPU, the one that answered the last call.
+   */
   readonly backend: string;
   /** The WASM build ('simd' | 'baseline'), or null for the other backends. */
   readonly build: 'simd' | 'baseline' | null;
   /** Why the backend asked for was not used (null when it was). Read live: a lost WebGPU device sets it. */
   readonly fallbackReason: string | null;
+  /** Only with 'auto' routing (an adapter and a crossover): where the last call went and why; null otherwise. */
+  readonly lastCall: { fn: string; backend: string; reason: string } | null;
   /**
-   * Only on 'webgpu': called when the calls move to another backend (the device was lost);
-   * returns a function that unsubscribes.
+   * Only on 'webgpu' and on 'auto' routing: called when the calls move to another backend (the device
+   * was lost, or could not be had); returns a function that unsubscribes.
    */
   onBackendChange?(listener: (change: { backend: string; reason: string }) => void): () => void;
 
@@ -268,7 +273,10 @@ export interface Backend {
 export interface LoadOptions {
   /**
    * 'auto' [default]: WebAssembly (the SIMD build when this engine supports it); if it cannot load,
-   * the JS reference, with fallbackReason set.
+   * the JS reference, with fallbackReason set. Where navigator.gpu gives an adapter, each call doing at
+   * least thresholdN³ multiply-adds (the crossover measured for the adapter, web/src/gpu/crossover.json)
+   * that WebGPU supports at its size goes to WebGPU and returns a Promise; the device is requested on the
+   * first such call. A crossover of null (SwiftShader) keeps every call on WebAssembly.
    * 'webgpu': the WebGPU backend; if it cannot load, WebAssembly, then the JS reference, with fallbackReason.
    * 'wasm' (either build, as 'auto'), 'wasm-simd', 'wasm-baseline', 'js': exactly that backend; failing to
    * load it rejects with an Error naming the file and the reason.
@@ -278,6 +286,8 @@ export interface LoadOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Emscripten's locateFile: where the glue finds its .wasm file. */
   locateFile?: (path: string, prefix: string) => string;
+  /** Tests only: replaces the measured GPU/WASM crossover of 'auto' (and webgpu's prefersGpu); null: never the GPU. */
+  gpuCrossover?: { thresholdN: number | null };
 }
 
 /** Loads the attention core on the chosen backend. Unknown option names and backend names are Errors. */

@@ -40,12 +40,13 @@ export function describeAdapter(adapter) {
 }
 
 /**
- * Requests an adapter and a device with the limits the kernels need.
+ * Requests an adapter and checks its limits, without creating a device (cheap: 'auto' probes this at load
+ * and asks for a device only when a call is routed to the GPU; backends/auto.js).
  * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference}} [options] `gpu` replaces navigator.gpu (tests)
- * @returns {Promise<{adapter: GPUAdapter, device: GPUDevice, adapterInfo: ReturnType<typeof describeAdapter>}>}
+ * @returns {Promise<{adapter: GPUAdapter, adapterInfo: ReturnType<typeof describeAdapter>}>}
  * @throws {GpuUnavailableError}
  */
-export async function acquireDevice(options = {}) {
+export async function probeAdapter(options = {}) {
   const gpu = options.gpu ?? globalThis.navigator?.gpu;
   if (!gpu) {
     throw new GpuUnavailableError('no-navigator-gpu',
@@ -68,6 +69,18 @@ export async function acquireDevice(options = {}) {
         `WebGPU: adapter limit ${name}=${offered} is below the ${needed} the attention kernels need`);
     }
   }
+  return { adapter, adapterInfo: describeAdapter(adapter) };
+}
+
+/**
+ * Requests an adapter (or takes the one `options.adapter` gives, from probeAdapter) and a device with the
+ * limits the kernels need.
+ * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference, adapter?: GPUAdapter}} [options] `gpu` replaces navigator.gpu (tests)
+ * @returns {Promise<{adapter: GPUAdapter, device: GPUDevice, adapterInfo: ReturnType<typeof describeAdapter>}>}
+ * @throws {GpuUnavailableError}
+ */
+export async function acquireDevice(options = {}) {
+  const adapter = options.adapter ?? (await probeAdapter(options)).adapter;
   // Ask for the adapter's full buffer limits: the default 128 MiB binding caps T·T·heads early.
   const requiredLimits = {
     maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,

@@ -108,24 +108,35 @@ export function workOf(fn, shapes, options = {}) {
 }
 
 /**
- * True when a call is big enough that this adapter beats WASM SIMD, by the crossover measured for its kind
- * (web/src/gpu/crossover.json: 'swiftshader' or 'hardware'). A kind never measured, or one where WASM won
- * at every size (thresholdN null), keeps WASM: the crossover is measured, not guessed.
- * @param {string} fn @param {number[][]} shapes see shapesOf @param {object} options
- * @param {{emulated: boolean}} adapter the backend's `adapter`
+ * The crossover n measured for an adapter's kind (web/src/gpu/crossover.json: 'swiftshader' or 'hardware'):
+ * a call doing at least n³ multiply-adds is faster on the GPU. null: never measured, or WASM won at every size.
+ * @param {{emulated: boolean}} adapter @returns {number|null}
  */
-export function prefersGpu(fn, shapes, options, adapter) {
-  const threshold = crossover[adapter.emulated ? 'swiftshader' : 'hardware']?.thresholdN ?? null;
-  return threshold !== null && workOf(fn, shapes, options) >= threshold ** 3;
+export function measuredCrossover(adapter) {
+  return crossover[adapter.emulated ? 'swiftshader' : 'hardware']?.thresholdN ?? null;
+}
+
+/**
+ * True when a call is big enough that this adapter beats WASM SIMD, by the crossover measured for its kind
+ * (measuredCrossover). A kind never measured, or one where WASM won at every size (thresholdN null), keeps
+ * WASM: the crossover is measured, not guessed. `thresholdN` replaces the measured value (tests).
+ * @param {string} fn @param {number[][]} shapes see shapesOf @param {object} options
+ * @param {{emulated: boolean}} adapter the backend's `adapter` @param {number|null} [thresholdN]
+ */
+export function prefersGpu(fn, shapes, options, adapter, thresholdN = measuredCrossover(adapter)) {
+  return thresholdN !== null && workOf(fn, shapes, options) >= thresholdN ** 3;
 }
 
 /**
  * Acquires a device and returns the backend. Rejects with a GpuUnavailableError (reason 'no-navigator-gpu',
  * 'no-adapter', 'adapter-request-failed', 'device-request-failed' or 'limits-too-small') when there is none.
- * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference}} [options]
+ * `adapter`: one probeAdapter already gave; `gpuCrossover: {thresholdN}` replaces the measured crossover
+ * in `prefersGpu` (tests).
+ * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference, adapter?: GPUAdapter, gpuCrossover?: {thresholdN: number|null}}} [options]
  */
 export async function loadWebGpuBackend(options = {}) {
   const { device, adapterInfo } = await acquireDevice(options);
+  const thresholdN = options.gpuCrossover ? options.gpuCrossover.thresholdN : measuredCrossover(adapterInfo);
   // SwiftShader runs the GEMM without workgroup-memory staging (3× faster there; see gemm.wgsl.js).
   const runtime = new GpuRuntime(device, { stagedGemm: !adapterInfo.emulated });
   // The teaching steps' pipelines compile while the page starts; a failure here shows up on first use.
@@ -211,7 +222,7 @@ export async function loadWebGpuBackend(options = {}) {
     },
     supportsOp,
     /** @param {string} fn @param {number[][]} shapes @param {object} [options] */
-    prefersGpu: (fn, shapes, options = {}) => prefersGpu(fn, shapes, options, adapterInfo),
+    prefersGpu: (fn, shapes, options = {}) => prefersGpu(fn, shapes, options, adapterInfo, thresholdN),
     destroy: () => device.destroy(),
 
     nextTokenPairs: referenceMethod('nextTokenPairs'),
