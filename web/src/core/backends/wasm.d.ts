@@ -1,119 +1,11 @@
-// Types of the WASM backend (web/src/core/backends/wasm.js). The shapes of every argument and result
-// are those of docs/api.md; the backend takes only batched (rank-3) inputs, as the C++ core does.
+// Types of the WASM backend (web/src/core/backends/wasm.js). Tensors, options, weights and results are
+// the API's (../index.d.ts); the backend takes only batched (rank-3) inputs, as the C++ core does.
 
-/** A row-major float32 tensor. */
-export interface Tensor {
-  data: Float32Array;
-  shape: number[];
-}
-
-/** Token ids for step 1. */
-export interface IntTensor {
-  data: Int32Array;
-  shape: number[];
-}
-
-export type Normalization = 'stable' | 'naive' | 'sum';
-export type MaskMode = 'neg_inf' | 'renormalize' | 'zero';
-export type WeightLayout = 'matrix' | 'linear';
-
-/**
- * Options of selfAttention, the multi-head functions and crossAttention; missing ones take the defaults.
- * With `intermediates: false` the multi-head functions and crossAttention run the fast path and return
- * only {output}.
- */
-export interface AttentionOptions {
-  /** Multiply scores by 1/√d_k. Default true. */
-  scale?: boolean;
-  /** Finite and > 0. Default 1. */
-  temperature?: number;
-  /** Default false. */
-  causal?: boolean;
-  /** How the causal mask is applied. Default 'neg_inf'. */
-  mask?: MaskMode;
-  /** In [0, 1). Default 0. */
-  dropout?: number;
-  /** An integer in [0, 2³²). Default 0. */
-  seed?: number;
-  /** selfAttention only. Default 'matrix'. */
-  layout?: WeightLayout;
-  /** Split, fused and cross only. Default 1. */
-  heads?: number;
-  /** false: return only output (and context for multi-head). Default true. */
-  intermediates?: boolean;
-}
-
-export interface SoftmaxOptions {
-  normalization?: Normalization;
-  /** softmax of scale·x. Default 1. */
-  scale?: number;
-}
-
-export interface DropoutOptions {
-  dropout?: number;
-  seed?: number;
-}
-
-export interface CompareOptions {
-  atol?: number;
-  rtol?: number;
-}
-
-export interface ProjectionWeights {
-  query: Tensor;
-  key: Tensor;
-  value: Tensor;
-  queryBias?: Tensor;
-  keyBias?: Tensor;
-  valueBias?: Tensor;
-  /** Multi-head and cross only. */
-  outWeight?: Tensor;
-  outBias?: Tensor;
-}
-
-export interface StackedWeights {
-  heads: Array<Pick<ProjectionWeights, 'query' | 'key' | 'value' | 'queryBias' | 'keyBias' | 'valueBias'>>;
-  outWeight?: Tensor;
-  outBias?: Tensor;
-}
-
-export interface FusedWeights {
-  /** (d_in, 3·d_out) = [Wq | Wk | Wv]. */
-  inProjection: Tensor;
-  inBias?: Tensor;
-  outWeight?: Tensor;
-  outBias?: Tensor;
-}
-
-/** Steps 2–5 (causal averages, attention without weights); only the present results are keys. */
-export interface AverageResult {
-  scores?: Tensor;
-  masked?: Tensor;
-  weights?: Tensor;
-  output: Tensor;
-}
-
-/** Steps 6–11; a result the call does not produce is absent. */
-export interface AttentionResult {
-  query?: Tensor;
-  key?: Tensor;
-  value?: Tensor;
-  scores?: Tensor;
-  scaled?: Tensor;
-  masked?: Tensor;
-  weights?: Tensor;
-  dropped?: Tensor;
-  context?: Tensor;
-  output: Tensor;
-}
-
-export interface Comparison {
-  maxAbsError: number;
-  maxRelError: number;
-  allclose: boolean;
-  /** Flat index of the first element outside tolerance, or −1. */
-  firstMismatch: number;
-}
+import type {
+  AttentionWithoutWeightsResult, AverageResult, Comparison, CompareOptions, DropoutOptions, FusedWeights, IntTensor,
+  MatmulOptions, MultiheadOptions, MultiheadResult, Normalization, ProjectionWeights, SelfAttentionOptions,
+  SelfAttentionResult, SoftmaxOptions, SplitWeights, StackedWeights, Tensor,
+} from '../index.d.ts';
 
 export interface HeapStats {
   /** Current size of the WASM memory in bytes (it only grows). */
@@ -142,16 +34,16 @@ export interface WasmBackend {
   causalAverageMatmul(x: Tensor): AverageResult;
   causalAverageSoftmax(x: Tensor): AverageResult;
   softmax(x: Tensor, options?: SoftmaxOptions): { output: Tensor };
-  attentionWithoutWeights(x: Tensor, options?: { normalization?: Normalization }): AverageResult;
-  selfAttention(x: Tensor, weights: ProjectionWeights, options?: AttentionOptions): AttentionResult;
+  attentionWithoutWeights(x: Tensor, options?: { normalization?: Normalization }): AttentionWithoutWeightsResult;
+  selfAttention(x: Tensor, weights: ProjectionWeights, options?: SelfAttentionOptions): SelfAttentionResult;
   attentionDropout(weights: Tensor, options?: DropoutOptions): { mask: Tensor; output: Tensor };
   compare(actual: Tensor, expected: Tensor, options?: CompareOptions): Comparison;
-  multiheadAttentionStacked(x: Tensor, weights: StackedWeights, options?: AttentionOptions): AttentionResult;
-  multiheadAttentionSplit(x: Tensor, weights: ProjectionWeights, options?: AttentionOptions): AttentionResult;
-  multiheadAttentionFused(x: Tensor, weights: FusedWeights, options?: AttentionOptions): AttentionResult;
-  crossAttention(xQuery: Tensor, xContext: Tensor, weights: ProjectionWeights, options?: AttentionOptions): AttentionResult;
+  multiheadAttentionStacked(x: Tensor, weights: StackedWeights, options?: MultiheadOptions): MultiheadResult;
+  multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options?: MultiheadOptions): MultiheadResult;
+  multiheadAttentionFused(x: Tensor, weights: FusedWeights, options?: MultiheadOptions): MultiheadResult;
+  crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options?: MultiheadOptions): MultiheadResult;
   /** The fast path: a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → output (…, M, N). */
-  matmul(a: Tensor, b: Tensor, options?: { transposeB?: boolean }): { output: Tensor };
+  matmul(a: Tensor, b: Tensor, options?: MatmulOptions): { output: Tensor };
   /** matmul with a chosen GEMM variant (1 is the reference). */
   matmulVariant(a: Tensor, b: Tensor, options?: { transposeB?: boolean; variant?: number }): { output: Tensor };
 }
