@@ -104,6 +104,26 @@ std::string sizes_text(int batch, int heads, int rows, int cols, bool cross) {
   if (cross) return text + ", Tq=" + std::to_string(rows) + ", Tk=" + std::to_string(cols);
   return text + ", T=" + std::to_string(rows);
 }
+
+// What every multi-head form checks once its weights are known: the dropout counter, then memory —
+// the fused kernel's O(T·d) when it will run, else the teaching path's (B, H, Tq, Tk) stages.
+// extra_teaching_floats and extra_fused_floats are what a form needs beyond the shared estimate.
+struct AttentionSizes {
+  int batch, heads, rows, cols, d_out;
+  bool cross;
+};
+
+std::string check_counter_and_memory(const std::string& function, const Tensor& x, const AttentionSizes& sizes,
+                                     const AttentionOptions& options, double extra_teaching_floats,
+                                     double extra_fused_floats, std::size_t max_bytes) {
+  const auto& [batch, heads, rows, cols, d_out, cross] = sizes;
+  if (auto message = check_dropout_counter(function, batch, heads, rows, cols, options); !message.empty()) return message;
+  if (fused_kernel_applies(options)) {
+    return check_fused_kernel_memory(function, batch, rows, cols, d_out, heads, extra_fused_floats, max_bytes);
+  }
+  return check_memory(function, sizes_text(batch, heads, rows, cols, cross),
+                      multihead_floats(x, batch, heads, rows, cols, d_out, options) + extra_teaching_floats, max_bytes);
+}
 }  // namespace
 
 std::string check_self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options,
@@ -147,14 +167,9 @@ std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeig
   }
   if (auto message = check_attention_options(function, options, false); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
-  if (auto message = check_dropout_counter(function, batch, heads, time, time, options); !message.empty()) return message;
-  if (fused_kernel_applies(options)) {  // plus the heads' weights joined side by side
-    return check_fused_kernel_memory(function, batch, time, time, d_out, heads, 3.0 * x.shape[2] * d_out + 3.0 * d_out,
-                                     max_bytes);
-  }
-  return check_memory(function, sizes_text(batch, heads, time, time, false),
-                      multihead_floats(x, batch, heads, time, time, d_out, options) + 3.0 * batch * time * d_out,
-                      max_bytes);
+  // teaching: the heads' projections before they are joined; fused: the heads' weights joined side by side
+  return check_counter_and_memory(function, x, {batch, heads, time, time, d_out, false}, options,
+                                  3.0 * batch * time * d_out, 3.0 * x.shape[2] * d_out + 3.0 * d_out, max_bytes);
 }
 
 std::string check_multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
@@ -172,12 +187,8 @@ std::string check_multihead_attention_split(const Tensor& x, const ProjectionWei
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
-  if (auto message = check_dropout_counter(function, batch, options.heads, time, time, options); !message.empty()) return message;
-  if (fused_kernel_applies(options)) {
-    return check_fused_kernel_memory(function, batch, time, time, d_out, options.heads, 0, max_bytes);
-  }
-  return check_memory(function, sizes_text(batch, options.heads, time, time, false),
-                      multihead_floats(x, batch, options.heads, time, time, d_out, options), max_bytes);
+  return check_counter_and_memory(function, x, {batch, options.heads, time, time, d_out, false}, options, 0, 0,
+                                  max_bytes);
 }
 
 std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
@@ -202,13 +213,9 @@ std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights&
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
-  if (auto message = check_dropout_counter(function, batch, options.heads, time, time, options); !message.empty()) return message;
-  if (fused_kernel_applies(options)) {
-    return check_fused_kernel_memory(function, batch, time, time, d_out, options.heads, 0, max_bytes);
-  }
-  return check_memory(function, sizes_text(batch, options.heads, time, time, false),
-                      multihead_floats(x, batch, options.heads, time, time, d_out, options) + 3.0 * batch * time * d_out,
-                      max_bytes);
+  // teaching: the (B, T, 3·d_out) projection before it is split into Q, K, V
+  return check_counter_and_memory(function, x, {batch, options.heads, time, time, d_out, false}, options,
+                                  3.0 * batch * time * d_out, 0, max_bytes);
 }
 
 std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
@@ -233,14 +240,9 @@ std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int rows = x_query.shape[1], cols = x_context.shape[1];
-  if (auto message = check_dropout_counter(function, batch, options.heads, rows, cols, options); !message.empty()) return message;
-  if (fused_kernel_applies(options)) {
-    return check_fused_kernel_memory(function, batch, rows, cols, d_out, options.heads, 0, max_bytes);
-  }
-  return check_memory(function, sizes_text(batch, options.heads, rows, cols, true),
-                      multihead_floats(x_query, batch, options.heads, rows, cols, d_out, options) +
-                          static_cast<double>(x_context.element_count()),
-                      max_bytes);
+  // teaching: the context sequence's copy beside the query's
+  return check_counter_and_memory(function, x_query, {batch, options.heads, rows, cols, d_out, true}, options,
+                                  static_cast<double>(x_context.element_count()), 0, max_bytes);
 }
 
 }  // namespace ap
