@@ -3,7 +3,7 @@
 // reference wrapped in Promises so it runs in Node.
 import { describe, expect, test } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
-import { createRoutingBackend } from '../../web/src/core/backends/auto.js';
+import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backends/auto.js';
 import { FUNCTION_NAMES, loadAttention } from '../../web/src/core/index.js';
 import { createReferenceBackend } from '../../web/src/core/reference/index.js';
 import { JOURNEY, randomTensor } from './make-tensors.js';
@@ -131,6 +131,16 @@ describe("'auto' routing (backends/auto.js) over a stand-in GPU backend", () => 
   };
   const small = randomTensor([4, 4], 1);
   const large = randomTensor([16, 16], 2);
+
+  test('with no crossover measured for any adapter kind, the adapter is not even asked for', async () => {
+    const requests = [];
+    const gpu = { requestAdapter: async () => { requests.push(1); return null; } };
+    expect(await loadAutoBackend(reference, { gpu })).toBe(reference);
+    expect(requests).toEqual([]);
+    // A crossover given by the caller (tests) is a reason to ask.
+    expect(await loadAutoBackend(reference, { gpu, gpuCrossover: { thresholdN: 8 } })).toBe(reference);
+    expect(requests).toEqual([1]);
+  });
 
   test('below the crossover: the CPU backend, synchronously, and no device is requested', () => {
     const { attention, requests } = loadRouted(async () => fakeGpu());

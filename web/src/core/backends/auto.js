@@ -2,7 +2,7 @@
 // this op at this size (supportsOp) and that the size is above the crossover measured for this adapter
 // (prefersGpu, web/src/gpu/crossover.json); every other call goes to the CPU backend (WASM SIMD).
 //
-// Start-up: the adapter probe is all 'auto' pays at load. A crossover of null ("WASM always wins", as
+// Start-up: the adapter probe is all 'auto' pays at load, and only when some crossover was measured. A crossover of null ("WASM always wins", as
 // measured on SwiftShader) returns the CPU backend itself: 'auto' is then exactly what it is without
 // WebGPU. Otherwise the device is requested on the first call that routes to it, never before.
 //
@@ -10,7 +10,7 @@
 // that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason` says why.
 import { probeAdapter } from '../../gpu/device.js';
 import { FUNCTIONS, FUNCTION_NAMES } from '../api.js';
-import { loadWebGpuBackend, measuredCrossover, prefersGpu, shapesOf, withDeviceLossFallback, workOf } from './webgpu.js';
+import { anyCrossoverMeasured, loadWebGpuBackend, measuredCrossover, prefersGpu, shapesOf, withDeviceLossFallback, workOf } from './webgpu.js';
 
 /**
  * The backend 'auto' runs on: `cpu` itself when there is no usable adapter or the crossover is null,
@@ -20,6 +20,9 @@ import { loadWebGpuBackend, measuredCrossover, prefersGpu, shapesOf, withDeviceL
  * @returns {Promise<object>}
  */
 export async function loadAutoBackend(cpu, options = {}) {
+  // No crossover measured for any adapter kind: the answer is WASM whatever the adapter, so do not ask
+  // (where a browser has none, asking makes Chromium log "No available adapters." on every page load).
+  if (!options.gpuCrossover && !anyCrossoverMeasured()) return cpu;
   let probe;
   try {
     probe = await probeAdapter(options);

@@ -116,6 +116,11 @@ export function measuredCrossover(adapter) {
   return crossover[adapter.emulated ? 'swiftshader' : 'hardware']?.thresholdN ?? null;
 }
 
+/** True when some adapter kind has a measured crossover, i.e. when knowing the adapter could route a call to it. */
+export function anyCrossoverMeasured() {
+  return Object.values(crossover).some((record) => record?.thresholdN != null);
+}
+
 /**
  * True when a call is big enough that this adapter beats WASM SIMD, by the crossover measured for its kind
  * (measuredCrossover). A kind never measured, or one where WASM won at every size (thresholdN null), keeps
