@@ -202,6 +202,29 @@ for (const backend of BACKENDS) {
       expect(maxDifference(lean.output, full.output)).toBeLessThanOrEqual(1e-5);
     });
 
+    test('above INTERMEDIATES_LIMIT stage values the default is { output } alone, equal to the full result', () => {
+      // B·H·T·T = 1·8·96·96 = 73,728 > 65,536: real-size work gets the fused kernel unless it asks for stages.
+      const x = randomTensor([1, 96, 16], 72);
+      const weights = projectionWeights(16, 16, 73);
+      const lean = api.multiheadAttentionSplit(x, weights, { heads: 8, causal: true });
+      const full = api.multiheadAttentionSplit(x, weights, { heads: 8, causal: true, intermediates: true });
+      expect(Object.keys(lean)).toEqual(['output']);
+      expect(full.weights.shape).toEqual([1, 8, 96, 96]);
+      expect(maxDifference(lean.output, full.output)).toBeLessThanOrEqual(1e-5);
+      // At or below the limit (1·8·90·90 = 64,800) every stage comes back, as the page needs.
+      expect(api.multiheadAttentionSplit(randomTensor([1, 90, 16], 74), weights, { heads: 8 }).weights.shape)
+        .toEqual([1, 8, 90, 90]);
+    });
+
+    test("crossAttention counts the context's Tk in that limit", () => {
+      const weights = projectionWeights(4, 4, 75);
+      // 1·1·8·8,200 = 65,600 > 65,536 only because of Tk.
+      const over = api.crossAttention(randomTensor([1, 8, 4], 76), randomTensor([1, 8200, 4], 77), weights);
+      expect(Object.keys(over)).toEqual(['output']);
+      const under = api.crossAttention(randomTensor([1, 8, 4], 76), randomTensor([1, 8000, 4], 78), weights);
+      expect(under.weights.shape).toEqual([1, 1, 8, 8000]);
+    });
+
     test('dropout is the counter-based hash of docs/api.md: reproducible, ≈ 1−p kept, kept weights scaled by 1/(1−p)', () => {
       // u(7, i) for i = 0..11, computed independently in Python from the formula:
       // 0.3308 0.5190 0.5982 0.3012 0.2206 0.2450 0.1601 0.3279 0.8523 0.4775 0.4558 0.3926

@@ -14,7 +14,23 @@ const normalization = ['stable', (fn, v) => checkChoice(fn, 'normalization', v, 
 const dropout = [0, checkDropout];
 const seed = [0, checkSeed];
 const heads = [1, checkHeads];
-const intermediates = [true, (fn, v) => checkBoolean(fn, 'intermediates', v)];
+/**
+ * Up to this many values in each (B, H, Tq, Tk) stage (256 KB), `intermediates` defaults to true: every
+ * teaching size (the page's largest is 8·32·32) keeps its stages for the views. Above it, a caller who did
+ * not ask for them gets { output } from the fused kernel: O(T·d) memory instead of five (B, H, T, T) stages.
+ */
+export const INTERMEDIATES_LIMIT = 65_536;
+const intermediates = [
+  (weights, { args, options }) => stageValues(args, options.heads) <= INTERMEDIATES_LIMIT,
+  (fn, v) => checkBoolean(fn, 'intermediates', v),
+];
+
+/** B·H·Tq·Tk for normalised (rank-3) arguments: x (B, Tq, ·), and for crossAttention xContext (B, Tk, ·). */
+function stageValues(args, heads) {
+  const [batch, rows] = args[0].shape;
+  const cols = args[1]?.shape?.length === 3 ? args[1].shape[1] : rows;
+  return batch * heads * rows * cols;
+}
 
 /** multiheadAttentionStacked reads H from its weights; options.heads may only repeat it. */
 function checkStackedHeads(fn, value, weights) {
@@ -126,14 +142,15 @@ function normalizeWeights(fn, name, weights, keys) {
 }
 
 /** Every option name known, every value of the right type and range, every default filled. */
-function normalizeOptions(fn, options, declared, weights) {
+function normalizeOptions(fn, options, declared, weights, args) {
   if (!declared) return undefined;
   if (options === undefined || options === null) options = {};
   if (!isPlainObject(options)) fail(fn, `options is ${describeValue(options)}; expected an object`);
   checkKnownKeys(fn, 'options', options, Object.keys(declared));
   const complete = {};
   for (const [name, [fallback, check]] of Object.entries(declared)) {
-    const defaultValue = typeof fallback === 'function' ? fallback(weights) : fallback;
+    // A default may depend on the weights and on the options before it (intermediates reads heads).
+    const defaultValue = typeof fallback === 'function' ? fallback(weights, { args, options: complete }) : fallback;
     const value = options[name] === undefined ? defaultValue : options[name];
     check(fn, value, weights);
     complete[name] = value;
@@ -184,7 +201,7 @@ export function normalizeArguments(fn, callArgs) {
       args.push(weights);
     }
   });
-  if (spec.options) args.push(normalizeOptions(fn, callArgs[spec.args.length], spec.options, weights));
+  if (spec.options) args.push(normalizeOptions(fn, callArgs[spec.args.length], spec.options, weights, args));
   else if (callArgs.length > spec.args.length && callArgs[spec.args.length] !== undefined) {
     const names = spec.args.map(([name]) => name);
     fail(fn, `takes ${names.length} argument${names.length > 1 ? 's' : ''} (${names.join(', ')}) and no options; ` +

@@ -49,7 +49,10 @@ export interface SelfAttentionOptions extends AttentionOptions {
 export interface MultiheadOptions extends AttentionOptions {
   /** H. d_out must be divisible by it. [1]; multiheadAttentionStacked: the number of heads given. */
   heads?: number;
-  /** false: return only { output } (and, above a small size on WASM, run the fused causal kernel). [true] */
+  /**
+   * false: return only { output }, computed by the fused kernel (O(T·d) memory) where the options allow.
+   * [true while each (B, H, Tq, Tk) stage holds at most INTERMEDIATES_LIMIT = 65,536 values; false above]
+   */
   intermediates?: boolean;
 }
 
