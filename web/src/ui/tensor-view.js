@@ -121,6 +121,21 @@ function pooledCanvas(key) {
   return entry;
 }
 
+// What a panel's pixels depend on, besides its values: a canvas that already shows the same is not drawn
+// again, so a control that leaves a matrix as it was (W_query under a temperature change) costs nothing.
+function drawingKey(view, panel, layout, colors) {
+  const { scale, ...paletteColors } = colors; // the scale follows from kind and the tensor's largest value
+  return JSON.stringify([view.kind, view.causal ?? false, maxAbsFinite(view.tensor.data), panel.title, panel.rows,
+    panel.cols, panel.rowLabels, panel.colLabels, layout, paletteColors, window.devicePixelRatio || 1]);
+}
+
+function showsAlready(pooled, key, values) {
+  const drawn = pooled.drawn;
+  if (!drawn || drawn.key !== key || drawn.values.length !== values.length) return false;
+  for (let i = 0; i < values.length; i++) if (!Object.is(drawn.values[i], values[i])) return false;
+  return true;
+}
+
 function drawCanvas({ canvas, ctx }, panel, layout, colors) {
   const ratio = window.devicePixelRatio || 1;
   const width = Math.ceil(layout.width * ratio);
@@ -218,7 +233,11 @@ export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
     canvas.classList.toggle('editable', Boolean(editable));
-    drawCanvas(pooled, panel, layouts[i], colors);
+    const key = drawingKey(view, panel, layouts[i], colors);
+    if (!showsAlready(pooled, key, panel.values)) {
+      drawCanvas(pooled, panel, layouts[i], colors);
+      pooled.drawn = { key, values: panel.values.slice() };
+    }
     wrap.append(canvas);
     row.append(wrap);
     attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip, editable, onEdit, signal: pooled.listeners.signal });
