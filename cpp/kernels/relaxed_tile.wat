@@ -1,22 +1,95 @@
-;; The GEMM register tile with relaxed-SIMD fused multiply-add, in WebAssembly text, because clang 14
+;; The register tiles with relaxed-SIMD fused multiply-add, in WebAssembly text, because clang 14
 ;; (Emscripten 3.1.6) emits only the pre-standard relaxed-SIMD opcodes, which Chromium no longer
 ;; accepts, while Debian's wabt 1.0.32 (`wat2wasm --enable-relaxed-simd`) encodes the final ones.
 ;;
-;; Same contract as register_tile<4> in register_tile.h:
-;;   c (4×8, row stride ldc floats) = (or += when accumulate ≠ 0) packed_a (depth×4) · packed_b (depth×8)
-;; It shares the main module's memory (imported), and JS puts it into the main module's function table
-;; in place of relaxed_tile_slot (gemm_packed.cpp), so the packed GEMM and the attention scores call it
-;; through a pointer; relaxed_rows_tile_4x8 likewise replaces relaxed_rows_tile_slot (attention's weights·V).
+;; relaxed_tile_Rx8 (R = 4, 5) has the contract of register_tile<R> in register_tile.h:
+;;   c (R×8, row stride ldc floats) = (or += when accumulate ≠ 0) packed_a (depth×R) · packed_b (depth×8)
+;; One depth step is 2 loads of B, R splats of A and 2R multiply-adds. The loop runs 4 steps per
+;; iteration, addressing them by immediate offsets, so its own cost (two pointer bumps, a compare and a
+;; branch, and the interrupt check V8 puts at every loop header) is paid once per 4 steps instead of
+;; every step; a second loop does the depth mod 4 steps left.
+;;
+;; The module shares the main module's memory (imported), and JS puts its functions into the main
+;; module's function table in place of the slots of replaceable_tiles.h (relaxed_tile_slot, ...), so the
+;; packed GEMM and the attention scores call them through a pointer; relaxed_rows_tile_4x8 likewise
+;; replaces relaxed_rows_tile_slot (attention's weights·V).
 (module
   (import "env" "memory" (memory 1))
+  ;; The 4×8 tile: GEMM variant 5 and the fused attention's scores.
   (func (export "relaxed_tile_4x8")
     (param $depth i32) (param $a i32) (param $b i32) (param $c i32) (param $ldc i32) (param $accumulate i32)
     (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128)
-    (local $b0 v128) (local $b1 v128) (local $s v128) (local $row i32) (local $stride i32)
+    (local $b0 v128) (local $b1 v128) (local $s v128) (local $b_end i32) (local $stride i32)
+    ;; 1. 4 depth steps per iteration: loads at immediate offsets, one bump of a and b, one compare
+    (local.set $b_end (i32.add (local.get $b) (i32.shl (i32.and (local.get $depth) (i32.const -4)) (i32.const 5))))
+    (if (i32.lt_u (local.get $b) (local.get $b_end))
+      (then
+        (loop $steps4
+          (local.set $b0 (v128.load offset=0 (local.get $b)))
+          (local.set $b1 (v128.load offset=16 (local.get $b)))
+          (local.set $s (v128.load32_splat offset=0 (local.get $a)))
+          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
+          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
+          (local.set $s (v128.load32_splat offset=4 (local.get $a)))
+          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
+          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
+          (local.set $s (v128.load32_splat offset=8 (local.get $a)))
+          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
+          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
+          (local.set $s (v128.load32_splat offset=12 (local.get $a)))
+          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
+          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
+          (local.set $b0 (v128.load offset=32 (local.get $b)))
+          (local.set $b1 (v128.load offset=48 (local.get $b)))
+          (local.set $s (v128.load32_splat offset=16 (local.get $a)))
+          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
+          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
+          (local.set $s (v128.load32_splat offset=20 (local.get $a)))
+          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
+          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
+          (local.set $s (v128.load32_splat offset=24 (local.get $a)))
+          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
+          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
+          (local.set $s (v128.load32_splat offset=28 (local.get $a)))
+          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
+          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
+          (local.set $b0 (v128.load offset=64 (local.get $b)))
+          (local.set $b1 (v128.load offset=80 (local.get $b)))
+          (local.set $s (v128.load32_splat offset=32 (local.get $a)))
+          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
+          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
+          (local.set $s (v128.load32_splat offset=36 (local.get $a)))
+          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
+          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
+          (local.set $s (v128.load32_splat offset=40 (local.get $a)))
+          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
+          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
+          (local.set $s (v128.load32_splat offset=44 (local.get $a)))
+          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
+          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
+          (local.set $b0 (v128.load offset=96 (local.get $b)))
+          (local.set $b1 (v128.load offset=112 (local.get $b)))
+          (local.set $s (v128.load32_splat offset=48 (local.get $a)))
+          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
+          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
+          (local.set $s (v128.load32_splat offset=52 (local.get $a)))
+          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
+          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
+          (local.set $s (v128.load32_splat offset=56 (local.get $a)))
+          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
+          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
+          (local.set $s (v128.load32_splat offset=60 (local.get $a)))
+          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
+          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
+          (local.set $a (i32.add (local.get $a) (i32.const 64)))
+          (local.set $b (i32.add (local.get $b) (i32.const 128)))
+          (br_if $steps4 (i32.lt_u (local.get $b) (local.get $b_end))))))
+    ;; 2. the remaining depth mod 4 steps, one at a time
+    (local.set $b_end (i32.add (local.get $b) (i32.shl (i32.and (local.get $depth) (i32.const 3)) (i32.const 5))))
     (block $done
-      (loop $next
-        (br_if $done (i32.le_s (local.get $depth) (i32.const 0)))
-        (local.set $b0 (v128.load (local.get $b)))
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $b) (local.get $b_end)))
+        (local.set $b0 (v128.load offset=0 (local.get $b)))
         (local.set $b1 (v128.load offset=16 (local.get $b)))
         (local.set $s (v128.load32_splat offset=0 (local.get $a)))
         (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
@@ -32,10 +105,9 @@
         (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
         (local.set $a (i32.add (local.get $a) (i32.const 16)))
         (local.set $b (i32.add (local.get $b) (i32.const 32)))
-        (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
-        (br $next)))
+        (br $step)))
+    ;; 3. c = acc (or c += acc), row by row
     (local.set $stride (i32.shl (local.get $ldc) (i32.const 2)))
-    ;; row 0
     (if (local.get $accumulate)
       (then
         (local.set $c00 (f32x4.add (local.get $c00) (v128.load (local.get $c))))
@@ -43,7 +115,6 @@
     (v128.store (local.get $c) (local.get $c00))
     (v128.store offset=16 (local.get $c) (local.get $c01))
     (local.set $c (i32.add (local.get $c) (local.get $stride)))
-    ;; row 1
     (if (local.get $accumulate)
       (then
         (local.set $c10 (f32x4.add (local.get $c10) (v128.load (local.get $c))))
@@ -51,7 +122,6 @@
     (v128.store (local.get $c) (local.get $c10))
     (v128.store offset=16 (local.get $c) (local.get $c11))
     (local.set $c (i32.add (local.get $c) (local.get $stride)))
-    ;; row 2
     (if (local.get $accumulate)
       (then
         (local.set $c20 (f32x4.add (local.get $c20) (v128.load (local.get $c))))
@@ -59,7 +129,6 @@
     (v128.store (local.get $c) (local.get $c20))
     (v128.store offset=16 (local.get $c) (local.get $c21))
     (local.set $c (i32.add (local.get $c) (local.get $stride)))
-    ;; row 3
     (if (local.get $accumulate)
       (then
         (local.set $c30 (f32x4.add (local.get $c30) (v128.load (local.get $c))))
@@ -132,11 +201,89 @@
   (func (export "relaxed_tile_5x8")
     (param $depth i32) (param $a i32) (param $b i32) (param $c i32) (param $ldc i32) (param $accumulate i32)
     (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128)
-    (local $b0 v128) (local $b1 v128) (local $s v128) (local $stride i32)
+    (local $b0 v128) (local $b1 v128) (local $s v128) (local $b_end i32) (local $stride i32)
+    ;; 1. 4 depth steps per iteration: loads at immediate offsets, one bump of a and b, one compare
+    (local.set $b_end (i32.add (local.get $b) (i32.shl (i32.and (local.get $depth) (i32.const -4)) (i32.const 5))))
+    (if (i32.lt_u (local.get $b) (local.get $b_end))
+      (then
+        (loop $steps4
+          (local.set $b0 (v128.load offset=0 (local.get $b)))
+          (local.set $b1 (v128.load offset=16 (local.get $b)))
+          (local.set $s (v128.load32_splat offset=0 (local.get $a)))
+          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
+          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
+          (local.set $s (v128.load32_splat offset=4 (local.get $a)))
+          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
+          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
+          (local.set $s (v128.load32_splat offset=8 (local.get $a)))
+          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
+          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
+          (local.set $s (v128.load32_splat offset=12 (local.get $a)))
+          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
+          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
+          (local.set $s (v128.load32_splat offset=16 (local.get $a)))
+          (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
+          (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
+          (local.set $b0 (v128.load offset=32 (local.get $b)))
+          (local.set $b1 (v128.load offset=48 (local.get $b)))
+          (local.set $s (v128.load32_splat offset=20 (local.get $a)))
+          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
+          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
+          (local.set $s (v128.load32_splat offset=24 (local.get $a)))
+          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
+          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
+          (local.set $s (v128.load32_splat offset=28 (local.get $a)))
+          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
+          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
+          (local.set $s (v128.load32_splat offset=32 (local.get $a)))
+          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
+          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
+          (local.set $s (v128.load32_splat offset=36 (local.get $a)))
+          (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
+          (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
+          (local.set $b0 (v128.load offset=64 (local.get $b)))
+          (local.set $b1 (v128.load offset=80 (local.get $b)))
+          (local.set $s (v128.load32_splat offset=40 (local.get $a)))
+          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
+          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
+          (local.set $s (v128.load32_splat offset=44 (local.get $a)))
+          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
+          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
+          (local.set $s (v128.load32_splat offset=48 (local.get $a)))
+          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
+          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
+          (local.set $s (v128.load32_splat offset=52 (local.get $a)))
+          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
+          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
+          (local.set $s (v128.load32_splat offset=56 (local.get $a)))
+          (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
+          (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
+          (local.set $b0 (v128.load offset=96 (local.get $b)))
+          (local.set $b1 (v128.load offset=112 (local.get $b)))
+          (local.set $s (v128.load32_splat offset=60 (local.get $a)))
+          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
+          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
+          (local.set $s (v128.load32_splat offset=64 (local.get $a)))
+          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
+          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
+          (local.set $s (v128.load32_splat offset=68 (local.get $a)))
+          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
+          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
+          (local.set $s (v128.load32_splat offset=72 (local.get $a)))
+          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
+          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
+          (local.set $s (v128.load32_splat offset=76 (local.get $a)))
+          (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
+          (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
+          (local.set $a (i32.add (local.get $a) (i32.const 80)))
+          (local.set $b (i32.add (local.get $b) (i32.const 128)))
+          (br_if $steps4 (i32.lt_u (local.get $b) (local.get $b_end))))))
+    ;; 2. the remaining depth mod 4 steps, one at a time
+    (local.set $b_end (i32.add (local.get $b) (i32.shl (i32.and (local.get $depth) (i32.const 3)) (i32.const 5))))
     (block $done
-      (loop $next
-        (br_if $done (i32.le_s (local.get $depth) (i32.const 0)))
-        (local.set $b0 (v128.load (local.get $b)))
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $b) (local.get $b_end)))
+        (local.set $b0 (v128.load offset=0 (local.get $b)))
         (local.set $b1 (v128.load offset=16 (local.get $b)))
         (local.set $s (v128.load32_splat offset=0 (local.get $a)))
         (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
@@ -155,8 +302,8 @@
         (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
         (local.set $a (i32.add (local.get $a) (i32.const 20)))
         (local.set $b (i32.add (local.get $b) (i32.const 32)))
-        (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
-        (br $next)))
+        (br $step)))
+    ;; 3. c = acc (or c += acc), row by row
     (local.set $stride (i32.shl (local.get $ldc) (i32.const 2)))
     (if (local.get $accumulate)
       (then
