@@ -3,9 +3,9 @@
 //   matmulVariant(a, b, options)     matmul (bindings.cpp) with options.variant, the numbered GEMM variant
 //                                    to run (the benchmark's harness)
 //   fastPathInfo()                   {vocabulary, variants: [{number, name}], defaultVariant, relaxedTileInstalled}
-//   relaxedTileSlots()               {tile, tile5, rowsTile}: the function-table indices JS replaces with the
+//   relaxedTileSlots()               {tile, tile5, tile6, rowsTile}: the function-table indices JS replaces with the
 //                                    relaxed-SIMD tiles (relaxed_tile.wat)
-//   setRelaxedTileInstalled(bool)    after replacing it: matmul then runs variant 5
+//   setRelaxedTileInstalled(bool)    after replacing them: matmul then runs variant 7
 //
 // The multi-head functions with `intermediates: false` need nothing here: bindings.cpp passes the option
 // to the core, which picks the fused kernel or the teaching code (cpp/attention/fast_attention.h).
@@ -91,6 +91,7 @@ val relaxed_tile_slots_js() {
   val slots = val::object();
   slots.set("tile", static_cast<double>(kernels::relaxed_tile_slot_address()));
   slots.set("tile5", static_cast<double>(kernels::relaxed_tile5_slot_address()));
+  slots.set("tile6", static_cast<double>(kernels::relaxed_tile6_slot_address()));
   slots.set("rowsTile", static_cast<double>(kernels::relaxed_rows_tile_slot_address()));
   return slots;
 }

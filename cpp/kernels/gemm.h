@@ -43,6 +43,8 @@ void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulSha
 void matmul_packed_4x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& shape);
 // 6. Packed 5×8 through relaxed_tile5_slot: with fused multiply-add, five rows fit the registers.
 void matmul_packed_5x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& shape);
+// 7. Packed 6×8 through relaxed_tile6_slot: 12 accumulators + 2 B vectors + 1 splat = 15 registers.
+void matmul_packed_6x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& shape);
 
 struct MatmulVariant {
   int number;
@@ -53,7 +55,7 @@ struct MatmulVariant {
 // Every variant, numbered from 1 (the reference); the harness validates each before timing it.
 const std::vector<MatmulVariant>& matmul_variants();
 
-// The variant `matmul` runs: 5 once the relaxed-SIMD tile is installed, else 3.
+// The variant `matmul` runs: 7 once the relaxed-SIMD tiles are installed, else 3.
 int default_matmul_variant();
 
 // C = A·B (or A·Bᵀ) with the default variant.

@@ -140,4 +140,11 @@ void matmul_packed_5x8_replaceable(const float* a, const float* b, float* c, con
   });
 }
 
+void matmul_packed_6x8_replaceable(const float* a, const float* b, float* c, const MatmulShape& s) {
+  const RegisterTileFunction tile = replaceable_register_tile6();
+  matmul_packed<6>(a, b, c, s, [tile](int depth, const float* pa, const float* pb, float* ct, int ldc, bool accumulate) {
+    tile(depth, pa, pb, ct, ldc, accumulate ? 1 : 0);
+  });
+}
+
 }  // namespace ap::kernels

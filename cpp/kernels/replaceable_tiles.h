@@ -1,6 +1,6 @@
 // The register tiles JS may replace with relaxed-SIMD ones (relaxed_tile.wat): in WASM a function pointer
 // is an index into the module's function table, and the page puts the tile module's functions at the
-// indices of these three slots (web/src/core/backends/relaxed-tile.js). Until then the slots run the plain
+// indices of these four slots (web/src/core/backends/relaxed-tile.js). Until then the slots run the plain
 // tiles of register_tile.h, so every build (native, baseline, SIMD without relaxed SIMD) is correct.
 #pragma once
 
@@ -15,16 +15,18 @@ using RegisterTileFunction = void (*)(int depth, const float* packed_a, const fl
 using RowsTileFunction = void (*)(int depth, const float* a, int lda, const float* b, int ldb, float* c, int ldc);
 
 void relaxed_tile_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate);
-// The same contract with 5 rows (packed_a: depth×5, c: 5×8).
+// The same contract with 5 rows (packed_a: depth×5, c: 5×8) and with 6 rows (packed_a: depth×6, c: 6×8).
 void relaxed_tile5_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate);
+void relaxed_tile6_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate);
 void relaxed_rows_tile_slot(int depth, const float* a, int lda, const float* b, int ldb, float* c, int ldc);
 
 // The slots' addresses: their function-table indices in WASM.
 std::uintptr_t relaxed_tile_slot_address();
 std::uintptr_t relaxed_tile5_slot_address();
+std::uintptr_t relaxed_tile6_slot_address();
 std::uintptr_t relaxed_rows_tile_slot_address();
 
-// Set by JS after replacing the entries: matmul then runs variant 5 and the fused attention calls the
+// Set by JS after replacing the entries: matmul then runs variant 7 and the fused attention calls the
 // slots for its scores and its weights·V.
 void set_relaxed_tile_installed(bool installed);
 bool relaxed_tile_installed();
@@ -33,6 +35,7 @@ bool relaxed_tile_installed();
 // directly in their place.
 RegisterTileFunction replaceable_register_tile();
 RegisterTileFunction replaceable_register_tile5();
+RegisterTileFunction replaceable_register_tile6();
 RowsTileFunction replaceable_rows_tile();
 
 }  // namespace ap::kernels

@@ -1,8 +1,11 @@
 // The WASM fast path (cpp/kernels/, chosen in cpp/attention/fast_attention.cpp): the multi-head functions with
 // `intermediates: false` return only the output, equal to PyTorch's on every fixture case and to the
 // teaching path on larger, awkward shapes (tiles of 32 queries × 64 keys, heads of odd width), in
-// both WASM builds. Also: every numbered GEMM variant equals the reference variant.
+// both WASM builds. Also: every numbered GEMM variant equals the reference variant, with the plain tiles
+// and with the relaxed-SIMD ones.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { installRelaxedTile } from '../../web/src/core/backends/relaxed-tile.js';
@@ -166,13 +169,29 @@ describe('relaxed-SIMD tile', () => {
     const reason = await installRelaxedTile(core, tile);
     if (WebAssembly.validate(tile)) {
       expect(reason).toBe('');
-      expect(core.fastPathInfo()).toMatchObject({ relaxedTileInstalled: true, defaultVariant: 5 });
+      expect(core.fastPathInfo()).toMatchObject({ relaxedTileInstalled: true, defaultVariant: 7 });
     } else {
       expect(reason).toBe('this engine does not support relaxed SIMD (the tile module does not validate)');
       expect(core.fastPathInfo()).toMatchObject({ relaxedTileInstalled: false, defaultVariant: 3 });
     }
-    // Whichever tile runs, the default matmul and variant 5 give the reference's numbers.
+    // Whichever tiles run, the default matmul and the replaceable-tile variants give the reference's numbers.
     expectClose(core.matmul(a, b, {}).output, reference.output, { atol: 1e-4, rtol: 1e-5 });
-    expectClose(core.matmulVariant(a, b, { variant: 5 }).output, reference.output, { atol: 1e-4, rtol: 1e-5 });
+    for (const variant of [5, 6, 7]) {
+      expectClose(core.matmulVariant(a, b, { variant }).output, reference.output, { atol: 1e-4, rtol: 1e-5 });
+    }
+  });
+
+  it('every relaxed-SIMD tile equals the reference on edge shapes, in GEMM and in the fused attention', () => {
+    // In a child Node with relaxed SIMD enabled (relaxed-tile-check.mjs says why); a Node that ships it
+    // needs no flag.
+    const tile = readFileSync(new URL('../../web/src/core/wasm/relaxed-tile.wasm', import.meta.url));
+    const flags = WebAssembly.validate(tile) ? [] : ['--experimental-wasm-relaxed-simd'];
+    const script = fileURLToPath(new URL('./relaxed-tile-check.mjs', import.meta.url));
+    const child = spawnSync(process.execPath, [...flags, script], { encoding: 'utf8' });
+    expect(child.status, child.stderr).toBe(0);
+    const { reason, defaultVariant, failures } = JSON.parse(child.stdout);
+    expect(reason).toBe('');
+    expect(defaultVariant).toBe(7);
+    expect(failures).toEqual({});
   });
 });

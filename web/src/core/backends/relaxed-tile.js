@@ -1,8 +1,8 @@
-// Installs the relaxed-SIMD register tile (cpp/kernels/relaxed_tile.wat, assembled by the build into
+// Installs the relaxed-SIMD register tiles (cpp/kernels/relaxed_tile.wat, assembled by the build into
 // web/src/core/wasm/relaxed-tile.wasm) into a SIMD module of the core: the tile module imports the
 // core's memory, and its functions replace the core's function-table entries for the slots of
-// cpp/kernels/replaceable_tiles.h, so the packed GEMM (variant 5, then the default `matmul` and the
-// fast path's projections) and the fused attention's scores and weights·V call them.
+// cpp/kernels/replaceable_tiles.h, so the packed GEMM (variants 5–7; 7, the 6×8 tile, then becomes the
+// default `matmul` and the fast path's projections) and the fused attention's scores and weights·V call them.
 // Engines without relaxed SIMD fail validation and keep the plain simd128 tile, as does any failure
 // here: it is an optimisation, never a reason for the module not to load.
 const TILE_URL = new URL('../wasm/relaxed-tile.wasm', import.meta.url);
@@ -36,6 +36,7 @@ export async function installRelaxedTile(core, source = TILE_URL) {
     const slots = core.relaxedTileSlots();
     table.set(slots.tile, instance.exports.relaxed_tile_4x8);
     table.set(slots.tile5, instance.exports.relaxed_tile_5x8);
+    table.set(slots.tile6, instance.exports.relaxed_tile_6x8);
     table.set(slots.rowsTile, instance.exports.relaxed_rows_tile_4x8);
   } catch (error) {
     return `could not install the relaxed-SIMD tile (${error.message})`;

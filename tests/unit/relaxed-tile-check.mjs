@@ -1,0 +1,57 @@
+// The relaxed-SIMD tiles (cpp/kernels/relaxed_tile.wat) against the reference, for fast-path.test.js.
+// Node 20 validates relaxed SIMD only behind --experimental-wasm-relaxed-simd, which a Vitest worker
+// does not have, so the test runs this script in a child Node started with it:
+//
+//   node --experimental-wasm-relaxed-simd tests/unit/relaxed-tile-check.mjs
+//
+// It installs the tiles into the SIMD core and prints one JSON object: whether they were installed, and
+// for every case the report of compareTensors ('' when within tolerance).
+import { readFileSync } from 'node:fs';
+
+import { installRelaxedTile } from '../../web/src/core/backends/relaxed-tile.js';
+import { randomTensor } from './make-tensors.js';
+import { compareTensors } from './tolerance.js';
+
+const wasm = (name) => readFileSync(new URL(`../../web/src/core/wasm/${name}`, import.meta.url));
+const glue = await import('../../web/src/core/wasm/attention-simd.mjs');
+const core = await glue.default({ wasmBinary: wasm('attention-simd.wasm') });
+const reason = await installRelaxedTile(core, wasm('relaxed-tile.wasm'));
+const failures = {};
+
+// GEMM: (m, k, n) that are not multiples of any tile (4, 5 or 6 rows × 8 columns), k = 1, k = 3 (less
+// than one unrolled step of 4), k past one depth block (256) with every remainder mod 4, plain and Bᵀ.
+const GEMM_SHAPES = [[1, 1, 1], [7, 1, 13], [6, 3, 8], [13, 9, 11], [12, 4, 16], [37, 301, 29], [50, 258, 70], [31, 515, 17]];
+const info = core.fastPathInfo();
+for (const [m, k, n] of GEMM_SHAPES) {
+  const a = randomTensor([m, k], m + k);
+  for (const transposeB of [false, true]) {
+    const b = randomTensor(transposeB ? [n, k] : [k, n], n + k + 1);
+    const reference = core.matmulVariant(a, b, { transposeB, variant: 1 }).output;
+    for (const { number } of info.variants) {
+      const { report } = compareTensors(core.matmulVariant(a, b, { transposeB, variant: number }).output, reference, { atol: 1e-4, rtol: 1e-5 });
+      if (report) failures[`gemm m=${m} k=${k} n=${n} transposeB=${transposeB} variant=${number}`] = report;
+    }
+    const { report } = compareTensors(core.matmul(a, b, { transposeB }).output, reference, { atol: 1e-4, rtol: 1e-5 });
+    if (report) failures[`matmul m=${m} k=${k} n=${n} transposeB=${transposeB}`] = report;
+  }
+}
+
+// The fused attention calls the 4×8 tile for scores and the rows tile for weights·V.
+for (const [T, d, heads] of [[1, 6, 2], [70, 48, 4], [131, 26, 2]]) {
+  const scale = 1 / Math.sqrt(d);
+  const matrix = (seed) => {
+    const weights = randomTensor([d, d], seed);
+    for (let i = 0; i < weights.data.length; i++) weights.data[i] *= scale;
+    return weights;
+  };
+  const x = randomTensor([1, T, d], T);
+  const weights = { query: matrix(T + 1), key: matrix(T + 2), value: matrix(T + 3), outWeight: matrix(T + 4) };
+  for (const causal of [true, false]) {
+    const teaching = core.multiheadAttentionSplit(x, weights, { heads, causal }).output;
+    const fast = core.multiheadAttentionSplit(x, weights, { heads, causal, intermediates: false }).output;
+    const { report } = compareTensors(fast, teaching, { atol: 1e-5, rtol: 1e-5 });
+    if (report) failures[`attention T=${T} d=${d} heads=${heads} causal=${causal}`] = report;
+  }
+}
+
+console.log(JSON.stringify({ reason, defaultVariant: core.fastPathInfo().defaultVariant, failures }));
