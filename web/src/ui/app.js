@@ -10,6 +10,7 @@ import { STEP_BY_ID } from './steps.js';
 import { createShell, stepCountText } from './shell.js';
 import { renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
+import { syncChildren } from './tensor-view.js';
 import { STRINGS, format } from './strings.js';
 
 /**
@@ -123,9 +124,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const hideChecks = state.hide.includes('checks');
     performance.mark('ap:computed');
     const editable = !state.lock.includes('edits'); // an instructor may lock the matrices as well
-    shell.results.replaceChildren(renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth() }));
+    const nodes = renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth() });
     const showsEditable = result.tensors?.some((view) => view.editable);
-    if (editable && state.edits.length > 0 && showsEditable) shell.results.prepend(resetEditsButton());
+    if (editable && state.edits.length > 0 && showsEditable) nodes.unshift(resetEditsButton);
+    syncChildren(shell.results, nodes);
     lastRun = { state, inputs, result, error: null, backend: api.backend, ms };
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.measure('ap:draw', 'ap:computed');
@@ -153,14 +155,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     return Math.max(240, Math.min(440, availableWidth - 24));
   }
 
-  function resetEditsButton() {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'reset-edits';
-    button.textContent = STRINGS.resetEdits;
-    button.addEventListener('click', () => update({ edits: [] }));
-    return button;
-  }
+  const resetEditsButton = document.createElement('button');
+  resetEditsButton.type = 'button';
+  resetEditsButton.className = 'reset-edits';
+  resetEditsButton.textContent = STRINGS.resetEdits;
+  resetEditsButton.addEventListener('click', () => update({ edits: [] }));
 
   function showBadge(api, ms) {
     const name = STRINGS.backendNames[api.backend] ?? api.backend;

@@ -93,6 +93,7 @@ export function startEmbedApi(playground, allowedOrigins) {
       toParent({ type: `${PREFIX}ready`, step: run.state.step });
     }
     toParent({ type: `${PREFIX}rendered`, step: run.state.step });
-    reportHeight();
+    // No height here: the ResizeObserver reports it once the new frame is laid out, while measuring
+    // now would force that layout in the middle of the repaint.
   });
 }

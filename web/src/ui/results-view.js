@@ -1,7 +1,7 @@
 // What a step's `run` returned, on the page: the tensors as heatmaps, the checks as verdicts, step 1's
 // context/target table and step 9's table of implementations. Everything shown is a value the core
 // returned; the only arithmetic here is counting kept weights for a label.
-import { renderTensor } from './tensor-view.js';
+import { renderTensors, syncChildren } from './tensor-view.js';
 import { STRINGS, format } from './strings.js';
 
 function element(tag, attributes = {}, text = null) {
@@ -97,24 +97,32 @@ function renderBackends({ fixtureName, rows }, currentBackend) {
   return wrap;
 }
 
+// The grid of figures and the list of checks stay in the page between repaints (see tensor-view.js:
+// the figures are pooled too), so a repaint changes only what changed.
+let tensorGrid = null;
+let checksList = null;
+
 /**
- * The results area of a step.
+ * The results area of a step, as the list of nodes it holds in order: the tensor grid, its figures and
+ * the checks list are the same elements from one repaint to the next; the small tables and the check
+ * items are built anew, and syncChildren keeps the old ones where they are equal.
  * @param {object} result what the step's run returned
  * @param {{onEdit: Function, hideChecks: boolean, backend: string, maxWidth: number}} options
+ * @returns {Node[]}
  */
 export function renderResults(result, { onEdit, hideChecks, backend, maxWidth }) {
-  const area = document.createDocumentFragment();
-  if (result.pairs) area.append(renderPairs(result.pairs));
-  if (result.backends) area.append(renderBackends(result.backends, backend));
+  const nodes = [];
+  if (result.pairs) nodes.push(renderPairs(result.pairs));
+  if (result.backends) nodes.push(renderBackends(result.backends, backend));
   if (result.checks?.length && !hideChecks) {
-    const list = element('ul', { class: 'checks', 'aria-label': STRINGS.checks });
-    for (const check of result.checks) list.append(renderCheck(check));
-    area.append(list);
+    checksList ??= element('ul', { class: 'checks', 'aria-label': STRINGS.checks });
+    syncChildren(checksList, result.checks.map(renderCheck));
+    nodes.push(checksList);
   }
   if (result.tensors?.length) {
-    const grid = element('div', { class: 'tensor-grid' });
-    for (const view of result.tensors) grid.append(renderTensor(view, { onEdit, maxWidth }));
-    area.append(grid);
+    tensorGrid ??= element('div', { class: 'tensor-grid' });
+    syncChildren(tensorGrid, renderTensors(result.tensors, { onEdit, maxWidth }));
+    nodes.push(tensorGrid);
   }
-  return area;
+  return nodes;
 }

@@ -69,12 +69,12 @@ function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-// The screen-reader table of one panel. Built as one escaped HTML string: tens of thousands of cells
-// parse far faster than they can be created node by node.
-function valuesTable(view, panel, className = 'sr-only') {
-  const table = element('table', { class: className, 'data-tensor': view.name, 'data-panel': String(panel.index) });
+// The screen-reader table of one panel, as HTML: tens of thousands of cells parse far faster than
+// they can be created node by node, and the text says whether anything changed since the last repaint.
+function valuesTableHtml(view, panel, className = 'sr-only') {
   const label = (labels, i) => escapeHtml(labels ? labels[i] : String(i));
-  const parts = [`<caption>${escapeHtml(`${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}`)}</caption><thead><tr><th scope="col"></th>`];
+  const parts = [`<table class="${className}" data-tensor="${escapeHtml(view.name)}" data-panel="${panel.index}">`,
+    `<caption>${escapeHtml(`${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}`)}</caption><thead><tr><th scope="col"></th>`];
   for (let c = 0; c < panel.cols; c++) parts.push(`<th scope="col">${label(panel.colLabels, c)}</th>`);
   parts.push('</tr></thead><tbody>');
   for (let r = 0; r < panel.rows; r++) {
@@ -82,9 +82,8 @@ function valuesTable(view, panel, className = 'sr-only') {
     for (let c = 0; c < panel.cols; c++) parts.push(`<td>${formatValue(panel.values[r * panel.cols + c])}</td>`);
     parts.push('</tr>');
   }
-  parts.push('</tbody>');
-  table.innerHTML = parts.join('');
-  return table;
+  parts.push('</tbody></table>');
+  return parts.join('');
 }
 
 // What the tooltip says about cell (row, col) of a panel.
@@ -176,88 +175,181 @@ function exportPng(view, panels, layouts, colors) {
   canvas.toBlob((blob) => download(blob, fileName(view.name, 'png')), 'image/png');
 }
 
-// The colour key: a small gradient from the map's low end to its high end, with the values it stands for.
-function legend(view, colors) {
+// The colour key's gradient and end values: a small bar from the map's low end to its high end.
+function legendParts(view, colors) {
   const maxAbs = maxAbsFinite(view.tensor.data);
   const low = view.kind === 'weights' ? 0 : -maxAbs;
   const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale(low + ((maxAbs - low) * i) / 6)));
-  const key = element('span', { class: 'legend', 'aria-hidden': 'true' });
-  const bar = element('span', { class: 'legend-bar' });
-  bar.style.background = `linear-gradient(to right, ${stops.join(', ')})`;
-  key.append(element('span', {}, formatCell(low)), bar, element('span', {}, formatCell(maxAbs)));
-  return key;
+  return { low: formatCell(low), high: formatCell(maxAbs), gradient: `linear-gradient(to right, ${stops.join(', ')})` };
 }
 
-/**
- * Renders one tensor view.
- * @param {object} view a step's shown tensor (steps.js `show`)
- * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number}} options
- *   onEdit: called with the view's `editable` name (the matrix's name in the state's edits)
- * @returns {HTMLElement}
- */
-export function renderTensor(view, { onEdit = null, maxWidth = 420 } = {}) {
-  const figure = element('figure', { class: `tensor tensor-${view.kind}`, 'data-tensor': view.name });
+// Sets what differs and nothing else: an unchanged node keeps its style and layout from the last frame.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+function setAttribute(node, name, value) {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+}
+function setHidden(node, hidden) {
+  if (node.hidden !== hidden) node.hidden = hidden;
+}
+
+// A figure lives on from one repaint to the next, one per tensor name, like the canvases in it: the
+// page changes what differs (a shape, a legend value, the pixels) in place. Rebuilding the results
+// area on every change cost 8 ms of style, layout and paint per frame at T=32 (half the repaint
+// budget), even with the canvases reused. The export buttons and the value tables' disclosure read the
+// figure's current view through `entry.current`, so their listeners are attached once.
+const figurePool = new Map();
+
+function pooledFigure(name) {
+  let entry = figurePool.get(name);
+  if (entry) return entry;
+  const figure = element('figure', { 'data-tensor': name });
   const caption = element('figcaption');
-  caption.append(element('span', { class: 'tensor-name' }, view.name), ' ', element('span', { class: 'tensor-shape' }, shapeText(view)));
+  const shape = element('span', { class: 'tensor-shape' });
+  const legendLow = element('span');
+  const legendBar = element('span', { class: 'legend-bar' });
+  const legendHigh = element('span');
+  const legend = element('span', { class: 'legend', 'aria-hidden': 'true' });
+  legend.append(legendLow, legendBar, legendHigh);
+  const exports = element('span', { class: 'export', role: 'group', 'aria-label': format(STRINGS.exportAs, { name }) });
+  caption.append(element('span', { class: 'tensor-name' }, name), ' ', shape, legend, exports);
+  const panelsRow = element('div', { class: 'panels' });
+  const tooltip = element('div', { class: 'tooltip', role: 'status', 'aria-live': 'polite' });
+  tooltip.hidden = true;
+  const maskedNote = element('p', { class: 'note' }, STRINGS.maskedNote);
+  const editNote = element('p', { class: 'note' }, STRINGS.editHint);
+  const tables = element('div', { class: 'values-tables' });
+  const details = element('details', { class: 'values' });
+  const summary = element('summary');
+  details.append(summary);
+  figure.append(caption, panelsRow, tooltip, maskedNote, editNote, tables, details);
+  entry = { figure, shape, legendLow, legendBar, legendHigh, panelsRow, tooltip, maskedNote, editNote, tables, details, summary, current: null };
+
+  const actions = {
+    PNG: ({ view, panels, layouts, colors }) => exportPng(view, panels, layouts, colors),
+    SVG: ({ view, panels, layouts, colors }) => download(new Blob([figureSvg(panels, layouts, colors, `${view.name} ${shapeText(view)}`)], { type: 'image/svg+xml' }), fileName(view.name, 'svg')),
+    CSV: ({ view }) => download(new Blob([tensorCsv(view.tensor, view.rows, view.cols)], { type: 'text/csv' }), fileName(view.name, 'csv')),
+    JSON: ({ view }) => download(new Blob([tensorJson(view.name, view.tensor)], { type: 'application/json' }), fileName(view.name, 'json')),
+  };
+  for (const [label, action] of Object.entries(actions)) {
+    const button = element('button', { type: 'button', 'data-export': label.toLowerCase(), 'aria-label': `${format(STRINGS.exportAs, { name })} ${label}` }, label);
+    button.addEventListener('click', () => action(entry.current));
+    exports.append(button);
+  }
+  // Big tensors' tables are built when the reader opens them, and dropped when the values change.
+  details.addEventListener('toggle', () => {
+    if (details.open && details.children.length === 1) {
+      const { view, panels } = entry.current;
+      details.insertAdjacentHTML('beforeend', panels.map((panel) => valuesTableHtml(view, panel, 'values-table')).join(''));
+    }
+  });
+  figurePool.set(name, entry);
+  return entry;
+}
+
+// The screen-reader tables of a small tensor, rebuilt only when their text changes.
+function updateEagerTables(entry, view, panels) {
+  const html = panels.map((panel) => valuesTableHtml(view, panel)).join('');
+  if (entry.tablesHtml !== html) {
+    entry.tables.innerHTML = html;
+    entry.tablesHtml = html;
+  }
+}
+
+function updateLazyTables(entry, view, valuesChanged) {
+  setText(entry.summary, format(STRINGS.valuesTable, { count: view.tensor.data.length }));
+  if (!valuesChanged) return;
+  for (const table of [...entry.details.querySelectorAll('table')]) table.remove();
+  if (entry.details.open) {
+    entry.details.insertAdjacentHTML('beforeend', entry.current.panels.map((panel) => valuesTableHtml(view, panel, 'values-table')).join(''));
+  }
+}
+
+// A repaint's first pass: the pixels, for every figure, before any text or attribute on the page
+// changes. Drawing on a canvas while the page's style is out of date brings the style up to date
+// first, so painting figure by figure between text updates cost a style recalculation per panel.
+function paintTensor(view, maxWidth) {
+  const entry = pooledFigure(view.name);
   const panels = panelsOf(view);
   const perPanelWidth = panels.length > 1 ? Math.max(160, Math.floor(maxWidth / Math.min(panels.length, 2))) : maxWidth;
   const layouts = panels.map((panel) => layoutPanel(panel, perPanelWidth));
   const colors = { ...palette(), scale: colorScale(view.kind, maxAbsFinite(view.tensor.data)) };
-
-  caption.append(legend(view, colors));
-  const exports = element('span', { class: 'export', role: 'group', 'aria-label': format(STRINGS.exportAs, { name: view.name }) });
-  const actions = {
-    PNG: () => exportPng(view, panels, layouts, colors),
-    SVG: () => download(new Blob([figureSvg(panels, layouts, colors, `${view.name} ${shapeText(view)}`)], { type: 'image/svg+xml' }), fileName(view.name, 'svg')),
-    CSV: () => download(new Blob([tensorCsv(view.tensor, view.rows, view.cols)], { type: 'text/csv' }), fileName(view.name, 'csv')),
-    JSON: () => download(new Blob([tensorJson(view.name, view.tensor)], { type: 'application/json' }), fileName(view.name, 'json')),
-  };
-  for (const [label, action] of Object.entries(actions)) {
-    const button = element('button', { type: 'button', 'data-export': label.toLowerCase(), 'aria-label': `${format(STRINGS.exportAs, { name: view.name })} ${label}` }, label);
-    button.addEventListener('click', action);
-    exports.append(button);
-  }
-  caption.append(exports);
-  figure.append(caption);
-
-  const tooltip = element('div', { class: 'tooltip', role: 'status', 'aria-live': 'polite' });
-  tooltip.hidden = true;
-  // `editable` names the matrix the cells belong to (state.js EDITABLE_MATRICES); teaching sizes only.
-  const editable = Boolean(view.editable && onEdit && view.tensor.data.length <= EDITABLE_CELLS);
-  const row = element('div', { class: 'panels' });
-  panels.forEach((panel, i) => {
-    const wrap = element('div', { class: 'panel' });
+  const canvases = panels.map((panel, i) => {
     const pooled = pooledCanvas(`${view.name}#${i}`);
-    const { canvas } = pooled;
-    canvas.setAttribute('tabindex', '0');
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
-    canvas.classList.toggle('editable', Boolean(editable));
     const key = drawingKey(view, panel, layouts[i], colors);
     if (!showsAlready(pooled, key, panel.values)) {
       drawCanvas(pooled, panel, layouts[i], colors);
       pooled.drawn = { key, values: panel.values.slice() };
     }
-    wrap.append(canvas);
-    row.append(wrap);
-    attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip, editable, onEdit, signal: pooled.listeners.signal });
+    return pooled;
   });
-  figure.append(row, tooltip);
-  if (view.causal) figure.append(element('p', { class: 'note' }, STRINGS.maskedNote));
-  if (editable) figure.append(element('p', { class: 'note' }, STRINGS.editHint));
-  if (view.tensor.data.length <= EAGER_TABLE_CELLS) {
-    for (const panel of panels) figure.append(valuesTable(view, panel));
-  } else {
-    const details = element('details', { class: 'values' });
-    details.append(element('summary', {}, format(STRINGS.valuesTable, { count: view.tensor.data.length })));
-    details.addEventListener('toggle', () => {
-      if (details.open && details.children.length === 1) {
-        for (const panel of panels) details.append(valuesTable(view, panel, 'values-table'));
-      }
-    }, { once: false });
-    figure.append(details);
+  return { entry, view, panels, layouts, colors, canvases };
+}
+
+// The second pass: the figure around the pixels (shape, legend, notes, tables, inspection).
+function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit) {
+  const valuesChanged = entry.current?.view.tensor.data !== view.tensor.data;
+  entry.current = { view, panels, layouts, colors };
+  setAttribute(entry.figure, 'class', `tensor tensor-${view.kind}`);
+  setText(entry.shape, shapeText(view));
+  const legend = legendParts(view, colors);
+  setText(entry.legendLow, legend.low);
+  setText(entry.legendHigh, legend.high);
+  if (entry.legendGradient !== legend.gradient) {
+    entry.legendBar.style.background = legend.gradient;
+    entry.legendGradient = legend.gradient;
   }
-  return figure;
+
+  setHidden(entry.tooltip, true);
+  // `editable` names the matrix the cells belong to (state.js EDITABLE_MATRICES); teaching sizes only.
+  const editable = Boolean(view.editable && onEdit && view.tensor.data.length <= EDITABLE_CELLS);
+  while (entry.panelsRow.children.length > panels.length) entry.panelsRow.lastElementChild.remove();
+  while (entry.panelsRow.children.length < panels.length) entry.panelsRow.append(element('div', { class: 'panel' }));
+  panels.forEach((panel, i) => {
+    const wrap = entry.panelsRow.children[i];
+    const { canvas, listeners } = canvases[i];
+    setAttribute(canvas, 'tabindex', '0');
+    setAttribute(canvas, 'role', 'img');
+    setAttribute(canvas, 'aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
+    if (canvas.classList.contains('editable') !== editable) canvas.classList.toggle('editable', editable);
+    if (wrap.firstChild !== canvas || wrap.childNodes.length !== 1) wrap.replaceChildren(canvas);
+    attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip: entry.tooltip, editable, onEdit, signal: listeners.signal });
+  });
+  setHidden(entry.maskedNote, !view.causal);
+  setHidden(entry.editNote, !editable);
+  const eager = view.tensor.data.length <= EAGER_TABLE_CELLS;
+  setHidden(entry.tables, !eager);
+  setHidden(entry.details, eager);
+  if (eager) updateEagerTables(entry, view, panels);
+  else updateLazyTables(entry, view, valuesChanged);
+  return entry.figure;
+}
+
+/**
+ * Renders a step's tensor views: their pooled figures, updated in place (pixels first, then text).
+ * @param {object[]} views a step's shown tensors (steps.js `show`), names unique
+ * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number}} options
+ *   onEdit: called with the view's `editable` name (the matrix's name in the state's edits)
+ * @returns {HTMLElement[]} the figures, in the order of `views`
+ */
+export function renderTensors(views, { onEdit = null, maxWidth = 420 } = {}) {
+  const painted = views.map((view) => paintTensor(view, maxWidth));
+  return painted.map((figure) => updateFigure(figure, onEdit));
+}
+
+/**
+ * Puts `nodes` into `parent` in order, touching only what differs: a node already in place stays, and
+ * so does one equal to its replacement (isEqualNode: same tags, attributes and text), which suits
+ * the small tables and lists rebuilt on each repaint; they carry no listeners.
+ */
+export function syncChildren(parent, nodes) {
+  nodes.forEach((node, i) => {
+    const current = parent.childNodes[i];
+    if (current === node || (current && !nodes.includes(current) && current.isEqualNode(node))) return;
+    parent.insertBefore(node, current ?? null);
+  });
+  while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
 }
 
 // Pointer and keyboard inspection of cells, and editing of the cells of an input matrix (x, W_query…).
