@@ -125,6 +125,13 @@ test('the Benchmark tab shows the latest committed benchmark report', async ({ p
   await openPage(page);
   await page.getByRole('link', { name: 'Benchmark' }).click();
   await expect(page).toHaveURL(/benchmark\.html$/);
+  // Its words come from the strings table (benchmarkPage), slots and all.
+  await expect(page).toHaveTitle('Benchmark · Attention Playground');
+  await expect(page.locator('h2.step-title')).toHaveText('Benchmark');
+  await expect(page.locator('#bench-explanation code').first()).toHaveText('npm run bench');
+  await expect(page.locator('#bench-explanation a')).toHaveAttribute('href', '../bench/index.html');
+  await expect(page.locator('#bench-explanation')).not.toContainText('{');
+  await expect(page.locator('#bench-chart')).toHaveAttribute('alt', /Bar chart of the latest benchmark run/);
   const shipped = await page.evaluate(async () => (await fetch('bench-results/index.json')).json());
   if (shipped.md) await expect(page.locator('#bench-table')).toContainText('| contestant |');
   else await expect(page.locator('#bench-table')).toContainText('no benchmark results yet');

@@ -9,6 +9,18 @@ export const STRINGS = {
   contents: 'Steps',
   stepOf: 'Step {number} of {count}',
   benchmark: 'Benchmark',
+  // The Benchmark tab (benchmark.html, filled in by benchmark.js). The explanation's {command},
+  // {serve} and {page} slots become code and a link.
+  benchmarkPage: {
+    documentTitle: 'Benchmark · Attention Playground',
+    subtitle: 'How fast is it? Our WASM and WebGPU kernels against onnxruntime-web and TensorFlow.js.',
+    title: 'Benchmark',
+    explanation: 'The latest committed run of the benchmark suite ({command}: one headless Chromium run, every output checked against a reference before its time counts). To run the suite in your own browser, serve the repository root ({serve}) and open {page}.',
+    chartAlt: 'Bar chart of the latest benchmark run; the table below has the same numbers.',
+    loading: 'Loading the results…',
+    none: 'This build has no benchmark results yet: run npm run bench, commit bench/results/, and build again.',
+    failed: 'The benchmark results could not be read ({message}).',
+  },
   playground: 'Playground',
   backendLabel: 'Backend',
   backendNames: {
