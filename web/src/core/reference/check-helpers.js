@@ -96,8 +96,31 @@ export function checkSizes(fn, name, tensor, dimNames) {
 }
 
 /** NaN and ±∞ are refused everywhere; −∞ only where a mask may already be in the input (softmax). */
+/**
+ * Whether every value is finite, fast: v·0 is 0 for finite v and NaN for ±∞ and NaN, so four running
+ * sums of v·0 stay 0 exactly when all are. (Number.isFinite per value is 3-4× slower on the millions of
+ * weights a threaded call checks on the main thread before its workers start.)
+ */
+function allFinite(data) {
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  const end = data.length - (data.length % 4);
+  let i = 0;
+  for (; i < end; i += 4) {
+    a += data[i] * 0;
+    b += data[i + 1] * 0;
+    c += data[i + 2] * 0;
+    d += data[i + 3] * 0;
+  }
+  for (; i < data.length; i++) a += data[i] * 0;
+  return a + b + c + d === 0;
+}
+
 export function checkFinite(fn, name, tensor, allowNegativeInfinity = false) {
   const { data } = tensor;
+  if (allFinite(data)) return;
   for (let i = 0; i < data.length; i++) {
     const value = data[i];
     if (Number.isFinite(value) || (allowNegativeInfinity && value === -Infinity)) continue;
