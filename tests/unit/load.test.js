@@ -70,7 +70,7 @@ describe('loadAttention', () => {
     await expect(loadAttention({ backend: 'cuda' })).rejects.toThrow(
       "loadAttention: options.backend='cuda'; expected one of 'auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'");
     await expect(loadAttention({ backnd: 'js' })).rejects.toThrow(
-      "loadAttention: unknown option 'backnd'; expected one of backend, wasmBinary, locateFile, gpuCrossover");
+      "loadAttention: unknown option 'backnd'; expected one of backend, threads, wasmBinary, locateFile, gpuCrossover");
     await expect(loadAttention('js')).rejects.toThrow("loadAttention: options is 'js'; expected an object");
   });
 });

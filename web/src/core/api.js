@@ -222,13 +222,25 @@ function finishResults(fn, results, unbatched) {
 
 /**
  * Wraps a backend ({ name, build?, <fn>(...normalisedArgs) }) into the Attention object of index.d.ts:
- * one method per API function, plus `backend`, `build`, `fallbackReason` and `lastCall`. These are read
+ * one method per API function, plus `backend`, `build`, `fallbackReason`, `lastCall`, `threads`,
+ * `threadsReason` and `dispose()`. These are read
  * from the backend on every access, so a backend that switches under the API (WebGPU falling back to WASM
  * when its device is lost: backends/webgpu.js withDeviceLossFallback; 'auto' routing each call:
  * backends/auto.js) is reported as it is now; its `onBackendChange(listener)` is passed through.
  */
-export function createAttention(backend, { fallbackReason = null } = {}) {
+export function createAttention(backend, { fallbackReason = null, threadsReason = null } = {}) {
   const attention = {
+    /** Workers in use (backends/threads.js), or 1: every call on the calling thread. */
+    get threads() {
+      return backend.threads ?? 1;
+    },
+    get threadsReason() {
+      return backend.threadsReason ?? threadsReason;
+    },
+    /** Terminates the workers, if any; later calls run on the calling thread. */
+    dispose() {
+      backend.dispose?.();
+    },
     get backend() {
       return backend.name;
     },

@@ -3,12 +3,13 @@
 // loads WebAssembly, and a missing WebGPU never breaks a CPU-only browser.
 import { createAttention, FUNCTION_NAMES } from './api.js';
 import { describeValue } from './tensor.js';
+import { MAX_THREADS, resolveThreads } from './backends/thread-plan.js';
 
 export { FUNCTION_NAMES };
 export { sizeOf, formatShape, makeTensor } from './tensor.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
-const LOAD_OPTIONS = ['backend', 'wasmBinary', 'locateFile', 'gpuCrossover'];
+const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCrossover'];
 
 /** The WASM build each backend name asks for. */
 const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline' };
@@ -26,12 +27,42 @@ async function loadReference() {
 const reasonOf = (error) => (error instanceof Error ? error.message : String(error));
 
 /**
+ * The WASM backend `cpu` with the worker pool that options.threads asks for (backends/threads.js), or
+ * `cpu` itself with the reason it runs on one thread: threads 1, 'auto' on a page that is not
+ * cross-origin isolated, no Worker (Node), workers that cannot start (file://, CSP, a module that fails
+ * to load). The fallback is silent: the caller reads `threads` and `threadsReason`.
+ */
+async function withThreads(cpu, options) {
+  if (!cpu.build) return { backend: cpu, threadsReason: `the ${cpu.name} backend runs on the main thread` };
+  const { count, reason } = resolveThreads(options.threads ?? 'auto', {
+    crossOriginIsolated: globalThis.crossOriginIsolated,
+    hasWorker: typeof globalThis.Worker === 'function',
+    hardwareConcurrency: globalThis.navigator?.hardwareConcurrency,
+  });
+  if (count < 2) return { backend: cpu, threadsReason: reason };
+  try {
+    const { createThreadedBackend, startWorkerPool } = await import('./backends/threads.js');
+    const glueDirectory = new URL('./wasm/', import.meta.url).href;
+    const { pool } = await startWorkerPool(count, {
+      build: cpu.build,
+      binaryUrl: options.locateFile?.(`attention-${cpu.build}.wasm`, glueDirectory),
+      wasmBinary: options.wasmBinary,
+    });
+    return { backend: createThreadedBackend(cpu, pool), threadsReason: null };
+  } catch (error) {
+    return { backend: cpu, threadsReason: `the workers could not start (${reasonOf(error)}); one thread` };
+  }
+}
+
+/**
  * Loads the attention core. See index.d.ts for the options and the returned object.
  * 'auto': WASM (SIMD when supported); if it cannot load, the JS reference, with `fallbackReason`. Where
  * navigator.gpu gives an adapter whose measured crossover is not null, calls above it go to WebGPU
  * (backends/auto.js; `gpuCrossover: {thresholdN}` replaces the measured crossover, for tests).
  * 'webgpu': the WebGPU backend; if it cannot load, WASM (then the JS reference), with `fallbackReason`.
  * 'wasm', 'wasm-simd', 'wasm-baseline', 'js': exactly that backend; failing to load it is an Error.
+ * threads ('auto' or 1..64): Web Workers for the large fused multi-head calls of the WASM backends
+ * (withThreads, backends/threads.js); 'js' and 'webgpu' run on one thread whatever it says.
  */
 export async function loadAttention(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -47,17 +78,22 @@ export async function loadAttention(options = {}) {
     throw new Error(`loadAttention: options.backend=${describeValue(backend)}; expected one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`);
   }
   checkGpuCrossover(options.gpuCrossover);
+  checkThreads(options.threads);
 
-  if (backend === 'js') return createAttention(await loadReference());
-  if (backend !== 'auto' && backend !== 'webgpu') return createAttention(await loadWasm(backend, options));
+  if (backend === 'js') return createAttention(await loadReference(), { threadsReason: 'the js backend runs on the main thread' });
+  if (backend !== 'auto' && backend !== 'webgpu') {
+    const threaded = await withThreads(await loadWasm(backend, options), options);
+    return createAttention(threaded.backend, { threadsReason: threaded.threadsReason });
+  }
 
   if (backend === 'auto') {
     const cpu = await loadCpu([]);
+    const threaded = await withThreads(cpu.backend, options);
+    const settings = { fallbackReason: cpu.fallbackReason, threadsReason: threaded.threadsReason };
     // The adapter probe (and the WebGPU modules) only where there is a navigator.gpu to ask.
-    if (!globalThis.navigator?.gpu) return cpu.attention;
+    if (!globalThis.navigator?.gpu) return createAttention(threaded.backend, settings);
     const { loadAutoBackend } = await import('./backends/auto.js');
-    const routed = await loadAutoBackend(cpu.backend, options);
-    return routed === cpu.backend ? cpu.attention : createAttention(routed, { fallbackReason: cpu.fallbackReason });
+    return createAttention(await loadAutoBackend(threaded.backend, options), settings);
   }
 
   const reasons = [];
@@ -66,7 +102,8 @@ export async function loadAttention(options = {}) {
       const { loadWebGpuBackend, withDeviceLossFallback } = await import('./backends/webgpu.js');
       // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see webgpu.js.
       const gpu = await loadWebGpuBackend(options);
-      return createAttention(withDeviceLossFallback(gpu, () => loadWasm('auto', options).catch(() => loadReference())));
+      return createAttention(withDeviceLossFallback(gpu, () => loadWasm('auto', options).catch(() => loadReference())),
+        { threadsReason: WEBGPU_THREADS_REASON });
     } catch (error) {
       reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
     }
@@ -83,8 +120,17 @@ export async function loadAttention(options = {}) {
       cpuBackend = await loadReference();
     }
     const fallbackReason = reasons.length ? reasons.join('; ') : null;
-    return { backend: cpuBackend, fallbackReason, attention: createAttention(cpuBackend, { fallbackReason }) };
+    return { backend: cpuBackend, fallbackReason, attention: createAttention(cpuBackend, { fallbackReason, threadsReason: WEBGPU_THREADS_REASON }) };
   }
+}
+
+/** 'webgpu' ignores `threads`, also when it falls back to WASM: one backend, one thread. */
+const WEBGPU_THREADS_REASON = "backend 'webgpu' does not use workers";
+
+/** threads: 'auto', or a positive integer up to MAX_THREADS, or absent. */
+function checkThreads(value) {
+  if (value === undefined || value === 'auto' || (Number.isInteger(value) && value >= 1 && value <= MAX_THREADS)) return;
+  throw new Error(`loadAttention: options.threads=${describeValue(value)}; expected 'auto' or an integer from 1 to ${MAX_THREADS}`);
 }
 
 /** gpuCrossover: {thresholdN: a positive integer, or null for "never"}, or absent. */

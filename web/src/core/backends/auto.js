@@ -71,7 +71,8 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
   const onCpu = (fn, args, reason) => {
     const result = cpu[fn](...args);
     last = cpu;
-    lastCall = { fn, backend: cpu.name, reason };
+    // A threaded cpu (backends/threads.js) says how many workers took the call.
+    lastCall = cpu.lastCall?.fn === fn ? { fn, backend: cpu.name, reason, threads: cpu.lastCall.threads } : { fn, backend: cpu.name, reason };
     return result;
   };
 
@@ -105,6 +106,9 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
     get build() { return last.build ?? null; },
     get fallbackReason() { return fallbackReason; },
     get lastCall() { return lastCall; },
+    get threads() { return cpu.threads ?? 1; },
+    get threadsReason() { return cpu.threadsReason ?? null; },
+    dispose() { cpu.dispose?.(); },
     /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
     onBackendChange(listener) {
       listeners.add(listener);

@@ -1,0 +1,200 @@
+// The threaded path: a pool of Web Workers (attention-worker.js), each with its own instance of the WASM
+// core, and a backend over the main thread's WASM backend that sends the large fused multi-head calls to
+// them, heads split into contiguous groups (thread-plan.js), and every other call to the main thread.
+//
+// Why workers and not an Emscripten pthreads build: the relaxed-SIMD tile is swapped into each instance's
+// own function table from JS (relaxed-tile.js), and a pthreads build shares one table and one memory; the
+// workers also need no SharedArrayBuffer, so an explicit `threads: N` works on any host. 'auto' still asks
+// for cross-origin isolation (thread-plan.js resolveThreads), the signal that the page wants threads.
+import { checkCrossAttention, checkMultiheadAttentionFused, checkMultiheadAttentionSplit, checkMultiheadAttentionStacked } from '../reference/checks.js';
+import { combineParts, copyOf, groupWeights, multiheadSizes, planPoolCall, POOL_CROSSOVER } from './thread-plan.js';
+
+/** A pool that does not answer its load message within this long has failed to start. */
+const START_TIMEOUT_MS = 20_000;
+
+/** The main thread's checks (the reference's, with the same messages as the WASM binding's). */
+const CHECKS = {
+  multiheadAttentionSplit: checkMultiheadAttentionSplit,
+  multiheadAttentionStacked: checkMultiheadAttentionStacked,
+  multiheadAttentionFused: checkMultiheadAttentionFused,
+  crossAttention: checkCrossAttention,
+};
+
+/**
+ * Float32Arrays to reuse, by length. A call's inputs travel to the workers as fresh copies (transferred,
+ * not cloned) and come back with the answer; writing the next call's copies into them instead of into
+ * new arrays saves the page faults of ~10 MB of fresh memory per call at d=768 (measured: the column
+ * blocks took 4.3 ms per worker in new arrays, 1 ms in reused ones). Holds at most `perLength` arrays
+ * of each length until dispose().
+ */
+class ArrayRecycler {
+  constructor(perLength) {
+    this.perLength = perLength;
+    this.free = new Map();
+  }
+
+  take = (length) => this.free.get(length)?.pop() ?? new Float32Array(length);
+
+  give(arrays) {
+    for (const array of arrays) {
+      const list = this.free.get(array.length) ?? [];
+      if (list.length < this.perLength) list.push(array);
+      this.free.set(array.length, list);
+    }
+  }
+
+  clear() {
+    this.free.clear();
+  }
+}
+
+const messageOf = (error) => (error instanceof Error ? error.message : String(error?.message ?? error));
+
+/** Workers that answer {id, ...} or {id, error} to every message; `failed` is set when one dies. */
+class WorkerPool {
+  constructor(count) {
+    this.pending = new Map();
+    this.next = 0;
+    this.failed = null;
+    this.workers = [];
+    for (let k = 0; k < count; k++) {
+      // The literal `new Worker(new URL(...), {type: 'module'})` is the form Vite recognises and bundles.
+      const worker = new Worker(new URL('./attention-worker.js', import.meta.url), { type: 'module' });
+      worker.onmessage = ({ data }) => this.settle(data.id, data);
+      worker.onerror = (event) => {
+        event.preventDefault?.();
+        this.fail(`worker ${k} failed: ${event.message || 'its module did not load'}`);
+      };
+      this.workers.push(worker);
+    }
+  }
+
+  settle(id, data) {
+    const call = this.pending.get(id);
+    if (!call) return;
+    this.pending.delete(id);
+    if (data.spent) this.onSpent?.(data.spent);
+    if (data.error) call.reject(new Error(data.error));
+    else call.resolve(data);
+  }
+
+  fail(reason) {
+    this.failed ??= reason;
+    for (const { reject } of this.pending.values()) reject(new Error(reason));
+    this.pending.clear();
+  }
+
+  ask(index, message, transfer = []) {
+    if (this.failed) return Promise.reject(new Error(this.failed));
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.workers[index].postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  terminate() {
+    for (const worker of this.workers) worker.terminate();
+    this.fail('the workers were terminated (dispose)');
+  }
+}
+
+/**
+ * Starts `count` workers, each loading the WASM build `build`. Rejects when any cannot start.
+ * @param {number} count @param {{build: 'simd'|'baseline', binaryUrl?: string, wasmBinary?: ArrayBuffer|Uint8Array}} wasm
+ * @returns {Promise<{pool: WorkerPool, relaxed: boolean}>}
+ */
+export async function startWorkerPool(count, { build, binaryUrl, wasmBinary }) {
+  const pool = new WorkerPool(count);
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the workers did not load within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+  });
+  try {
+    const answers = await Promise.race([
+      Promise.all(pool.workers.map((_, k) => pool.ask(k, { type: 'load', build, binaryUrl, wasmBinary: wasmBinary ? new Uint8Array(wasmBinary) : null }))),
+      timeout,
+    ]);
+    return { pool, relaxed: answers.every((answer) => answer.relaxed === '') };
+  } catch (error) {
+    pool.terminate();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A backend over `cpu` (the main thread's WASM backend) that sends the calls planPoolCall accepts to
+ * the pool and answers them with a Promise; every other call runs on `cpu`, synchronously, as before.
+ * @param {object} cpu @param {WorkerPool} pool
+ * @param {{crossover?: {workPerFloat: number, minWork: number}}} [settings] replaces POOL_CROSSOVER (tests set 0s)
+ */
+export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } = {}) {
+  let lastCall = null;
+  let stopped = null; // why the pool is no longer used (it failed, or dispose())
+  const workers = pool.workers.length;
+  const recycler = new ArrayRecycler(2 * workers);
+  pool.onSpent = (arrays) => recycler.give(arrays);
+
+  const onCpu = (fn, args, reason) => {
+    lastCall = { fn, backend: cpu.name, threads: 1, reason };
+    return cpu[fn](...args);
+  };
+
+  const onPool = (fn, args, plan) => {
+    CHECKS[fn](...args); // throws the same Error, synchronously, that the main thread's backend would
+    const sizes = multiheadSizes(fn, args);
+    const options = args[args.length - 1];
+    const weights = args[args.length - 2];
+    const copy = (x) => x && { data: copyOf(x.data, recycler.take), shape: x.shape };
+    lastCall = { fn, backend: cpu.name, threads: plan.groups.length, reason: plan.reason };
+    // Worker k starts on its heads while the main thread cuts the next worker's weights.
+    const parts = plan.groups.map((group, k) => {
+      const message = {
+        type: 'heads',
+        fn: fn === 'crossAttention' ? fn : 'multiheadAttentionSplit',
+        xQuery: copy(args[0]),
+        xContext: fn === 'crossAttention' ? copy(args[1]) : undefined,
+        weights: groupWeights(fn, weights, sizes, group, recycler.take),
+        options: { ...options, heads: group[1] - group[0] },
+      };
+      const arrays = [message.xQuery, message.xContext, ...Object.values(message.weights)].filter(Boolean).map((t) => t.data);
+      return pool.ask(k, message, arrays.map((array) => array.buffer));
+    });
+    return Promise.all(parts).then(
+      (answers) => {
+        const output = combineParts(answers.map((a) => a.part), plan.groups, sizes, weights.outBias?.data);
+        return { output: { data: output, shape: [sizes.B, sizes.Tq, sizes.dOut] } };
+      },
+      (error) => {
+        if (pool.failed) stopped ??= `the workers failed (${pool.failed}); calls run on the main thread`;
+        throw new Error(`${fn}: a worker failed: ${messageOf(error)}`, { cause: error });
+      },
+    );
+  };
+
+  const backend = {
+    get name() { return cpu.name; },
+    get build() { return cpu.build ?? null; },
+    get fallbackReason() { return cpu.fallbackReason ?? null; },
+    get lastCall() { return lastCall; },
+    get threads() { return stopped ? 1 : workers; },
+    get threadsReason() { return stopped; },
+    dispose() {
+      if (stopped) return;
+      stopped = 'disposed: calls run on the main thread';
+      pool.terminate();
+      recycler.clear();
+    },
+  };
+  for (const [key, value] of Object.entries(cpu)) {
+    if (typeof value !== 'function') continue;
+    backend[key] = (...args) => {
+      if (stopped) return onCpu(key, args, stopped);
+      const plan = planPoolCall(key, args, { workers, crossover });
+      return plan.pool ? onPool(key, args, plan) : onCpu(key, args, plan.reason);
+    };
+  }
+  return backend;
+}
