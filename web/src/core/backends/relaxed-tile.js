@@ -7,6 +7,9 @@
 // here: it is an optimisation, never a reason for the module not to load.
 const TILE_URL = new URL('../wasm/relaxed-tile.wasm', import.meta.url);
 
+/** Each slot of relaxedTileSlots() and the tile module's export that replaces it. */
+const TILES = { tile: 'relaxed_tile_4x8', tile5: 'relaxed_tile_5x8', tile6: 'relaxed_tile_6x8', rowsTile: 'relaxed_rows_tile_4x8' };
+
 async function fetchBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -34,10 +37,11 @@ export async function installRelaxedTile(core, source = TILE_URL) {
   try {
     const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
     const slots = core.relaxedTileSlots();
-    table.set(slots.tile, instance.exports.relaxed_tile_4x8);
-    table.set(slots.tile5, instance.exports.relaxed_tile_5x8);
-    table.set(slots.tile6, instance.exports.relaxed_tile_6x8);
-    table.set(slots.rowsTile, instance.exports.relaxed_rows_tile_4x8);
+    // Every pair is checked before any entry is replaced: a core and a tile module from different
+    // builds leave the plain tiles in place, never half of each.
+    const missing = Object.entries(TILES).filter(([slot, name]) => typeof slots[slot] !== 'number' || !instance.exports[name]);
+    if (missing.length > 0) return `the core and the tile module do not match (${missing.map(([slot]) => slot).join(', ')}); rebuild with scripts/build.sh`;
+    for (const [slot, name] of Object.entries(TILES)) table.set(slots[slot], instance.exports[name]);
   } catch (error) {
     return `could not install the relaxed-SIMD tile (${error.message})`;
   }
