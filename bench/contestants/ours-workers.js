@@ -1,84 +1,53 @@
-// Our kernels on two threads without a threaded WASM build: two Web Workers, each with its own SIMD
-// core, split the heads. Attention is independent per head, so worker w takes the Q, K, V column
-// blocks of its heads, computes those columns of the context, and multiplies them by the same rows of
-// Wo: output = Σ_w context[:, heads_w]·Wo[heads_w, :] + bo, summed here. One round trip per call, plain
-// postMessage: works on any static host, cross-origin isolated or not.
-const WORKER = new URL('../attention-worker.js', import.meta.url);
-const WORKERS = 2;
+// Our kernels on two threads, through the library's threaded path: loadAttention({backend: 'wasm-simd',
+// threads: 2}) starts two Web Workers, each with its own SIMD core (and the relaxed-SIMD tiles where the
+// browser has them); each call above the workers' crossover splits the heads between them, and the main
+// thread sums their partial output projections (web/src/core/backends/threads.js). Every call pays what a
+// library call pays: the main thread checks the input, cuts each worker's weight columns and copies x.
+// Plain postMessage, no SharedArrayBuffer: works on any static host, cross-origin isolated or not.
+import { planPoolCall } from '../../web/src/core/backends/thread-plan.js';
 
-class WorkerPool {
-  constructor(count) {
-    this.workers = Array.from({ length: count }, () => new Worker(WORKER, { type: 'module' }));
-    this.pending = new Map();
-    this.next = 0;
-    for (const worker of this.workers) {
-      worker.onmessage = ({ data }) => {
-        const { resolve, reject } = this.pending.get(data.id);
-        this.pending.delete(data.id);
-        if (data.error) reject(new Error(data.error));
-        else resolve(data);
-      };
-      worker.onerror = (event) => {
-        for (const { reject } of this.pending.values()) reject(new Error(`attention-worker failed: ${event.message}`));
-        this.pending.clear();
-      };
-    }
-  }
+const THREADS = 2;
 
-  ask(index, message, transfer = []) {
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.workers[index].postMessage({ ...message, id }, transfer);
-    });
-  }
+let loaded = null;
 
-  close() {
-    for (const worker of this.workers) worker.terminate();
-  }
+/** One Attention object for every size (the workers start once). */
+function loadThreaded() {
+  loaded ??= import('../../web/src/core/index.js').then(({ loadAttention }) => loadAttention({ backend: 'wasm-simd', threads: THREADS }));
+  return loaded;
 }
 
-let pool = null;
+const tensor = (data, shape) => ({ data, shape });
 
-async function loadPool() {
-  if (!pool) {
-    pool = new WorkerPool(WORKERS);
-    const answers = await Promise.all(pool.workers.map((_, w) => pool.ask(w, { type: 'load' })));
-    pool.relaxed = answers.every((a) => a.relaxed === '');
-  }
-  return pool;
+/** The benchmark's weights as the API's split-form weights object. */
+function splitWeights({ dModel: d, weights: w }) {
+  return {
+    query: tensor(w.query, [d, d]), key: tensor(w.key, [d, d]), value: tensor(w.value, [d, d]),
+    queryBias: tensor(w.queryBias, [d]), keyBias: tensor(w.keyBias, [d]), valueBias: tensor(w.valueBias, [d]),
+    outWeight: tensor(w.out, [d, d]), outBias: tensor(w.outBias, [d]),
+  };
 }
 
-/** Columns [start, start + count) of a row-major (rows, cols) matrix. */
-function columns(matrix, rows, cols, start, count) {
-  const out = new Float32Array(rows * count);
-  for (let r = 0; r < rows; r++) out.set(matrix.subarray(r * cols + start, r * cols + start + count), r * count);
-  return out;
+const options = (heads) => ({ heads, causal: true, intermediates: false });
+
+/** Whether the library sends this size to the workers (below their crossover it runs on one thread). */
+function runsOnWorkers(T, dModel = 768, heads = 12) {
+  const shapes = [{ shape: [1, T, dModel] }, { query: { shape: [dModel, dModel] }, outWeight: { shape: [dModel, dModel] } },
+    { ...options(heads), mask: 'neg_inf', dropout: 0 }];
+  const plan = planPoolCall('multiheadAttentionSplit', shapes, { workers: THREADS });
+  return plan.pool || `${plan.reason}: the library runs it on one thread (the 'ours relaxed-SIMD' row)`;
 }
 
 const attentionTask = {
-  supports: () => true,
-  async prepare({ x, T, dModel: d, heads, weights: w }) {
-    const workers = await loadPool();
-    const headsPer = heads / WORKERS;
-    const width = d / WORKERS;  // each worker's context columns: its heads
-    const parts = Array.from({ length: WORKERS }, (_, k) => ({
-      query: columns(w.query, d, d, k * width, width), key: columns(w.key, d, d, k * width, width),
-      value: columns(w.value, d, d, k * width, width), queryBias: w.queryBias.slice(k * width, (k + 1) * width),
-      keyBias: w.keyBias.slice(k * width, (k + 1) * width), valueBias: w.valueBias.slice(k * width, (k + 1) * width),
-      outRows: w.out.slice(k * width * d, (k + 1) * width * d),
-    }));
+  supports: (T) => runsOnWorkers(T),
+  async prepare(inputs) {
+    const attention = await loadThreaded();
+    const x = tensor(inputs.x, [1, inputs.T, inputs.dModel]);
+    const weights = splitWeights(inputs);
     return {
       run: async () => {
-        const partials = await Promise.all(parts.map((weights, k) =>
-          workers.ask(k, { type: 'heads', x, T, dModel: d, heads: headsPer, weights })));
-        const output = partials[0].partial;
-        for (let k = 1; k < WORKERS; k++) {
-          const part = partials[k].partial;
-          for (let i = 0; i < output.length; i++) output[i] += part[i];
-        }
-        for (let r = 0; r < T; r++) for (let j = 0; j < d; j++) output[r * d + j] += w.outBias[j];
-        return output;
+        const { output } = await attention.multiheadAttentionSplit(x, weights, options(inputs.heads));
+        if (attention.lastCall?.threads !== THREADS) throw new Error(`ran on ${attention.lastCall?.threads} thread(s): ${attention.lastCall?.reason}`);
+        return output.data;
       },
     };
   },
@@ -86,12 +55,13 @@ const attentionTask = {
 
 export function workerContestants() {
   return [{
-    name: `ours ${WORKERS} workers`,
+    name: `ours ${THREADS} workers`,
     group: 'ours',
     setup: async () => {
-      if (typeof Worker === 'undefined') throw new Error('no Web Workers here');
-      const workers = await loadPool();
-      return `${WORKERS} Web Workers, one SIMD core each${workers.relaxed ? ' with the relaxed-SIMD tiles' : ''}; heads split, partial output projections summed`;
+      const attention = await loadThreaded();
+      if (attention.threads !== THREADS) throw new Error(`loadAttention({threads: ${THREADS}}) runs on ${attention.threads}: ${attention.threadsReason}`);
+      return `loadAttention({backend: 'wasm-simd', threads: ${THREADS}}): ${THREADS} Web Workers, one SIMD core each (relaxed-SIMD tiles where supported); `
+        + 'heads split, partial output projections summed on the main thread, which also checks the input and cuts the weights per call';
     },
     tasks: { attention: attentionTask },
   }];
