@@ -251,6 +251,15 @@ describe('the threaded backend, with in-process workers', () => {
       'multiheadAttentionFused: a worker failed: RuntimeError: memory access out of bounds');
   });
 
+  test('a worker that died (its error event) moves every later call to the main thread, with the reason', () => {
+    const { pool, attention } = threaded(2);
+    pool.failed = 'worker 1 failed: RangeError: out of memory';
+    expect(attention.threads).toBe(1);
+    expect(attention.threadsReason).toBe('the workers failed (worker 1 failed: RangeError: out of memory); calls run on the main thread');
+    expect(attention.multiheadAttentionSplit(x, split, options)).not.toBeInstanceOf(Promise);
+    expect(pool.asked).toHaveLength(0);
+  });
+
   test('below the crossover the call runs on the main thread and stays synchronous; dispose() moves every call there', () => {
     const { pool, attention } = threaded(2, {}); // the measured crossover: this size is far below it
     const below = attention.multiheadAttentionSplit(x, split, options);

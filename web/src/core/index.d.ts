@@ -194,7 +194,8 @@ export type MaybePromise<T> = T | Promise<T>;
  * has no batch axis either, as in PyTorch. Bad input throws an Error whose message names the function,
  * the argument, the value and what was expected, e.g.
  * "selfAttention: x.data has 11 values; expected 12 for shape [2, 2, 3]"; the object keeps working after it.
- * On the WebGPU backend every function returns a Promise (argument errors are still thrown at once).
+ * On the WebGPU backend every function returns a Promise (argument errors are still thrown at once); so
+ * does a multi-head call that goes to the workers (LoadOptions.threads), checked on this thread first.
  */
 export interface Attention {
   /**
@@ -206,8 +207,24 @@ export interface Attention {
   readonly build: 'simd' | 'baseline' | null;
   /** Why the backend asked for was not used (null when it was). Read live: a lost WebGPU device sets it. */
   readonly fallbackReason: string | null;
-  /** Only with 'auto' routing (an adapter and a crossover): where the last call went and why; null otherwise. */
-  readonly lastCall: { fn: string; backend: string; reason: string } | null;
+  /**
+   * With 'auto' routing (an adapter and a crossover) or with workers in use: where the last call went and
+   * why, and with workers how many took it (1: the main thread); null otherwise.
+   */
+  readonly lastCall: { fn: string; backend: string; reason: string; threads?: number } | null;
+  /**
+   * Web Workers in use for the large fused multi-head calls (LoadOptions.threads), or 1: every call runs
+   * on the calling thread. Read live: dispose() or a worker that died makes it 1.
+   */
+  readonly threads: number;
+  /**
+   * Why `threads` is 1 when more could have been asked for: 'auto' on a page that is not cross-origin
+   * isolated, no Worker (Node), workers that could not start, the 'js' or 'webgpu' backend, dispose().
+   * null when the count asked for is in use (or threads: 1 was asked).
+   */
+  readonly threadsReason: string | null;
+  /** Terminates the workers, if any; later calls run on the calling thread. The object keeps working. */
+  dispose(): void;
   /**
    * Only on 'webgpu' and on 'auto' routing: called when the calls move to another backend (the device
    * was lost, or could not be had); returns a function that unsubscribes.
@@ -269,6 +286,10 @@ export interface Backend {
   multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
   multiheadAttentionFused(x: Tensor, weights: FusedWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
   crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  /** Optional (backends/threads.js): workers in use, why not, and how to stop them. Absent: 1, null, nothing. */
+  readonly threads?: number;
+  readonly threadsReason?: string | null;
+  dispose?(): void;
   /** Optional: a backend without it makes api.matmul throw. */
   matmul?(a: Tensor, b: Tensor, options: Required<MatmulOptions>): MaybePromise<object>;
 }
@@ -285,6 +306,14 @@ export interface LoadOptions {
    * load it rejects with an Error naming the file and the reason.
    */
   backend?: BackendChoice;
+  /**
+   * Web Workers for the WASM backends (docs/api.md, "Threads"). 'auto' [default]: min(hardwareConcurrency, 4)
+   * on a cross-origin isolated page, else 1. An integer from 1 to 64: that many, on any page. Workers that
+   * cannot start fall back silently to one thread (Attention.threads, threadsReason). The multi-head
+   * functions with ≥ 2 heads on the fused path, above the measured crossover, then run on them and return
+   * a Promise; every other call runs on the calling thread. 'js' and 'webgpu' ignore it.
+   */
+  threads?: 'auto' | number;
   /** The .wasm bytes, when the caller has them (a single-file page); otherwise read in Node, fetched in browsers. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Emscripten's locateFile: where the glue finds its .wasm file. */

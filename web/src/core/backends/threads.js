@@ -132,7 +132,9 @@ export async function startWorkerPool(count, { build, binaryUrl, wasmBinary }) {
  */
 export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } = {}) {
   let lastCall = null;
-  let stopped = null; // why the pool is no longer used (it failed, or dispose())
+  let disposed = null;
+  // Why the pool is no longer used: dispose(), or a worker that died (its error event).
+  const stopped = () => disposed ?? (pool.failed ? `the workers failed (${pool.failed}); calls run on the main thread` : null);
   const workers = pool.workers.length;
   const recycler = new ArrayRecycler(2 * workers);
   pool.onSpent = (arrays) => recycler.give(arrays);
@@ -168,7 +170,6 @@ export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } 
         return { output: { data: output, shape: [sizes.B, sizes.Tq, sizes.dOut] } };
       },
       (error) => {
-        if (pool.failed) stopped ??= `the workers failed (${pool.failed}); calls run on the main thread`;
         throw new Error(`${fn}: a worker failed: ${messageOf(error)}`, { cause: error });
       },
     );
@@ -179,11 +180,11 @@ export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } 
     get build() { return cpu.build ?? null; },
     get fallbackReason() { return cpu.fallbackReason ?? null; },
     get lastCall() { return lastCall; },
-    get threads() { return stopped ? 1 : workers; },
-    get threadsReason() { return stopped; },
+    get threads() { return stopped() ? 1 : workers; },
+    get threadsReason() { return stopped(); },
     dispose() {
-      if (stopped) return;
-      stopped = 'disposed: calls run on the main thread';
+      if (disposed) return;
+      disposed = 'disposed: calls run on the main thread';
       pool.terminate();
       recycler.clear();
     },
@@ -191,7 +192,7 @@ export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } 
   for (const [key, value] of Object.entries(cpu)) {
     if (typeof value !== 'function') continue;
     backend[key] = (...args) => {
-      if (stopped) return onCpu(key, args, stopped);
+      if (stopped()) return onCpu(key, args, stopped());
       const plan = planPoolCall(key, args, { workers, crossover });
       return plan.pool ? onPool(key, args, plan) : onCpu(key, args, plan.reason);
     };
