@@ -42,7 +42,7 @@ async function withThreads(cpu, options) {
   if (count < 2) return { backend: cpu, threadsReason: reason };
   try {
     const { createThreadedBackend, startWorkerPool } = await import('./backends/threads.js');
-    const glueDirectory = new URL('./wasm/', import.meta.url).href;
+    const glueDirectory = new URL(/* @vite-ignore */ './wasm/', import.meta.url).href;
     const { pool } = await startWorkerPool(count, {
       build: cpu.build,
       binaryUrl: options.locateFile?.(`attention-${cpu.build}.wasm`, glueDirectory),
