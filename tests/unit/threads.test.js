@@ -251,6 +251,14 @@ describe('the threaded backend, with in-process workers', () => {
       'multiheadAttentionFused: a worker failed: RuntimeError: memory access out of bounds');
   });
 
+  test('lastCall records the multi-head decisions only: null after a call the workers never take', () => {
+    const { attention } = threaded(2);
+    attention.multiheadAttentionSplit(x, split, { ...options, heads: 1 });
+    expect(attention.lastCall).toMatchObject({ fn: 'multiheadAttentionSplit', threads: 1, reason: 'one head' });
+    attention.matmul(randomTensor([4, 4], 1), randomTensor([4, 4], 2));
+    expect(attention.lastCall).toBeNull();
+  });
+
   test('a worker that died (its error event) moves every later call to the main thread, with the reason', () => {
     const { pool, attention } = threaded(2);
     pool.failed = 'worker 1 failed: RangeError: out of memory';

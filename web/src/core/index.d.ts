@@ -208,8 +208,8 @@ export interface Attention {
   /** Why the backend asked for was not used (null when it was). Read live: a lost WebGPU device sets it. */
   readonly fallbackReason: string | null;
   /**
-   * With 'auto' routing (an adapter and a crossover) or with workers in use: where the last call went and
-   * why, and with workers how many took it (1: the main thread); null otherwise.
+   * With 'auto' routing (an adapter and a crossover): where the last call went and why. With workers in
+   * use, after a multi-head call: also how many took it (1: the main thread). null otherwise.
    */
   readonly lastCall: { fn: string; backend: string; reason: string; threads?: number } | null;
   /**

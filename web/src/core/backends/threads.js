@@ -7,7 +7,7 @@
 // workers also need no SharedArrayBuffer, so an explicit `threads: N` works on any host. 'auto' still asks
 // for cross-origin isolation (thread-plan.js resolveThreads), the signal that the page wants threads.
 import { checkCrossAttention, checkMultiheadAttentionFused, checkMultiheadAttentionSplit, checkMultiheadAttentionStacked } from '../reference/checks.js';
-import { combineParts, copyOf, groupWeights, multiheadSizes, planPoolCall, POOL_CROSSOVER } from './thread-plan.js';
+import { combineParts, copyOf, groupWeights, multiheadSizes, planPoolCall, POOL_CROSSOVER, POOL_FUNCTIONS } from './thread-plan.js';
 
 /** A pool that does not answer its load message within this long has failed to start. */
 const START_TIMEOUT_MS = 20_000;
@@ -139,8 +139,10 @@ export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } 
   const recycler = new ArrayRecycler(2 * workers);
   pool.onSpent = (arrays) => recycler.give(arrays);
 
+  // lastCall records the workers' decision, so only the functions they may take set it; after any other
+  // call it is null, as on the plain WASM backend.
   const onCpu = (fn, args, reason) => {
-    lastCall = { fn, backend: cpu.name, threads: 1, reason };
+    lastCall = POOL_FUNCTIONS.includes(fn) ? { fn, backend: cpu.name, threads: 1, reason } : null;
     return cpu[fn](...args);
   };
 
