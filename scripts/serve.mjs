@@ -4,7 +4,8 @@
 //   node scripts/serve.mjs [--root dist] [--port 8080] [--no-isolation]
 //
 // By default it sends COOP/COEP headers, so the page is cross-origin isolated and may use the threaded
-// WASM build; --no-isolation serves like a plain static host (the page must work there too).
+// WASM build; --no-isolation serves like a plain static host (the page must work there too). Serving a
+// build (dist/), it also serves the repository's bench/ and what that loads, for the Benchmark tab.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -27,22 +28,35 @@ const MIME_TYPES = {
   '.md': 'text/markdown; charset=utf-8',
 };
 
+// What the benchmark page (bench/index.html) loads from the repository: its own modules, our core's
+// sources and built WASM, and the peers from node_modules.
+const BENCH_PATHS = ['/bench/', '/web/src/', '/node_modules/'];
+
 /**
- * Serves `root` on 127.0.0.1:`port` (0 picks a free port).
+ * Serves `root` on 127.0.0.1:`port` (0 picks a free port). With `benchFrom` (a repository root), paths
+ * under BENCH_PATHS that `root` lacks are served from there: then the built page's Benchmark tab can
+ * run the whole suite, peers included, in the visitor's browser. Wherever the runner is served, every
+ * response says so in an X-Benchmark-Runner header (its path).
  * @returns {Promise<{url: string, close: () => Promise<void>}>}
  */
-export async function startServer({ root = 'dist', port = 8080, isolated = true } = {}) {
+export async function startServer({ root = 'dist', port = 8080, isolated = true, benchFrom = null } = {}) {
   const rootDir = resolve(root);
+  const benchDir = benchFrom ? resolve(benchFrom) : null;
+  // Tells the Benchmark tab where the runner is, so it never has to probe for it (a 404 is a console error).
+  const runnerServed = Boolean(benchDir) || (await exists(join(rootDir, 'bench', 'index.html')));
   const server = createServer(async (request, response) => {
     const headers = { 'Cache-Control': 'no-cache' };
+    if (runnerServed) headers['X-Benchmark-Runner'] = '/bench/index.html';
     if (isolated) {
       headers['Cross-Origin-Opener-Policy'] = 'same-origin';
       headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
       headers['Cross-Origin-Resource-Policy'] = 'same-origin';
     }
     const urlPath = decodeURIComponent(new URL(request.url, 'http://127.0.0.1').pathname);
-    let filePath = normalize(join(rootDir, urlPath));
-    if (filePath !== rootDir && !filePath.startsWith(rootDir + sep)) {
+    const fromBench = benchDir && BENCH_PATHS.some((prefix) => urlPath.startsWith(prefix)) && !(await exists(join(rootDir, urlPath)));
+    const baseDir = fromBench ? benchDir : rootDir;
+    let filePath = normalize(join(baseDir, urlPath));
+    if (filePath !== baseDir && !filePath.startsWith(baseDir + sep)) {
       response.writeHead(403, headers).end('forbidden');
       return;
     }
@@ -69,6 +83,15 @@ export async function startServer({ root = 'dist', port = 8080, isolated = true 
   return { url, close: () => new Promise((done) => server.close(() => done())) };
 }
 
+async function exists(path) {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function parseArguments(argv) {
   const options = { root: 'dist', port: 8080, isolated: true };
   for (let i = 0; i < argv.length; i++) {
@@ -85,6 +108,9 @@ function parseArguments(argv) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const options = parseArguments(process.argv.slice(2));
-  const { url } = await startServer(options);
+  // Serving the build (npm start): the benchmark's files come from this repository, beside it.
+  const repository = fileURLToPath(new URL('..', import.meta.url));
+  const benchFrom = resolve(options.root) === resolve(repository) ? null : repository;
+  const { url } = await startServer({ ...options, benchFrom });
   console.log(`Attention Playground: ${url}${options.isolated ? ' (cross-origin isolated)' : ''}`);
 }

@@ -2,6 +2,7 @@
 // the core computes for the same inputs, follows every one of its controls, and is saved as a
 // screenshot (test-results/page-screenshots/NN-step.png, also attached to the report).
 import { test, expect } from '@playwright/test';
+import { startServer } from '../../scripts/serve.mjs';
 import { afterRender, expectPageMatchesCore, openPage, watchConsole } from './page-helpers.js';
 
 const STEPS = [
@@ -129,7 +130,6 @@ test('the Benchmark tab shows the latest committed benchmark report', async ({ p
   await expect(page).toHaveTitle('Benchmark · Attention Playground');
   await expect(page.locator('h2.step-title')).toHaveText('Benchmark');
   await expect(page.locator('#bench-explanation code').first()).toHaveText('npm run bench');
-  await expect(page.locator('#bench-explanation a')).toHaveAttribute('href', '../bench/index.html');
   await expect(page.locator('#bench-explanation')).not.toContainText('{');
   await expect(page.locator('#bench-chart')).toHaveAttribute('alt', /Bar chart of the latest benchmark run/);
   const shipped = await page.evaluate(async () => (await fetch('bench-results/index.json')).json());
@@ -138,7 +138,29 @@ test('the Benchmark tab shows the latest committed benchmark report', async ({ p
   if (shipped.svg) {
     await expect.poll(() => page.locator('#bench-chart').evaluate((img) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
   }
+  // Served with the repository (as here, and under npm start), the tab runs the suite itself.
+  await page.getByRole('button', { name: 'Open the benchmark runner' }).click();
+  const runner = page.frameLocator('iframe.bench-runner');
+  await expect(runner.getByRole('button', { name: 'Run the benchmark' })).toBeVisible();
   await page.getByRole('link', { name: 'Playground' }).click();
   await expect(page.locator('.step-title')).toHaveText('Next-token framing');
   expect(problems).toEqual([]);
+});
+
+test('the Benchmark tab offers the in-browser run under npm start, and says what it needs on a static host', async ({ page }) => {
+  const withRepository = await startServer({ root: 'dist', port: 0, isolated: true, benchFrom: '.' });
+  const buildOnly = await startServer({ root: 'dist', port: 0, isolated: false });
+  try {
+    await page.goto(`${withRepository.url}benchmark.html`);
+    await page.getByRole('button', { name: 'Open the benchmark runner' }).click();
+    await expect(page.frameLocator('iframe.bench-runner').getByRole('button', { name: 'Run the benchmark' })).toBeVisible();
+
+    await page.goto(`${buildOnly.url}benchmark.html`);
+    await expect(page.locator('#bench-run-text')).toContainText('This host serves the page alone');
+    await expect(page.locator('#bench-run-text code').first()).toHaveText('npm start');
+    await expect(page.getByRole('button', { name: 'Open the benchmark runner' })).toBeHidden();
+  } finally {
+    await withRepository.close();
+    await buildOnly.close();
+  }
 });

@@ -19,20 +19,54 @@ function fillWords() {
   chart.alt = words.chartAlt;
   table.textContent = words.loading;
 
-  // The explanation with its slots as code and a link: split on the slots, so no markup is parsed.
-  const code = (text) => Object.assign(document.createElement('code'), { textContent: text });
-  const link = Object.assign(document.createElement('a'), { href: '../bench/index.html', textContent: 'bench/index.html' });
-  const slots = { command: code('npm run bench'), serve: code('node scripts/serve.mjs --root .'), page: link };
-  const explanation = document.getElementById('bench-explanation');
-  explanation.replaceChildren(...words.explanation.split(/(\{\w+\})/).map((part) => slots[part.slice(1, -1)] ?? part));
+  fillSlots(document.getElementById('bench-explanation'), words.explanation);
+}
+
+const code = (text) => Object.assign(document.createElement('code'), { textContent: text });
+
+/** A text's {slots} as code and links: split on the slots, so no markup is parsed. */
+function fillSlots(node, text) {
+  const slots = {
+    command: () => code('npm run bench'),
+    start: () => code('npm start'),
+    serve: () => code('node scripts/serve.mjs --root .'),
+    page: () => Object.assign(document.createElement('a'), { href: '../bench/index.html', textContent: 'bench/index.html' }),
+  };
+  node.replaceChildren(...text.split(/(\{\w+\})/).map((part) => slots[part.slice(1, -1)]?.() ?? part));
+}
+
+/**
+ * Offers the benchmark runner (the repository's bench/index.html) where this host serves it: then
+ * scripts/serve.mjs names it in the X-Benchmark-Runner header of every response. Elsewhere (a static
+ * host of the build alone) it says what the runner needs.
+ * @param {string|null} runnerPath the header's value
+ */
+function offerRunner(runnerPath) {
+  const text = document.getElementById('bench-run-text');
+  const button = document.getElementById('bench-run-button');
+  if (!runnerPath?.startsWith('/')) {
+    fillSlots(text, words.runNeedsRepository);
+    return;
+  }
+  text.textContent = words.runHere;
+  button.hidden = false;
+  button.addEventListener('click', () => {
+    const frame = Object.assign(document.createElement('iframe'), { src: new URL(runnerPath, location.origin).href, title: words.runFrameTitle, className: 'bench-runner' });
+    button.replaceWith(frame);
+  }, { once: true });
 }
 
 async function showResults() {
-  const shipped = await (await fetch(fromBuild('bench-results/index.json'))).json();
+  const response = await fetch(fromBuild('bench-results/index.json'));
+  offerRunner(response.headers.get('X-Benchmark-Runner'));
+  const shipped = await response.json();
   if (shipped.svg) chart.src = fromBuild(shipped.svg).href;
   else chart.closest('figure').remove();
   table.textContent = shipped.md ? await (await fetch(fromBuild(shipped.md))).text() : words.none;
 }
 
 fillWords();
-showResults().catch((error) => { table.textContent = format(words.failed, { message: error.message }); });
+showResults().catch((error) => {
+  table.textContent = format(words.failed, { message: error.message });
+  offerRunner(null);
+});
