@@ -126,9 +126,9 @@ describe('planPoolCall: which calls go to the workers', () => {
   });
 
   test.each([
-    [1, 128, 256, false], [1, 256, 256, true], [1, 128, 512, false], [1, 256, 512, true],
+    [1, 128, 256, false], [1, 256, 256, false], [1, 384, 256, true], [2, 256, 256, true], [1, 128, 512, false], [1, 256, 512, true],
     [1, 128, 768, false], [1, 256, 768, true], [2, 128, 768, true], [1, 1024, 768, true],
-  ])('the measured crossover: B=%i, T=%i, d=%i → workers %s (about 200 query rows, whatever d)', (B, T, d, pool) => {
+  ])('the measured crossover: B=%i, T=%i, d=%i → workers %s (about 200 query rows and 100 M multiply-adds)', (B, T, d, pool) => {
     const args = [shaped([B, T, d]), { query: shaped([d, d]), outWeight: shaped([d, d]) }, { ...fast, heads: 8 }];
     expect(planPoolCall('multiheadAttentionSplit', args, { workers: 2 }).pool).toBe(pool);
   });
