@@ -1,14 +1,19 @@
 // The fused attention kernel (FlashAttention's loop, on a CPU): for one head, a tile of queries meets
 // the keys one tile at a time; the softmax is computed online, so the (tq, tk) weights never exist.
 //
-// For each query row the tile loop keeps m (a running reference, about the largest score seen),
-// l (Σ 2^(s−m)) and o (Σ 2^(s−m)·v), with the scores in base 2: the queries are pre-multiplied by
-// scale·log2(e), so 2^s = e^(scale·q·k) and the exponential needs no range reduction by ln 2.
-// A new key tile with scores s_j: when max_j s_j > m + margin, m' = max_j s_j and α = 2^(m−m')
-// rescale l and o (else m stays);  l ← l + Σ_j 2^(s_j−m),  o ← o + Σ_j 2^(s_j−m)·v_j;  at the end
-// context = o / l (any m gives the same quotient).
-// Causal: key tiles that start after a query tile's last row are never visited (half the work), and
-// inside a diagonal tile each row only takes keys j ≤ i.
+// Transposed, so that every product runs on GEMM's register tile and the softmax needs no horizontal
+// operations: per panel of 8 queries the tile loop holds Sᵀ (keys × 8 queries) and Oᵀ (d_head × 8):
+//   1. Sᵀ = K·(c·Q)ᵀ            A = K in panels of R keys, B = the 8 queries (R×8 register tiles)
+//   2. per query (one lane):    m' = max(m, max_j s_j),  Pᵀ = 2^(Sᵀ − m'),  α = 2^(m − m'),
+//                               l ← α·l + Σ_j p_j,  Oᵀ ← α·Oᵀ
+//   3. Oᵀ += Vᵀ·Pᵀ              A = V in panels of R head columns, B = Pᵀ as it lies (R×8 tiles)
+//   4. context = (Oᵀ / l)ᵀ
+// R = 6 with the relaxed-SIMD tile installed (12 accumulators), else 4 (the inline tile; a plain 6×8
+// spills). The scores are in base 2: the queries are pre-multiplied by c = scale·log2(e), so
+// 2^s = e^(scale·q·k) and the exponential needs no range reduction by ln 2. m is exactly the running
+// max (rescaling Oᵀ is 2 multiplies per head column, cheap next to step 3), so 2^(s−m) ≤ 1.
+// Causal: key tiles that start after a query panel's last query are never visited (half the work);
+// in a diagonal tile the keys after a query get a score of −∞ (probability 0).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -25,67 +30,84 @@ namespace {
 
 using namespace simd;
 
-// Scores use the 6×8 relaxed-SIMD tile when installed (12 accumulators: each splat of a query and
-// each load of a key panel feed more multiply-adds), else the inline 4×8 tile (a plain 6×8 spills);
-// weights·V uses 4-row tiles that read the probabilities in place.
-constexpr int kValueRows = 4;
-constexpr int kQueryBlock = 48;  // queries per tile; a multiple of 4 and 6
-constexpr int kKeyBlock = 64;    // keys per tile; a multiple of kTileCols
-constexpr float kRescaleMargin = 12.0f;  // 2^12 = 4096: how far scores may exceed the running max
+constexpr int kPanelQueries = kTileCols;  // queries per panel: the register tile's 8 columns
+constexpr int kQueryBlock = 48;           // queries per tile (6 panels)
+constexpr int kKeyBlock = 96;             // keys per tile; a multiple of 4 and 6, so tiles start on a key panel
 constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kNegativeInfinity = -std::numeric_limits<float>::infinity();
 
 int round_up(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
 
 struct Scratch {
   explicit Scratch(const AttentionHeads& s)
-      : padded_d_head(round_up(s.d_head, kTileCols)),
-        query_rows(relaxed_tile_installed() ? 6 : 4),
-        packed_key(static_cast<size_t>(round_up(s.tk, kTileCols)) * s.d_head),
+      : rows(relaxed_tile_installed() ? 6 : 4),
+        padded_d_head(round_up(s.d_head, rows)),
+        packed_key(static_cast<size_t>(round_up(s.tk, rows)) * s.d_head),
+        packed_value(static_cast<size_t>(padded_d_head) * s.tk),
         packed_query(static_cast<size_t>(kQueryBlock) * s.d_head),
-        scores(static_cast<size_t>(kQueryBlock) * kKeyBlock),
+        scores(static_cast<size_t>(kKeyBlock) * kPanelQueries),
         output(static_cast<size_t>(kQueryBlock) * padded_d_head),
-        running_max(kQueryBlock),
-        running_sum(kQueryBlock),
-        installed_tile(relaxed_tile_installed() ? replaceable_register_tile6() : nullptr),
-        installed_rows_tile(relaxed_tile_installed() ? replaceable_rows_tile() : nullptr) {}
-  int padded_d_head;
-  int query_rows;                           // rows of one score tile: 6 (relaxed SIMD) or 4
-  std::vector<float> packed_key;            // one head's K as 8-key panels: for each p, k[j..j+8)[p]
-  std::vector<float> packed_query;          // the query tile as query_rows-row panels, times scale·log2(e)
-  std::vector<float> scores;                // (kQueryBlock, kKeyBlock) scores, then probabilities
-  std::vector<float> output;                // (kQueryBlock, padded_d_head) running, unnormalised o
-  std::vector<float> running_max, running_sum;
-  RegisterTileFunction installed_tile;      // the relaxed-SIMD 6×8 and rows tiles, or null for the inline ones
-  RowsTileFunction installed_rows_tile;
+        installed_tile(relaxed_tile_installed() ? replaceable_register_tile6() : nullptr) {}
+  int rows;                            // R: rows of one register tile, 6 (relaxed SIMD) or 4
+  int padded_d_head;                   // d_head rounded up to R
+  std::vector<float> packed_key;       // K of one head in panels of R keys: for each p, k[j..j+R)[p]
+  std::vector<float> packed_value;     // V of one head in panels of R columns: for each key j, v[j][d..d+R)
+  std::vector<float> packed_query;     // the query tile in panels of 8, times scale·log2(e): for each p, q[i..i+8)[p]
+  std::vector<float> scores;           // Sᵀ, then Pᵀ, of one panel and one key tile: (kKeyBlock, 8)
+  std::vector<float> output;           // Oᵀ per panel: (padded_d_head, 8), unnormalised
+  f32x4 running_max[kQueryBlock / kLanes], running_sum[kQueryBlock / kLanes];
+  RegisterTileFunction installed_tile;  // the relaxed-SIMD 6×8 tile, or null for the inline 4×8
 };
 
-// K (tk, d_head) of head `column` → panels of 8 keys, zero beyond tk: Kᵀ in GEMM's packed-B layout.
-void pack_keys(const AttentionHeads& s, const float* key, int column, float* packed) {
-  for (int j0 = 0; j0 < s.tk; j0 += kTileCols) {
+// c (R×8, row stride ldc) = (or +=) packed_a (depth×R) · packed_b (depth×8).
+void tile(const Scratch& w, int depth, const float* packed_a, const float* packed_b, float* c, int ldc, bool accumulate) {
+  if (w.installed_tile != nullptr) {
+    w.installed_tile(depth, packed_a, packed_b, c, ldc, accumulate ? 1 : 0);
+  } else {
+    register_tile<4>(depth, packed_a, packed_b, c, ldc, accumulate);
+  }
+}
+
+// K (tk, d_head) of head `column` → panels of R keys, zero beyond tk: GEMM's packed-A layout.
+void pack_keys(const AttentionHeads& s, const float* key, int column, int rows, float* packed) {
+  for (int j0 = 0; j0 < s.tk; j0 += rows) {
     for (int p = 0; p < s.d_head; ++p) {
-      for (int j = 0; j < kTileCols; ++j) {
-        *packed++ = j0 + j < s.tk ? key[static_cast<size_t>(j0 + j) * s.key_stride + column + p] : 0.0f;
+      for (int r = 0; r < rows; ++r) {
+        *packed++ = j0 + r < s.tk ? key[static_cast<size_t>(j0 + r) * s.key_stride + column + p] : 0.0f;
       }
     }
   }
 }
 
-// Query rows [i0, i0+rows) of head `column`, times the scale → panels of panel_rows, zero-padded rows.
-void pack_queries(const AttentionHeads& s, const float* query, int column, int i0, int rows, int panel_rows, float* packed) {
-  for (int r0 = 0; r0 < round_up(rows, panel_rows); r0 += panel_rows) {
-    for (int p = 0; p < s.d_head; ++p) {
-      for (int r = 0; r < panel_rows; ++r) {
-        const int row = r0 + r;
-        *packed++ = row < rows ? s.score_scale * kLog2e * query[static_cast<size_t>(i0 + row) * s.query_stride + column + p] : 0.0f;
+// V (tk, d_head) of head `column` → panels of R head columns (zero beyond d_head), each (tk, R):
+// Vᵀ in GEMM's packed-A layout, the keys being the depth.
+void pack_values(const AttentionHeads& s, const float* value, int column, int rows, float* packed) {
+  for (int d0 = 0; d0 < s.d_head; d0 += rows) {
+    for (int j = 0; j < s.tk; ++j) {
+      for (int r = 0; r < rows; ++r) {
+        *packed++ = d0 + r < s.d_head ? value[static_cast<size_t>(j) * s.value_stride + column + d0 + r] : 0.0f;
       }
     }
   }
 }
 
-// 2^x for x ≤ kRescaleMargin (−∞ included), about 2 ulp: x = n + f with n = round(x), |f| ≤ ½;
-// 2^f = 1 + f·q(f), q of degree 4 (Chebyshev interpolation of (2^f − 1)/f on [−½, ½], max relative
-// error 2.7e-7 in float); 2^n from the exponent bits. Below −127 (the clamp) the result is exactly 0:
-// exp2_integral(−127) is the all-zero bit pattern. 18 operations against the general exp's ~30.
+// Query rows [i0, i0+count) of head `column`, times scale·log2(e) → panels of 8, zero-padded: packed-B layout.
+void pack_queries(const AttentionHeads& s, const float* query, int column, int i0, int count, float* packed) {
+  const float factor = s.score_scale * kLog2e;
+  for (int q0 = 0; q0 < round_up(count, kPanelQueries); q0 += kPanelQueries) {
+    for (int p = 0; p < s.d_head; ++p) {
+      for (int c = 0; c < kPanelQueries; ++c) {
+        const int q = q0 + c;
+        *packed++ = q < count ? factor * query[static_cast<size_t>(i0 + q) * s.query_stride + column + p] : 0.0f;
+      }
+    }
+  }
+}
+
+// 2^x for x ≤ 0 (−∞ included), about 2 ulp: x = n + f with n = round(x), |f| ≤ ½; 2^f = 1 + f·q(f),
+// q of degree 4 (Chebyshev interpolation of (2^f − 1)/f on [−½, ½], max relative error 2.7e-7 in
+// float); 2^n from the exponent bits. Below −127 (the clamp) the result is exactly 0: exp2_integral(−127)
+// is the all-zero bit pattern. 18 operations against the general exp's ~30.
 f32x4 exp2(f32x4 x) {
   const f32x4 clamped = max(x, splat(-127.0f));
   const f32x4 n = floor(add(clamped, splat(0.5f)));
@@ -98,124 +120,98 @@ f32x4 exp2(f32x4 x) {
   return mul(mul_add(q, f, splat(1.0f)), exp2_integral(n));
 }
 
-float exp2(float x) {
-  float lanes[kLanes];
-  store(lanes, exp2(splat(x)));
-  return lanes[0];
-}
-
-float row_max(const float* row, int n) {
-  f32x4 best = splat(-std::numeric_limits<float>::infinity());
-  int j = 0;
-  for (; j + kLanes <= n; j += kLanes) best = max(best, load(row + j));
-  float result = horizontal_max(best);
-  for (; j < n; ++j) result = std::max(result, row[j]);  // leftover keys
-  return result;
-}
-
-// row[j] ← 2^(row[j] − shift) for j < n; returns their sum.
-float exponentiate_row(float* row, int n, float shift) {
-  const f32x4 shift4 = splat(shift);
-  f32x4 sum4 = zero();
-  int j = 0;
-  for (; j + kLanes <= n; j += kLanes) {
-    const f32x4 e = exp2(sub(load(row + j), shift4));
-    store(row + j, e);
-    sum4 = add(sum4, e);
+// 2. The online softmax of one panel over one key tile. scores: Sᵀ (keys, 8), overwritten with Pᵀ;
+// queries: the panel's query indices as floats (lanes 0–3, 4–7); first_masked: the first key row
+// (0-based in the tile) after some query of the panel, when causal (else keys: none masked).
+void online_softmax(float* scores, int keys, int first_masked, int key0, const f32x4 queries[2], f32x4 running_max[2],
+                    f32x4 running_sum[2], float* output, int padded_d_head) {
+  // Causal mask on the diagonal rows: a key after its query scores −∞.
+  for (int j = first_masked; j < keys; ++j) {
+    const f32x4 key_index = splat(static_cast<float>(key0 + j));
+    for (int half = 0; half < 2; ++half) {
+      float* row = scores + j * kPanelQueries + half * kLanes;
+      // −∞ where key − query ≥ 1 (the key comes after the query), 0 where it is visible.
+      const f32x4 mask = zero_below(splat(kNegativeInfinity), sub(key_index, queries[half]), 1.0f);
+      store(row, add(load(row), mask));
+    }
   }
-  float sum = horizontal_sum(sum4);
-  for (; j < n; ++j) {  // leftover keys
-    row[j] = exp2(row[j] - shift);
-    sum += row[j];
+  f32x4 tile_max[2] = {splat(kNegativeInfinity), splat(kNegativeInfinity)};
+  for (int j = 0; j < keys; ++j) {
+    tile_max[0] = max(tile_max[0], load(scores + j * kPanelQueries));
+    tile_max[1] = max(tile_max[1], load(scores + j * kPanelQueries + kLanes));
   }
-  return sum;
+  f32x4 sum[2] = {zero(), zero()};
+  f32x4 rescale[2];
+  for (int half = 0; half < 2; ++half) {
+    // Every query sees key 0 in the first tile, so after it m is finite and 2^(m − m') is a number.
+    const f32x4 new_max = max(running_max[half], tile_max[half]);
+    rescale[half] = exp2(sub(running_max[half], new_max));  // 2^(−∞) = 0 on the first tile
+    running_max[half] = new_max;
+  }
+  for (int j = 0; j < keys; ++j) {
+    for (int half = 0; half < 2; ++half) {
+      float* row = scores + j * kPanelQueries + half * kLanes;
+      const f32x4 p = exp2(sub(load(row), running_max[half]));
+      store(row, p);
+      sum[half] = add(sum[half], p);
+    }
+  }
+  for (int half = 0; half < 2; ++half) running_sum[half] = mul_add(running_sum[half], rescale[half], sum[half]);
+  for (int d = 0; d < padded_d_head; ++d) {
+    float* row = output + d * kPanelQueries;
+    store(row, mul(load(row), rescale[0]));
+    store(row + kLanes, mul(load(row + kLanes), rescale[1]));
+  }
 }
 
-void scale_row(float* row, int n, float factor) {
-  const f32x4 factor4 = splat(factor);
-  int j = 0;
-  for (; j + kLanes <= n; j += kLanes) store(row + j, mul(load(row + j), factor4));
-  for (; j < n; ++j) row[j] *= factor;
-}
-
-// One query tile [i0, i0+rows) of one head against keys [0, key_end), written to the context.
-void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int i0, int rows, Scratch& w) {
+// One query tile [i0, i0+count) of one head against its visible keys, written to the context.
+void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int i0, int count, Scratch& w) {
   const float* query = s.query + static_cast<size_t>(batch_index) * s.tq * s.query_stride;
-  const float* value = s.value + static_cast<size_t>(batch_index) * s.tk * s.value_stride;
-  const int panels = round_up(rows, w.query_rows) / w.query_rows;
-  const int value_panels = round_up(rows, kValueRows) / kValueRows;
-  const int full_column_groups = s.d_head / kTileCols;
-  pack_queries(s, query, column, i0, rows, w.query_rows, w.packed_query.data());
+  const int panels = round_up(count, kPanelQueries) / kPanelQueries;
+  pack_queries(s, query, column, i0, count, w.packed_query.data());
   std::fill(w.output.begin(), w.output.end(), 0.0f);
-  std::fill(w.running_max.begin(), w.running_max.end(), -std::numeric_limits<float>::infinity());
-  std::fill(w.running_sum.begin(), w.running_sum.end(), 0.0f);
+  std::fill(std::begin(w.running_max), std::end(w.running_max), splat(kNegativeInfinity));
+  std::fill(std::begin(w.running_sum), std::end(w.running_sum), zero());
 
-  // Causal: the tile's last query, i0+rows−1, sees keys up to itself; later key tiles are all masked.
-  const int key_end = s.causal ? std::min(s.tk, i0 + rows) : s.tk;
-  for (int j0 = 0; j0 < key_end; j0 += kKeyBlock) {
-    const int keys = std::min(kKeyBlock, key_end - j0);
-    // 1. scores (queries × keys) = (scale·Q)·Kᵀ, 6×8 (relaxed SIMD) or 4×8 register tiles over d_head:
-    //    GEMM's packed layouts exactly.
-    for (int panel = 0; panel < panels; ++panel) {
-      for (int g = 0; g < round_up(keys, kTileCols); g += kTileCols) {
-        const float* packed_query = w.packed_query.data() + static_cast<size_t>(panel) * w.query_rows * s.d_head;
-        const float* packed_key = w.packed_key.data() + static_cast<size_t>(j0 + g) * s.d_head;
-        float* scores = w.scores.data() + panel * w.query_rows * kKeyBlock + g;
-        if (w.installed_tile != nullptr) {
-          w.installed_tile(s.d_head, packed_query, packed_key, scores, kKeyBlock, 0);
-        } else {
-          register_tile<4>(s.d_head, packed_query, packed_key, scores, kKeyBlock, false);
-        }
+  for (int panel = 0; panel < panels; ++panel) {
+    const int q0 = i0 + panel * kPanelQueries;  // the panel's first query
+    const float* packed_query = w.packed_query.data() + static_cast<size_t>(panel) * kPanelQueries * s.d_head;
+    float* output = w.output.data() + static_cast<size_t>(panel) * w.padded_d_head * kPanelQueries;
+    f32x4* running_max = w.running_max + panel * 2;
+    f32x4* running_sum = w.running_sum + panel * 2;
+    alignas(16) static const float kLane[kPanelQueries] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const f32x4 queries[2] = {add(splat(static_cast<float>(q0)), load(kLane)), add(splat(static_cast<float>(q0)), load(kLane + kLanes))};
+    // Causal: the panel's last query, q0+7, sees keys up to itself; later key tiles are all masked.
+    const int key_end = s.causal ? std::min(s.tk, q0 + kPanelQueries) : s.tk;
+    for (int j0 = 0; j0 < key_end; j0 += kKeyBlock) {
+      const int keys = std::min(kKeyBlock, key_end - j0);
+      // 1. Sᵀ (keys, 8) = K·(c·Q)ᵀ, one R×8 register tile per panel of R keys.
+      for (int j = 0; j < keys; j += w.rows) {
+        tile(w, s.d_head, w.packed_key.data() + static_cast<size_t>(j0 + j) * s.d_head, packed_query,
+             w.scores.data() + j * kPanelQueries, kPanelQueries, false);
       }
-    }
-    // 2. online softmax per row over its visible keys; masked keys get probability 0.
-    for (int r = 0; r < value_panels * kValueRows; ++r) {
-      float* row = w.scores.data() + r * kKeyBlock;
-      const int i = i0 + r;
-      const int visible = r >= rows ? 0 : (s.causal ? std::clamp(i - j0 + 1, 0, keys) : keys);
-      if (visible > 0) {
-        // Lazy rescaling: m only moves when a score exceeds it by more than kRescaleMargin, so most
-        // tiles skip rescaling o; the terms 2^(s−m) ≤ 2^kRescaleMargin stay far from overflow.
-        const float tile_max = row_max(row, visible);
-        if (tile_max > w.running_max[r] + kRescaleMargin) {
-          const float rescale = exp2(w.running_max[r] - tile_max);  // 2^(−∞) = 0 on the first tile
-          w.running_sum[r] *= rescale;
-          w.running_max[r] = tile_max;
-          scale_row(w.output.data() + static_cast<size_t>(r) * w.padded_d_head, s.d_head, rescale);
-        }
-        w.running_sum[r] += exponentiate_row(row, visible, w.running_max[r]);
-      }
-      std::fill(row + visible, row + keys, 0.0f);
-    }
-    // 3. output += probabilities · V, both read in place (the probabilities are rows of `scores`).
-    for (int panel = 0; panel < value_panels; ++panel) {
-      const float* probabilities = w.scores.data() + panel * kValueRows * kKeyBlock;
-      const float* value_tile = value + static_cast<size_t>(j0) * s.value_stride + column;
-      float* output_panel = w.output.data() + static_cast<size_t>(panel) * kValueRows * w.padded_d_head;
-      for (int g = 0; g < full_column_groups; ++g) {
-        if (w.installed_rows_tile != nullptr) {
-          w.installed_rows_tile(keys, probabilities, kKeyBlock, value_tile + g * kTileCols, s.value_stride,
-                                output_panel + g * kTileCols, w.padded_d_head);
-        } else {
-          register_tile_accumulate_rows<kValueRows>(keys, probabilities, kKeyBlock, value_tile + g * kTileCols, s.value_stride,
-                                                    output_panel + g * kTileCols, w.padded_d_head);
-        }
-      }
-      for (int c = full_column_groups * kTileCols; c < s.d_head; ++c) {  // leftover columns of the head
-        for (int r = 0; r < kValueRows; ++r) {
-          float sum = 0.0f;
-          for (int j = 0; j < keys; ++j) sum += probabilities[r * kKeyBlock + j] * value_tile[static_cast<size_t>(j) * s.value_stride + c];
-          output_panel[static_cast<size_t>(r) * w.padded_d_head + c] += sum;
-        }
+      // 2. online softmax; keys from q0+1 on come after some query of the panel.
+      const int first_masked = s.causal ? std::clamp(q0 + 1 - j0, 0, keys) : keys;
+      online_softmax(w.scores.data(), keys, first_masked, j0, queries, running_max, running_sum, output, w.padded_d_head);
+      // 3. Oᵀ (padded_d_head, 8) += Vᵀ·Pᵀ, one R×8 register tile per panel of R head columns.
+      for (int d = 0; d < w.padded_d_head; d += w.rows) {
+        tile(w, keys, w.packed_value.data() + static_cast<size_t>(d) * s.tk + static_cast<size_t>(j0) * w.rows,
+             w.scores.data(), output + d * kPanelQueries, kPanelQueries, true);
       }
     }
   }
-  // 4. context = o / l.
-  for (int r = 0; r < rows; ++r) {
-    float* context = s.context + static_cast<size_t>(batch_index * s.tq + i0 + r) * s.context_stride + column;
-    const float* output = w.output.data() + static_cast<size_t>(r) * w.padded_d_head;
-    const float inverse_sum = 1.0f / w.running_sum[r];
-    for (int p = 0; p < s.d_head; ++p) context[p] = output[p] * inverse_sum;
+  // 4. context = (Oᵀ / l)ᵀ.
+  for (int panel = 0; panel < panels; ++panel) {
+    alignas(16) float sums[kPanelQueries];
+    store(sums, w.running_sum[panel * 2]);
+    store(sums + kLanes, w.running_sum[panel * 2 + 1]);
+    const float* output = w.output.data() + static_cast<size_t>(panel) * w.padded_d_head * kPanelQueries;
+    for (int c = 0; c < kPanelQueries && panel * kPanelQueries + c < count; ++c) {
+      const int i = i0 + panel * kPanelQueries + c;
+      float* context = s.context + static_cast<size_t>(batch_index * s.tq + i) * s.context_stride + column;
+      const float factor = 1.0f / sums[c];
+      for (int d = 0; d < s.d_head; ++d) context[d] = output[d * kPanelQueries + c] * factor;
+    }
   }
 }
 
@@ -225,9 +221,11 @@ void attention_heads_fused(const AttentionHeads& s) {
   Scratch scratch(s);
   for (int b = 0; b < s.batch; ++b) {
     const float* key = s.key + static_cast<size_t>(b) * s.tk * s.key_stride;
+    const float* value = s.value + static_cast<size_t>(b) * s.tk * s.value_stride;
     for (int h = 0; h < s.heads; ++h) {
       const int column = h * s.d_head;
-      pack_keys(s, key, column, scratch.packed_key.data());
+      pack_keys(s, key, column, scratch.rows, scratch.packed_key.data());
+      pack_values(s, value, column, scratch.rows, scratch.packed_value.data());
       for (int i0 = 0; i0 < s.tq; i0 += kQueryBlock) {
         attend_query_tile(s, b, column, i0, std::min(kQueryBlock, s.tq - i0), scratch);
       }
