@@ -33,7 +33,9 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   function loadBackend(name) {
     if (!backends.has(name)) {
-      backends.set(name, loadOptions(name).then((options) => loadAttention({ backend: name, ...options })));
+      // One thread: the page's sizes (T ≤ 32, d ≤ 64) are far below the workers' crossover, and starting
+      // them would cost every visit two more WASM instances for nothing.
+      backends.set(name, loadOptions(name).then((options) => loadAttention({ backend: name, threads: 1, ...options })));
       backends.get(name).catch(() => backends.delete(name)); // a failed load may succeed later
     }
     return backends.get(name);
@@ -274,7 +276,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    loadAttention: (options) => loadAttention(options),
+    /** The core's loader, one thread unless `options.threads` says otherwise (as the page itself). */
+    loadAttention: (options) => loadAttention({ threads: 1, ...options }),
     get renderedStep() { return renderedStep; },
   };
 }
