@@ -142,6 +142,9 @@ void online_softmax(float* scores, int keys, int first_masked, int key0, const f
   }
   f32x4 sum[2] = {zero(), zero()};
   f32x4 rescale[2];
+  // Past the first tiles the max rarely moves: when no lane's does, α = 1 and Oᵀ is left alone.
+  const bool max_moved = horizontal_max(max(sub(max(running_max[0], tile_max[0]), running_max[0]),
+                                            sub(max(running_max[1], tile_max[1]), running_max[1]))) > 0.0f;
   for (int half = 0; half < 2; ++half) {
     // Every query sees key 0 in the first tile, so after it m is finite and 2^(m − m') is a number.
     const f32x4 new_max = max(running_max[half], tile_max[half]);
@@ -157,6 +160,7 @@ void online_softmax(float* scores, int keys, int first_masked, int key0, const f
     }
   }
   for (int half = 0; half < 2; ++half) running_sum[half] = mul_add(running_sum[half], rescale[half], sum[half]);
+  if (!max_moved) return;
   for (int d = 0; d < padded_d_head; ++d) {
     float* row = output + d * kPanelQueries;
     store(row, mul(load(row), rescale[0]));
