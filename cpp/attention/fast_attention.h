@@ -19,7 +19,7 @@ namespace ap {
 // 'neg_inf' (the other modes are lessons in what goes wrong). Otherwise the teaching code runs.
 bool fused_kernel_applies(const AttentionOptions& options);
 
-// The fused path holds Q, K, V, the context and the output (B·T·d_out each), one head's packed keys and
+// The fused path holds Q, K, V, the context and the output (B·T·d_out each), one head's packed keys and values,
 // the GEMM's packed panels, plus `extra_floats` (stacked: its weights joined side by side); never a
 // (T, T) matrix. Rejects, as check_memory does, when that exceeds max_bytes.
 std::string check_fused_kernel_memory(const std::string& function, int batch, int tq, int tk, int d_out, int heads,
