@@ -32,24 +32,36 @@ using namespace simd;
 
 constexpr int kPanelQueries = kTileCols;  // queries per panel: the register tile's 8 columns
 constexpr int kQueryBlock = 48;           // queries per tile (6 panels)
-constexpr int kKeyBlock = 96;             // keys per tile; a multiple of 4 and 6, so tiles start on a key panel
+constexpr int kKeyBlock = 192;           // keys per tile; a multiple of 4 and 6, so tiles start on a key panel
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kNegativeInfinity = -std::numeric_limits<float>::infinity();
 
 int round_up(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
 
+// Rows of the register tile for the last panel of head columns: the d_head mod R columns left over
+// (R when none) go to the smallest tile that holds them, 4, 5 or 6 rows with the relaxed-SIMD tiles
+// (d_head = 64 with R = 6: 10 panels of 6 and one of 4, not 11 of 6 with 2 rows of zeros), else 4.
+int last_value_rows(int d_head, int rows) {
+  const int left = d_head - (d_head - 1) / rows * rows;
+  return rows == 6 ? std::max(left, 4) : rows;
+}
+
 struct Scratch {
   explicit Scratch(const AttentionHeads& s)
       : rows(relaxed_tile_installed() ? 6 : 4),
-        padded_d_head(round_up(s.d_head, rows)),
+        last_rows(last_value_rows(s.d_head, rows)),
+        padded_d_head((s.d_head - 1) / rows * rows + last_rows),
         packed_key(static_cast<size_t>(round_up(s.tk, rows)) * s.d_head),
         packed_value(static_cast<size_t>(padded_d_head) * s.tk),
         packed_query(static_cast<size_t>(kQueryBlock) * s.d_head),
         scores(static_cast<size_t>(kKeyBlock) * kPanelQueries),
         output(static_cast<size_t>(kQueryBlock) * padded_d_head),
-        installed_tile(relaxed_tile_installed() ? replaceable_register_tile6() : nullptr) {}
+        installed_tile(relaxed_tile_installed() ? replaceable_register_tile6() : nullptr),
+        installed_tile4(relaxed_tile_installed() ? replaceable_register_tile() : nullptr),
+        installed_tile5(relaxed_tile_installed() ? replaceable_register_tile5() : nullptr) {}
   int rows;                            // R: rows of one register tile, 6 (relaxed SIMD) or 4
-  int padded_d_head;                   // d_head rounded up to R
+  int last_rows;                       // rows of the last head-column panel's tile: last_value_rows
+  int padded_d_head;                   // d_head rounded up to whole panels: R per panel, last_rows in the last
   std::vector<float> packed_key;       // K of one head in panels of R keys: for each p, k[j..j+R)[p]
   std::vector<float> packed_value;     // V of one head in panels of R columns: for each key j, v[j][d..d+R)
   std::vector<float> packed_query;     // the query tile in panels of 8, times scale·log2(e): for each p, q[i..i+8)[p]
@@ -57,20 +69,42 @@ struct Scratch {
   std::vector<float> output;           // Oᵀ per panel: (padded_d_head, 8), unnormalised
   f32x4 running_max[kQueryBlock / kLanes], running_sum[kQueryBlock / kLanes];
   RegisterTileFunction installed_tile;  // the relaxed-SIMD 6×8 tile, or null for the inline 4×8
+  RegisterTileFunction installed_tile4, installed_tile5;  // the relaxed-SIMD 4×8 and 5×8 tiles, or null
 };
 
-// c (R×8, row stride ldc) = (or +=) packed_a (depth×R) · packed_b (depth×8).
-void tile(const Scratch& w, int depth, const float* packed_a, const float* packed_b, float* c, int ldc, bool accumulate) {
+// c (rows×8, row stride ldc) = (or +=) packed_a (depth×rows) · packed_b (depth×8); rows is R or, for the
+// last head-column panel, last_rows.
+void tile(const Scratch& w, int rows, int depth, const float* packed_a, const float* packed_b, float* c, int ldc, bool accumulate) {
   if (w.installed_tile != nullptr) {
-    w.installed_tile(depth, packed_a, packed_b, c, ldc, accumulate ? 1 : 0);
+    const RegisterTileFunction installed = rows == 6 ? w.installed_tile : rows == 5 ? w.installed_tile5 : w.installed_tile4;
+    installed(depth, packed_a, packed_b, c, ldc, accumulate ? 1 : 0);
   } else {
     register_tile<4>(depth, packed_a, packed_b, c, ldc, accumulate);
   }
 }
 
+// One panel of kRows keys, none beyond tk: for each p, k[0..kRows)[p]. Fixed-size and unchecked, so the
+// compiler unrolls it: the general loops below cost ~3 ms of a T=1024, 12-head call.
+template <int kRows>
+void pack_key_panel(const float* key, size_t stride, int d_head, float* packed) {
+  for (int p = 0; p < d_head; ++p) {
+    for (int r = 0; r < kRows; ++r) packed[p * kRows + r] = key[r * stride + p];
+  }
+}
+
 // K (tk, d_head) of head `column` → panels of R keys, zero beyond tk: GEMM's packed-A layout.
 void pack_keys(const AttentionHeads& s, const float* key, int column, int rows, float* packed) {
-  for (int j0 = 0; j0 < s.tk; j0 += rows) {
+  const int whole = s.tk / rows * rows;
+  for (int j0 = 0; j0 < whole; j0 += rows) {
+    const float* first = key + static_cast<size_t>(j0) * s.key_stride + column;
+    if (rows == 6) {
+      pack_key_panel<6>(first, s.key_stride, s.d_head, packed);
+    } else {
+      pack_key_panel<4>(first, s.key_stride, s.d_head, packed);
+    }
+    packed += static_cast<size_t>(rows) * s.d_head;
+  }
+  for (int j0 = whole; j0 < s.tk; j0 += rows) {
     for (int p = 0; p < s.d_head; ++p) {
       for (int r = 0; r < rows; ++r) {
         *packed++ = j0 + r < s.tk ? key[static_cast<size_t>(j0 + r) * s.key_stride + column + p] : 0.0f;
@@ -79,13 +113,30 @@ void pack_keys(const AttentionHeads& s, const float* key, int column, int rows, 
   }
 }
 
-// V (tk, d_head) of head `column` → panels of R head columns (zero beyond d_head), each (tk, R):
-// Vᵀ in GEMM's packed-A layout, the keys being the depth.
-void pack_values(const AttentionHeads& s, const float* value, int column, int rows, float* packed) {
+// One panel of kWidth head columns, all within d_head: for each key j, v[j][0..kWidth).
+template <int kWidth>
+void pack_value_panel(const float* value, size_t stride, int tk, float* packed) {
+  for (int j = 0; j < tk; ++j) {
+    for (int r = 0; r < kWidth; ++r) packed[j * kWidth + r] = value[j * stride + r];
+  }
+}
+
+// V (tk, d_head) of head `column` → panels of R head columns, the last of last_rows (zero beyond d_head),
+// each (tk, width): Vᵀ in GEMM's packed-A layout, the keys being the depth.
+void pack_values(const AttentionHeads& s, const float* value, int column, int rows, int last_rows, float* packed) {
   for (int d0 = 0; d0 < s.d_head; d0 += rows) {
+    const int width = d0 + rows < s.d_head ? rows : last_rows;
+    const float* first = value + column + d0;
+    if (d0 + width <= s.d_head && (width == 4 || width == 5 || width == 6)) {
+      if (width == 6) pack_value_panel<6>(first, s.value_stride, s.tk, packed);
+      if (width == 5) pack_value_panel<5>(first, s.value_stride, s.tk, packed);
+      if (width == 4) pack_value_panel<4>(first, s.value_stride, s.tk, packed);
+      packed += static_cast<size_t>(width) * s.tk;
+      continue;
+    }
     for (int j = 0; j < s.tk; ++j) {
-      for (int r = 0; r < rows; ++r) {
-        *packed++ = d0 + r < s.d_head ? value[static_cast<size_t>(j) * s.value_stride + column + d0 + r] : 0.0f;
+      for (int r = 0; r < width; ++r) {
+        *packed++ = d0 + r < s.d_head ? first[static_cast<size_t>(j) * s.value_stride + r] : 0.0f;
       }
     }
   }
@@ -191,7 +242,7 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
       const int keys = std::min(kKeyBlock, key_end - j0);
       // 1. Sᵀ (keys, 8) = K·(c·Q)ᵀ, one R×8 register tile per panel of R keys.
       for (int j = 0; j < keys; j += w.rows) {
-        tile(w, s.d_head, w.packed_key.data() + static_cast<size_t>(j0 + j) * s.d_head, packed_query,
+        tile(w, w.rows, s.d_head, w.packed_key.data() + static_cast<size_t>(j0 + j) * s.d_head, packed_query,
              w.scores.data() + j * kPanelQueries, kPanelQueries, false);
       }
       // 2. online softmax; keys from q0+1 on come after some query of the panel.
@@ -199,7 +250,8 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
       online_softmax(w.scores.data(), keys, first_masked, j0, queries, running_max, running_sum, output, w.padded_d_head);
       // 3. Oᵀ (padded_d_head, 8) += Vᵀ·Pᵀ, one R×8 register tile per panel of R head columns.
       for (int d = 0; d < w.padded_d_head; d += w.rows) {
-        tile(w, keys, w.packed_value.data() + static_cast<size_t>(d) * s.tk + static_cast<size_t>(j0) * w.rows,
+        const int width = d + w.rows < s.d_head ? w.rows : w.last_rows;
+        tile(w, width, keys, w.packed_value.data() + static_cast<size_t>(d) * s.tk + static_cast<size_t>(j0) * width,
              w.scores.data(), output + d * kPanelQueries, kPanelQueries, true);
       }
     }
@@ -229,7 +281,7 @@ void attention_heads_fused(const AttentionHeads& s) {
     for (int h = 0; h < s.heads; ++h) {
       const int column = h * s.d_head;
       pack_keys(s, key, column, scratch.rows, scratch.packed_key.data());
-      pack_values(s, value, column, scratch.rows, scratch.packed_value.data());
+      pack_values(s, value, column, scratch.rows, scratch.last_rows, scratch.packed_value.data());
       for (int i0 = 0; i0 < s.tq; i0 += kQueryBlock) {
         attend_query_tile(s, b, column, i0, std::min(kQueryBlock, s.tq - i0), scratch);
       }

@@ -36,9 +36,10 @@ for (const [m, k, n] of GEMM_SHAPES) {
   }
 }
 
-// The fused attention calls the 6×8 tile for Sᵀ = K·Qᵀ and for Oᵀ += Vᵀ·Pᵀ: d_head 3, 12 and 13 (not multiples
-// of 6), one and several key tiles of 96, a diagonal inside a tile; d_head 64 as in the benchmark.
-for (const [T, d, heads] of [[1, 6, 2], [70, 48, 4], [131, 26, 2], [200, 128, 2]]) {
+// The fused attention calls the 6×8 tile for Sᵀ = K·Qᵀ and for Oᵀ += Vᵀ·Pᵀ, and the 4×8 or 5×8 tile for the
+// last panel of head columns: d_head 3, 11, 12 and 13 (not multiples of 6: last panels of 4, 5, 6 and 4 rows),
+// one and several key tiles of 192, a diagonal inside a tile; d_head 64 as in the benchmark (last panel of 4).
+for (const [T, d, heads] of [[1, 6, 2], [70, 48, 4], [131, 26, 2], [200, 128, 2], [400, 22, 2]]) {
   const scale = 1 / Math.sqrt(d);
   const matrix = (seed) => {
     const weights = randomTensor([d, d], seed);
