@@ -4,10 +4,7 @@
 // - JS owns its arguments. Each call copies every input tensor once into a std::vector on the WASM
 //   heap (convertJSArrayToNumberVector) and never keeps a reference to a JS object past the call.
 // - The core's results are std::vectors owned by the C++ call; each is copied once into a new JS
-//   Float32Array / Int32Array, and all C++ memory of the call is freed before it returns, except that the
-//   multi-head and cross functions keep their float input buffers for the next call (Call::keep_inputs:
-//   a read of the same size fills one in place instead of zero-filling a new one; at T=1024,
-//   d_model=768 that is 12.6 MB, ~1.4 ms of reading). JS may keep
+//   Float32Array / Int32Array, and all C++ memory of the call is freed before it returns. JS may keep
 //   everything it gets back for as long as it likes: nothing returned is a view of the heap, so
 //   heap growth in a later call cannot turn it into zeros.
 // - No embind classes cross the boundary, so there is nothing for JS to .delete().
@@ -203,9 +200,7 @@ val multihead_attention_stacked_js(val x, val weights, val options) {
   }
   call.check([&](std::size_t max_bytes) { return check_multihead_attention_stacked(input, heads, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
-  val result = to_js(multihead_attention_stacked_unchecked(input, heads, parsed));
-  call.keep_inputs();
-  return result;
+  return to_js(multihead_attention_stacked_unchecked(input, heads, parsed));
 }
 
 val multihead_attention_split_js(val x, val weights, val options) {
@@ -218,9 +213,7 @@ val multihead_attention_split_js(val x, val weights, val options) {
   read_projection_weights(call, weights, true, projections);
   call.check([&](std::size_t max_bytes) { return check_multihead_attention_split(input, projections, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
-  val result = to_js(multihead_attention_split_unchecked(input, projections, parsed));
-  call.keep_inputs();
-  return result;
+  return to_js(multihead_attention_split_unchecked(input, projections, parsed));
 }
 
 val multihead_attention_fused_js(val x, val weights, val options) {
@@ -233,9 +226,7 @@ val multihead_attention_fused_js(val x, val weights, val options) {
   read_fused_weights(call, weights, fused);
   call.check([&](std::size_t max_bytes) { return check_multihead_attention_fused(input, fused, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
-  val result = to_js(multihead_attention_fused_unchecked(input, fused, parsed));
-  call.keep_inputs();
-  return result;
+  return to_js(multihead_attention_fused_unchecked(input, fused, parsed));
 }
 
 val cross_attention_js(val x_query, val x_context, val weights, val options) {
@@ -250,9 +241,7 @@ val cross_attention_js(val x_query, val x_context, val weights, val options) {
   read_projection_weights(call, weights, true, projections);
   call.check([&](std::size_t max_bytes) { return check_cross_attention(queries, context, projections, parsed, max_bytes); });
   if (!call.ok()) return call.error_value();
-  val result = to_js(cross_attention_unchecked(queries, context, projections, parsed));
-  call.keep_inputs();
-  return result;
+  return to_js(cross_attention_unchecked(queries, context, projections, parsed));
 }
 
 val matmul_js(val a, val b, val options) {

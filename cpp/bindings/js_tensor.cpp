@@ -29,20 +29,6 @@ val copy_to_js(const std::vector<T>& data) {
   return val(emscripten::typed_memory_view(data.size(), data.data())).call<val>("slice");
 }
 
-// The float inputs of the last call that kept them (Call::keep_inputs), for the next call to read into:
-// a buffer of the exact size is reused as it is, without convertJSArrayToNumberVector's zero-fill of a
-// fresh one. Repeated calls of one shape (a layer run again) read 12.6 MB at T=1024, d_model=768.
-std::vector<std::vector<float>> spare_inputs;
-
-std::size_t spare_bytes() {
-  std::size_t bytes = 0;
-  for (const auto& buffer : spare_inputs) bytes += buffer.capacity() * sizeof(float);
-  return bytes;
-}
-
-// What a copy may take: the heap left plus the spares, which are freed before anything else is allocated.
-std::size_t bytes_for_inputs() { return bytes_available() + spare_bytes(); }
-
 val shape_to_js(const std::vector<int>& shape) {
   val array = val::array();
   for (std::size_t axis = 0; axis < shape.size(); ++axis) array.set(axis, shape[axis]);
@@ -132,9 +118,9 @@ std::size_t Call::check_layout(const val& js, const std::string& argument, const
 
   // The copy must fit in what is left of the heap; the core's own check covers its results.
   const double bytes = count * 4;
-  if (bytes > double(bytes_for_inputs())) {
+  if (bytes > double(bytes_available())) {
     fail(prefix(argument) + " needs " + format_bytes(bytes) + " on the WASM heap; the memory limit is "
-         + format_limit(heap_limit_bytes()) + " and " + format_bytes(double(bytes_for_inputs())) + " is left");
+         + format_limit(heap_limit_bytes()) + " and " + format_bytes(double(bytes_available())) + " is left");
     return 0;
   }
   return static_cast<std::size_t>(count);
@@ -147,31 +133,8 @@ void Call::read(const val& js, const std::string& argument, Tensor& out) {
   const std::size_t count = check_layout(js, argument, "Float32Array", shape);
   if (!ok()) return;
   out.shape = std::move(shape);
-  read_tensors_.push_back(&out);
-  const val data = js[js_key("data")];
-  for (auto& buffer : spare_inputs) {
-    if (buffer.size() != count) continue;
-    // data is read once here: a getter returning another array cannot leave part of a spare unwritten.
-    if (data[js_key("length")].as<double>() != double(count)) return fail(prefix(argument) + ".data changed while it was read");
-    out.data = std::move(buffer);
-    val(emscripten::typed_memory_view(count, out.data.data())).call<void>("set", data);
-    return;
-  }
-  out.data = emscripten::convertJSArrayToNumberVector<float>(data);
+  out.data = emscripten::convertJSArrayToNumberVector<float>(js[js_key("data")]);
   if (out.data.size() != count) fail(prefix(argument) + ".data changed while it was read");
-}
-
-void Call::free_spare_inputs() {
-  spare_inputs.clear();
-  spare_inputs.shrink_to_fit();
-}
-
-void Call::keep_inputs() {
-  free_spare_inputs();
-  for (Tensor* tensor : read_tensors_) {
-    if (!tensor->data.empty()) spare_inputs.push_back(std::move(tensor->data));
-  }
-  read_tensors_.clear();
 }
 
 void Call::read(const val& js, const std::string& argument, IntTensor& out) {

@@ -51,10 +51,8 @@ class Call {
   // left of the heap after the inputs were copied in, rounded down to whole MiB so a message reads
   // "the memory limit is 1975 MiB". A request beyond the whole 2 GiB is reported against 2 GiB, in the
   // words the JS reference uses (so the check runs again, for memory messages only: it scans every input).
-  // The spares no read took are freed first, so the core sees the heap as without the pool.
   template <typename Check>
   void check(const Check& check) {
-    free_spare_inputs();
     if (!ok()) return;
     const std::string message = check(max_bytes());
     if (message.empty()) return;
@@ -63,17 +61,11 @@ class Call {
     fail(against_limit.empty() ? message : against_limit);
   }
 
-  // After the results are copied out: the float inputs this call read become the spares the next call's
-  // reads of the same sizes fill in place (no zero-fill, no new allocation). Holds at most one call's
-  // inputs between calls; Call::check frees those the next call does not take before the core allocates.
-  void keep_inputs();
-
   // A JS Error carrying the message. Returned, not thrown: see the top of bindings.cpp.
   val error_value() const;
 
  private:
   static std::size_t heap_left();
-  static void free_spare_inputs();
   static std::size_t heap_limit();
 
   // Checks shape and data; returns the element count, or sets the error and returns 0.
@@ -85,7 +77,6 @@ class Call {
 
   const char* function_;
   std::string error_;
-  std::vector<Tensor*> read_tensors_;  // the float tensors read, for keep_inputs
 };
 
 // A JS global ("Float32Array") or a property name ("shape") as a JS value, made once and kept. Embind
