@@ -3,7 +3,7 @@
 //   matmulVariant(a, b, options)     matmul (bindings.cpp) with options.variant, the numbered GEMM variant
 //                                    to run (the benchmark's harness)
 //   fastPathInfo()                   {vocabulary, variants: [{number, name}], defaultVariant, relaxedTileInstalled}
-//   relaxedTileSlots()               {tile, tile5, tile6, rowsTile}: the function-table indices JS replaces with the
+//   relaxedTileSlots()               {tile, tile5, tile6}: the function-table indices JS replaces with the
 //                                    relaxed-SIMD tiles (relaxed_tile.wat)
 //   setRelaxedTileInstalled(bool)    after replacing them: matmul then runs variant 7
 //
@@ -92,7 +92,6 @@ val relaxed_tile_slots_js() {
   slots.set("tile", static_cast<double>(kernels::relaxed_tile_slot_address()));
   slots.set("tile5", static_cast<double>(kernels::relaxed_tile5_slot_address()));
   slots.set("tile6", static_cast<double>(kernels::relaxed_tile6_slot_address()));
-  slots.set("rowsTile", static_cast<double>(kernels::relaxed_rows_tile_slot_address()));
   return slots;
 }
 

@@ -40,31 +40,4 @@ inline void register_tile(int depth, const float* __restrict packed_a, const flo
   }
 }
 
-// c (kRows×8) += a (kRows×depth, row stride lda) · b (depth×8, row stride ldb), both read in place:
-// for attention's weights·V, where the weights are already rows and V's rows are contiguous.
-template <int kRows>
-inline void register_tile_accumulate_rows(int depth, const float* __restrict a, int lda, const float* __restrict b,
-                                          int ldb, float* __restrict c, int ldc) {
-  using namespace simd;
-  f32x4 acc[kRows][2];
-  for (int r = 0; r < kRows; ++r) {
-    acc[r][0] = load(c + static_cast<size_t>(r) * ldc);
-    acc[r][1] = load(c + static_cast<size_t>(r) * ldc + kLanes);
-  }
-  for (int p = 0; p < depth; ++p) {
-    const f32x4 b0 = load(b);
-    const f32x4 b1 = load(b + kLanes);
-    for (int r = 0; r < kRows; ++r) {
-      const f32x4 a_r = splat(a[static_cast<size_t>(r) * lda + p]);
-      acc[r][0] = mul_add(a_r, b0, acc[r][0]);
-      acc[r][1] = mul_add(a_r, b1, acc[r][1]);
-    }
-    b += ldb;
-  }
-  for (int r = 0; r < kRows; ++r) {
-    store(c + static_cast<size_t>(r) * ldc, acc[r][0]);
-    store(c + static_cast<size_t>(r) * ldc + kLanes, acc[r][1]);
-  }
-}
-
 }  // namespace ap::kernels

@@ -8,7 +8,6 @@ namespace {
 RegisterTileFunction volatile register_tile_pointer = &relaxed_tile_slot;
 RegisterTileFunction volatile register_tile5_pointer = &relaxed_tile5_slot;
 RegisterTileFunction volatile register_tile6_pointer = &relaxed_tile6_slot;
-RowsTileFunction volatile rows_tile_pointer = &relaxed_rows_tile_slot;
 bool installed = false;
 }  // namespace
 
@@ -24,19 +23,13 @@ void relaxed_tile6_slot(int depth, const float* packed_a, const float* packed_b,
   register_tile<6>(depth, packed_a, packed_b, c, ldc, accumulate != 0);
 }
 
-void relaxed_rows_tile_slot(int depth, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
-  register_tile_accumulate_rows<4>(depth, a, lda, b, ldb, c, ldc);
-}
-
 std::uintptr_t relaxed_tile_slot_address() { return reinterpret_cast<std::uintptr_t>(&relaxed_tile_slot); }
 std::uintptr_t relaxed_tile5_slot_address() { return reinterpret_cast<std::uintptr_t>(&relaxed_tile5_slot); }
 std::uintptr_t relaxed_tile6_slot_address() { return reinterpret_cast<std::uintptr_t>(&relaxed_tile6_slot); }
-std::uintptr_t relaxed_rows_tile_slot_address() { return reinterpret_cast<std::uintptr_t>(&relaxed_rows_tile_slot); }
 void set_relaxed_tile_installed(bool value) { installed = value; }
 bool relaxed_tile_installed() { return installed; }
 RegisterTileFunction replaceable_register_tile() { return register_tile_pointer; }
 RegisterTileFunction replaceable_register_tile5() { return register_tile5_pointer; }
 RegisterTileFunction replaceable_register_tile6() { return register_tile6_pointer; }
-RowsTileFunction replaceable_rows_tile() { return rows_tile_pointer; }
 
 }  // namespace ap::kernels

@@ -1,6 +1,6 @@
 // The register tiles JS may replace with relaxed-SIMD ones (relaxed_tile.wat): in WASM a function pointer
 // is an index into the module's function table, and the page puts the tile module's functions at the
-// indices of these four slots (web/src/core/backends/relaxed-tile.js). Until then the slots run the plain
+// indices of these three slots (web/src/core/backends/relaxed-tile.js). Until then the slots run the plain
 // tiles of register_tile.h, so every build (native, baseline, SIMD without relaxed SIMD) is correct.
 #pragma once
 
@@ -11,23 +11,19 @@ namespace ap::kernels {
 // c (4×8, row stride ldc) = (or += when accumulate ≠ 0) packed_a (depth×4) · packed_b (depth×8).
 using RegisterTileFunction = void (*)(int depth, const float* packed_a, const float* packed_b, float* c, int ldc,
                                       int accumulate);
-// c (4×8, row stride ldc) += a (4×depth, row stride lda) · b (depth×8, row stride ldb).
-using RowsTileFunction = void (*)(int depth, const float* a, int lda, const float* b, int ldb, float* c, int ldc);
 
 void relaxed_tile_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate);
 // The same contract with 5 rows (packed_a: depth×5, c: 5×8) and with 6 rows (packed_a: depth×6, c: 6×8).
 void relaxed_tile5_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate);
 void relaxed_tile6_slot(int depth, const float* packed_a, const float* packed_b, float* c, int ldc, int accumulate);
-void relaxed_rows_tile_slot(int depth, const float* a, int lda, const float* b, int ldb, float* c, int ldc);
 
 // The slots' addresses: their function-table indices in WASM.
 std::uintptr_t relaxed_tile_slot_address();
 std::uintptr_t relaxed_tile5_slot_address();
 std::uintptr_t relaxed_tile6_slot_address();
-std::uintptr_t relaxed_rows_tile_slot_address();
 
 // Set by JS after replacing the entries: matmul then runs variant 7 and the fused attention calls the
-// slots for its scores and its weights·V.
+// slots for its scores and its weights·V (both on the tiles above, transposed).
 void set_relaxed_tile_installed(bool installed);
 bool relaxed_tile_installed();
 
@@ -36,6 +32,5 @@ bool relaxed_tile_installed();
 RegisterTileFunction replaceable_register_tile();
 RegisterTileFunction replaceable_register_tile5();
 RegisterTileFunction replaceable_register_tile6();
-RowsTileFunction replaceable_rows_tile();
 
 }  // namespace ap::kernels

@@ -5,7 +5,7 @@ export interface RelaxedTileHost {
   /** The instance's exports, as the Emscripten glue keeps them (a Memory and a Table among them). */
   asm: Record<string, unknown>;
   /** The function-table indices of cpp/kernels/replaceable_tiles.h's slots. */
-  relaxedTileSlots(): { tile: number; tile5: number; tile6: number; rowsTile: number };
+  relaxedTileSlots(): { tile: number; tile5: number; tile6: number };
   /** Tells the kernels the slots now hold the relaxed-SIMD tiles. */
   setRelaxedTileInstalled(installed: boolean): void;
 }

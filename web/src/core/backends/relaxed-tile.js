@@ -8,7 +8,7 @@
 const TILE_URL = new URL('../wasm/relaxed-tile.wasm', import.meta.url);
 
 /** Each slot of relaxedTileSlots() and the tile module's export that replaces it. */
-const TILES = { tile: 'relaxed_tile_4x8', tile5: 'relaxed_tile_5x8', tile6: 'relaxed_tile_6x8', rowsTile: 'relaxed_rows_tile_4x8' };
+const TILES = { tile: 'relaxed_tile_4x8', tile5: 'relaxed_tile_5x8', tile6: 'relaxed_tile_6x8' };
 
 async function fetchBytes(url) {
   const response = await fetch(url);
