@@ -3,6 +3,7 @@
 //
 // A contestant is
 //   { name, group: 'ours' | 'peer' | 'baseline',
+//     threads?: number,                         how many threads it runs (1 when absent)
 //     setup?: () => Promise<string>,            loads what it needs; returns a one-line description;
 //                                                a throw marks all its rows 'unavailable' with the reason
 //     tasks: { gemm?: Task, attention?: Task } }
@@ -105,34 +106,31 @@ async function measure(runner, expected, { runs, warmup, warmupMs, settleMs, slo
   return { status: 'ok', maxAbsError: verdict.maxAbsError, runs: times.length, medianMs: median(times), minMs: times[0], maxMs: times.at(-1), timesMs: times };
 }
 
-/**
- * Runs the suite. Returns { environment, contestants: [{name, group, description | error}],
- * results: [{task, size, contestant, group, status, medianMs, minMs, maxMs, runs, gflops, maxAbsError, reason}] }.
- * `onProgress(text)` hears about every step; `tasks` and `sizes` ({gemm: [...], attention: [...]}) narrow it.
- */
-export async function runSuite({ contestants = [...defaultContestants(), ...registered], tasks = Object.keys(TASKS), sizes = {},
-  onProgress = () => {}, ...settings } = {}) {
-  const options = { ...DEFAULTS, ...settings };
-  const started = performance.now();
-  const lineup = [];
-  for (const contestant of contestants) {
+/** Sets up each contestant of `pass`: its line-up entries, with a description or the error that stopped it. */
+async function setUp(pass, onProgress) {
+  const ready = [];
+  for (const contestant of pass) {
     try {
       const description = contestant.setup ? await contestant.setup() : '';
-      lineup.push({ contestant, name: contestant.name, group: contestant.group, description: typeof description === 'string' ? description : '' });
+      ready.push({ contestant, name: contestant.name, group: contestant.group, description: typeof description === 'string' ? description : '' });
       onProgress(`ready: ${contestant.name}${description && typeof description === 'string' ? ` (${description})` : ''}`);
     } catch (error) {
-      lineup.push({ contestant, name: contestant.name, group: contestant.group, error: error.message ?? String(error) });
+      ready.push({ contestant, name: contestant.name, group: contestant.group, error: error.message ?? String(error) });
       onProgress(`unavailable: ${contestant.name}: ${error.message ?? error}`);
     }
   }
+  return ready;
+}
 
+/** Every task and size for the contestants of `passLineup`: their result rows. */
+async function measureAll(passLineup, { tasks, sizes, options, onProgress }) {
   const results = [];
   for (const taskName of tasks) {
     const task = TASKS[taskName];
     for (const size of sizes[taskName] ?? task.sizes) {
       const inputs = task.inputs(size);
       const expected = await task.reference(inputs);
-      for (const entry of lineup) {
+      for (const entry of passLineup) {
         const spec = entry.contestant.tasks[taskName];
         if (!spec) continue;
         const row = { task: taskName, size, contestant: entry.name, group: entry.group };
@@ -159,6 +157,36 @@ export async function runSuite({ contestants = [...defaultContestants(), ...regi
       }
     }
   }
+  return results;
+}
+
+/**
+ * Runs the suite. Returns { environment, contestants: [{name, group, description | error}],
+ * results: [{task, size, contestant, group, status, medianMs, minMs, maxMs, runs, gflops, maxAbsError, reason}] }.
+ * `onProgress(text)` hears about every step; `tasks` and `sizes` ({gemm: [...], attention: [...]}) narrow it.
+ */
+export async function runSuite({ contestants = [...defaultContestants(), ...registered], tasks = Object.keys(TASKS), sizes = {},
+  onProgress = () => {}, ...settings } = {}) {
+  const options = { ...DEFAULTS, ...settings };
+  const started = performance.now();
+  const lineup = [];
+  const results = [];
+  // Contestants with threads of their own are set up and measured after every single-threaded one: once
+  // loaded, onnxruntime-web's 2-thread module slowed the rows measured beside it (ours relaxed-SIMD,
+  // attention T=1024: 140.8 ms alone, 148.2 with that module loaded, 152.5 in the whole suite).
+  const threaded = (contestant) => (contestant.threads ?? 1) > 1;
+  for (const pass of [contestants.filter((c) => !threaded(c)), contestants.filter(threaded)]) {
+    const passLineup = await setUp(pass, onProgress);
+    lineup.push(...passLineup);
+    results.push(...await measureAll(passLineup, { tasks, sizes, options, onProgress }));
+  }
+  // Rows in the line-up's order, as if measured contestant by contestant within each task and size.
+  const position = new Map(contestants.map((c, i) => [c.name, i]));
+  const taskNames = Object.keys(TASKS);
+  results.sort((x, y) => taskNames.indexOf(x.task) - taskNames.indexOf(y.task) || x.size - y.size
+    || position.get(x.contestant) - position.get(y.contestant));
+  lineup.sort((x, y) => position.get(x.name) - position.get(y.name));
+
   return {
     environment: {
       userAgent: navigator.userAgent,

@@ -74,6 +74,7 @@ export function onnxruntimeContestants() {
   const threaded = {
     name: `onnxruntime-web ${threads || 'N'} threads`,
     group: 'peer',
+    threads: threads || 2,
     setup: async () => {
       if (!threads) throw new Error('the page is not cross-origin isolated, so WASM threads are off');
       await loadOrt(threads);

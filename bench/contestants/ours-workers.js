@@ -57,6 +57,7 @@ export function workerContestants() {
   return [{
     name: `ours ${THREADS} workers`,
     group: 'ours',
+    threads: THREADS,
     setup: async () => {
       const attention = await loadThreaded();
       if (attention.threads !== THREADS) throw new Error(`loadAttention({threads: ${THREADS}}) runs on ${attention.threads}: ${attention.threadsReason}`);
