@@ -1,8 +1,13 @@
 // Playwright drives Debian's Chromium (never a downloaded browser). The server serves the repository
 // root, so tests reach the built page under /dist/ and their own pages under /tests/e2e/pages/.
+import { execFileSync } from 'node:child_process';
 import { defineConfig } from '@playwright/test';
 
-const PORT = 4173;
+// A free port per run, chosen once by the runner and inherited by its workers through the environment,
+// so two runs side by side (two clones, or a run beside `npm start`) never test each other's server.
+const FREE_PORT = "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })";
+process.env.AP_TEST_PORT ??= execFileSync(process.execPath, ['-e', FREE_PORT]).toString().trim();
+const PORT = Number(process.env.AP_TEST_PORT);
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -28,6 +33,6 @@ export default defineConfig({
   webServer: {
     command: `node scripts/serve.mjs --root . --port ${PORT}`,
     url: `http://127.0.0.1:${PORT}/package.json`,
-    reuseExistingServer: !process.env.CI,
+    reuseExistingServer: false,
   },
 });
