@@ -138,6 +138,7 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   const dir = mkdtempSync(join(tmpdir(), 'attention-playground-pack-'));
+  work = { dir };
   const project = join(dir, 'consumer');
   mkdirSync(join(project, 'page'), { recursive: true });
   const [packed] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', project], ROOT));
@@ -159,11 +160,11 @@ test.beforeAll(async () => {
     configFile: false, root: join(project, 'page'), base: './', logLevel: 'error',
     build: { outDir: join(project, 'out'), emptyOutDir: true, target: 'es2022', assetsInlineLimit: 0 },
   });
-  work = { dir, project, packed, server: await startServer({ root: project, port: 0, isolated: false }) };
+  Object.assign(work, { project, packed, server: await startServer({ root: project, port: 0, isolated: false }) });
 });
 
 test.afterAll(async () => {
-  await work?.server.close();
+  await work?.server?.close();
   if (work) rmSync(work.dir, { recursive: true, force: true });
 });
 
