@@ -16,9 +16,15 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const NAME = PACKAGE.name;
 const TOLERANCE = 1e-5;
 
+// Under `npm test` npm exports this project's own script context (npm_package_*, npm_config_local_prefix,
+// INIT_CWD…): the throwaway project's npm and Node must not inherit it.
+const ENV = Object.fromEntries(Object.entries(process.env)
+  .filter(([key]) => !/^(npm_package_|npm_lifecycle_|npm_config_(local_)?prefix$|INIT_CWD$)/.test(key)));
+ENV.npm_config_update_notifier = 'false';
+
 /** Runs a command to completion (bounded); its stdout, or an Error with its output. */
 function run(command, args, cwd, timeout = 60_000) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout, env: ENV });
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${result.status ?? result.signal}:\n${result.stdout}\n${result.stderr}`);
   }
