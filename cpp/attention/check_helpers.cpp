@@ -1,5 +1,7 @@
 #include "attention/check_helpers.h"
 
+#include "attention/registry.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -146,24 +148,36 @@ std::string check_memory(const std::string& function, const std::string& sizes, 
          " for its results and workspace; the memory limit is " + format_limit(max_bytes);
 }
 
+std::string check_option_range(const std::string& function, const char* option, double value, const std::string& shown) {
+  // The range and its words come from the registry (web/src/core/registry.js), generated into
+  // attention/registry.h at build time: one rule, written once.
+  for (const registry::OptionRange& range : registry::kOptionRanges) {
+    if (function != range.function || std::strcmp(option, range.option) != 0) continue;
+    const bool ok = std::isfinite(value) && (!range.integer || std::floor(value) == value) &&
+                    (!range.has_min || (range.min_exclusive ? value > range.min : value >= range.min)) &&
+                    (!range.has_max || (range.max_exclusive ? value < range.max : value <= range.max));
+    if (ok) return "";
+    return function + ": options." + option + "=" + shown + "; expected " + range.expected;
+  }
+  return function + ": options." + option + " is not in the registry";
+}
+
 std::string check_dropout_options(const std::string& function, float dropout, double seed) {
-  if (!(dropout >= 0.0f && dropout < 1.0f)) {
-    return function + ": options.dropout=" + format_float(dropout) + "; expected a number in [0, 1)";
+  if (auto message = check_option_range(function, "dropout", dropout, format_float(dropout)); !message.empty()) {
+    return message;
   }
-  if (!(seed >= 0.0 && seed < 4294967296.0 && std::floor(seed) == seed)) {
-    return function + ": options.seed=" + format_number(seed) + "; expected an integer in [0, 2^32)";
-  }
-  return "";
+  return check_option_range(function, "seed", seed, format_number(seed));
 }
 
 std::string check_attention_options(const std::string& function, const AttentionOptions& options,
                                     bool reads_heads) {
-  if (!(std::isfinite(options.temperature) && options.temperature > 0.0f)) {
-    return function + ": options.temperature=" + format_float(options.temperature) +
-           "; expected a finite number > 0";
-  }
-  if (reads_heads && options.heads < 1) {
-    return function + ": options.heads=" + std::to_string(options.heads) + "; expected an integer ≥ 1";
+  if (auto message = check_option_range(function, "temperature", options.temperature, format_float(options.temperature));
+      !message.empty())
+    return message;
+  if (reads_heads) {
+    if (auto message = check_option_range(function, "heads", options.heads, std::to_string(options.heads)); !message.empty()) {
+      return message;
+    }
   }
   return check_dropout_options(function, options.dropout, options.seed);
 }

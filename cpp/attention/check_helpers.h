@@ -46,6 +46,10 @@ std::string check_shape(const std::string& function, const std::string& argument
 std::string check_memory(const std::string& function, const std::string& sizes, double floats,
                          std::size_t max_bytes);
 
+// "" when `value` lies in the registry's range for `function`'s numeric option (web/src/core/registry.js,
+// generated into attention/registry.h), else "<function>: options.<option>=<shown>; expected <its words>".
+std::string check_option_range(const std::string& function, const char* option, double value, const std::string& shown);
+
 // dropout in [0, 1) and seed an integer in [0, 2³²).
 std::string check_dropout_options(const std::string& function, float dropout, double seed);
 

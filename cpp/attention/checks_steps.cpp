@@ -54,8 +54,8 @@ std::string check_softmax(const Tensor& x, const SoftmaxOptions& options, std::s
   const std::string function = "softmax";
   // −∞ is how a caller masks an entry; NaN and +∞ have no meaning as scores.
   if (auto message = check_tensor_any_rank(function, "x", x, true); !message.empty()) return message;
-  if (!std::isfinite(options.scale)) {
-    return function + ": options.scale=" + format_float(options.scale) + "; expected a finite number";
+  if (auto message = check_option_range(function, "scale", options.scale, format_float(options.scale)); !message.empty()) {
+    return message;
   }
   return check_memory(function, "x of shape " + format_shape(x.shape), 2.0 * x.element_count(), max_bytes);
 }
@@ -92,9 +92,7 @@ std::string check_compare(const Tensor& actual, const Tensor& expected, const Co
     return check_shape(function, "expected", expected, actual.shape, format_shape(actual.shape) + " like actual");
   }
   for (const auto& [name, value] : {std::pair{"atol", options.atol}, std::pair{"rtol", options.rtol}}) {
-    if (!(std::isfinite(value) && value >= 0.0)) {
-      return function + ": options." + name + "=" + format_number(value) + "; expected a finite number ≥ 0";
-    }
+    if (auto message = check_option_range(function, name, value, format_number(value)); !message.empty()) return message;
   }
   return "";  // compare allocates nothing beyond its inputs
 }

@@ -1,4 +1,5 @@
-// The embind declarations: one JS function per API function of docs/api.md, with its JS name.
+// The embind declarations: one JS function per registry function (web/src/core/registry.js), with its JS
+// name, registered by a loop over the registry through one generic binding body (invoke).
 //
 // Memory ownership
 // - JS owns its arguments. Each call copies every input tensor once into a std::vector on the WASM
@@ -17,15 +18,10 @@
 // enough errors would eventually overflow the 5 MiB stack into the heap. Returning the Error lets every
 // C++ frame end normally.
 //
-// Order inside every function: read the options, copy the tensors in (structural checks and the
-// heap budget for the copies), the core's check_* with the heap that is left as max_bytes, compute,
-// copy the results out.
-// The multi-head and cross functions then call the core's *_unchecked forms: their inputs (millions of
-// weights at d_model 768) are scanned once, not twice. With `intermediates: false` the core itself picks
-// the fused kernel or the teaching code (cpp/attention/fast_attention.h).
 #include <emscripten/bind.h>
 
 #include "attention/attention.h"
+#include "attention/registry.h"
 #include "heap.h"
 #include "js_options.h"
 #include "js_tensor.h"
@@ -93,171 +89,203 @@ void read_fused_weights(Call& call, const val& js, FusedWeights& out) {
   call.read_optional(js[js_key("outBias")], "weights.outBias", out.out_bias);
 }
 
-val next_token_pairs_js(val tokens) {
-  Call call("nextTokenPairs");
-  IntTensor ids;
-  call.read(tokens, "tokens", ids);
-  call.check([&](std::size_t max_bytes) { return check_next_token_pairs(ids, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(next_token_pairs(ids));
-}
+// ---- One binding per registry function --------------------------------------------------------------
+// Each is a struct: its inputs, read(js arguments), check(max_bytes) — the core's check_* — and compute()
+// → the JS result. The generic body `invoke` below runs them in that order for every function, and the
+// registration loops over the registry (AP_REGISTRY_FUNCTIONS, generated from web/src/core/registry.js).
+// A new function is one struct here; its name, JS name and arity come from its registry entry.
+
+struct next_token_pairs_binding {
+  IntTensor tokens;
+  void read(Call& call, const val* js) { call.read(js[0], "tokens", tokens); }
+  std::string check(std::size_t max_bytes) const { return check_next_token_pairs(tokens, max_bytes); }
+  val compute() const { return to_js(next_token_pairs(tokens)); }
+};
 
 // Steps 2–4 share one shape: x in, an AverageResult out.
-template <AverageResult (*step)(const Tensor&), std::string (*check)(const Tensor&, std::size_t)>
-val causal_average_js(const char* name, const val& x) {
-  Call call(name);
-  Tensor input;
-  call.read(x, "x", input);
-  call.check([&](std::size_t max_bytes) { return check(input, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(step(input));
-}
+template <AverageResult (*step)(const Tensor&), std::string (*check_step)(const Tensor&, std::size_t)>
+struct causal_average_binding {
+  Tensor x;
+  void read(Call& call, const val* js) { call.read(js[0], "x", x); }
+  std::string check(std::size_t max_bytes) const { return check_step(x, max_bytes); }
+  val compute() const { return to_js(step(x)); }
+};
+using causal_average_loop_binding = causal_average_binding<causal_average_loop, check_causal_average_loop>;
+using causal_average_matmul_binding = causal_average_binding<causal_average_matmul, check_causal_average_matmul>;
+using causal_average_softmax_binding = causal_average_binding<causal_average_softmax, check_causal_average_softmax>;
 
-val causal_average_loop_js(val x) {
-  return causal_average_js<causal_average_loop, check_causal_average_loop>("causalAverageLoop", x);
-}
-val causal_average_matmul_js(val x) {
-  return causal_average_js<causal_average_matmul, check_causal_average_matmul>("causalAverageMatmul", x);
-}
-val causal_average_softmax_js(val x) {
-  return causal_average_js<causal_average_softmax, check_causal_average_softmax>("causalAverageSoftmax", x);
-}
-
-val softmax_js(val x, val options) {
-  Call call("softmax");
-  SoftmaxOptions parsed;
-  Tensor input;
-  read_options(call, options, parsed);
-  call.read(x, "x", input);
-  call.check([&](std::size_t max_bytes) { return check_softmax(input, parsed, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  val result = val::object();
-  result.set(js_key("output"), to_js(softmax(input, parsed)));
-  return result;
-}
-
-val attention_without_weights_js(val x, val options) {
-  Call call("attentionWithoutWeights");
-  Normalization normalization = Normalization::Stable;
-  Tensor input;
-  read_options(call, options, normalization);
-  call.read(x, "x", input);
-  call.check([&](std::size_t max_bytes) { return check_attention_without_weights(input, normalization, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(attention_without_weights(input, normalization));
-}
-
-val self_attention_js(val x, val weights, val options) {
-  Call call("selfAttention");
-  AttentionOptions parsed;
-  Tensor input;
-  ProjectionWeights projections;
-  read_options(call, options, parsed, kSelfAttentionOptions);
-  call.read(x, "x", input);
-  read_projection_weights(call, weights, false, projections);
-  call.check([&](std::size_t max_bytes) { return check_self_attention(input, projections, parsed, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(self_attention(input, projections, parsed));
-}
-
-val attention_dropout_js(val weights, val options) {
-  Call call("attentionDropout");
-  DropoutOptions parsed;
-  Tensor input;
-  read_options(call, options, parsed);
-  call.read(weights, "weights", input);
-  call.check([&](std::size_t max_bytes) { return check_attention_dropout(input, parsed, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(attention_dropout(input, parsed));
-}
-
-val compare_js(val actual, val expected, val options) {
-  Call call("compare");
-  CompareOptions parsed;
-  Tensor ours;
-  Tensor theirs;
-  read_options(call, options, parsed);
-  call.read(actual, "actual", ours);
-  call.read(expected, "expected", theirs);
-  call.check([&](std::size_t max_bytes) { return check_compare(ours, theirs, parsed, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(compare(ours, theirs, parsed));
-}
-
-val multihead_attention_stacked_js(val x, val weights, val options) {
-  Call call("multiheadAttentionStacked");
-  AttentionOptions parsed;
-  Tensor input;
-  StackedWeights heads;
-  read_options(call, options, parsed, kMultiheadOptions);
-  call.read(x, "x", input);
-  read_stacked_weights(call, weights, heads);
-  // H is the number of heads given; options.heads, when the caller sets it, must say the same.
-  const bool heads_given = is_object(options) && !options[js_key("heads")].isUndefined() && !options[js_key("heads")].isNull();
-  if (call.ok() && heads_given && parsed.heads != static_cast<int>(heads.heads.size())) {
-    call.fail_value("options.heads", options[js_key("heads")],
-                    std::to_string(heads.heads.size()) + ", the length of weights.heads");
+struct softmax_binding {
+  SoftmaxOptions options;
+  Tensor x;
+  void read(Call& call, const val* js) {
+    read_options(call, js[1], options);
+    call.read(js[0], "x", x);
   }
-  call.check([&](std::size_t max_bytes) { return check_multihead_attention_stacked(input, heads, parsed, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(multihead_attention_stacked_unchecked(input, heads, parsed));
-}
+  std::string check(std::size_t max_bytes) const { return check_softmax(x, options, max_bytes); }
+  val compute() const {
+    val result = val::object();
+    result.set(js_key("output"), to_js(softmax(x, options)));
+    return result;
+  }
+};
 
-val multihead_attention_split_js(val x, val weights, val options) {
-  Call call("multiheadAttentionSplit");
-  AttentionOptions parsed;
-  Tensor input;
-  ProjectionWeights projections;
-  read_options(call, options, parsed, kMultiheadOptions);
-  call.read(x, "x", input);
-  read_projection_weights(call, weights, true, projections);
-  call.check([&](std::size_t max_bytes) { return check_multihead_attention_split(input, projections, parsed, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(multihead_attention_split_unchecked(input, projections, parsed));
-}
+struct attention_without_weights_binding {
+  Normalization normalization = Normalization::Stable;
+  Tensor x;
+  void read(Call& call, const val* js) {
+    read_options(call, js[1], normalization);
+    call.read(js[0], "x", x);
+  }
+  std::string check(std::size_t max_bytes) const { return check_attention_without_weights(x, normalization, max_bytes); }
+  val compute() const { return to_js(attention_without_weights(x, normalization)); }
+};
 
-val multihead_attention_fused_js(val x, val weights, val options) {
-  Call call("multiheadAttentionFused");
-  AttentionOptions parsed;
-  Tensor input;
-  FusedWeights fused;
-  read_options(call, options, parsed, kMultiheadOptions);
-  call.read(x, "x", input);
-  read_fused_weights(call, weights, fused);
-  call.check([&](std::size_t max_bytes) { return check_multihead_attention_fused(input, fused, parsed, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  return to_js(multihead_attention_fused_unchecked(input, fused, parsed));
-}
+struct self_attention_binding {
+  AttentionOptions options;
+  Tensor x;
+  ProjectionWeights weights;
+  void read(Call& call, const val* js) {
+    read_options(call, js[2], options, kSelfAttentionOptions);
+    call.read(js[0], "x", x);
+    read_projection_weights(call, js[1], false, weights);
+  }
+  std::string check(std::size_t max_bytes) const { return check_self_attention(x, weights, options, max_bytes); }
+  val compute() const { return to_js(self_attention(x, weights, options)); }
+};
 
-val cross_attention_js(val x_query, val x_context, val weights, val options) {
-  Call call("crossAttention");
-  AttentionOptions parsed;
+struct attention_dropout_binding {
+  DropoutOptions options;
+  Tensor weights;
+  void read(Call& call, const val* js) {
+    read_options(call, js[1], options);
+    call.read(js[0], "weights", weights);
+  }
+  std::string check(std::size_t max_bytes) const { return check_attention_dropout(weights, options, max_bytes); }
+  val compute() const { return to_js(attention_dropout(weights, options)); }
+};
+
+struct compare_binding {
+  CompareOptions options;
+  Tensor actual;
+  Tensor expected;
+  void read(Call& call, const val* js) {
+    read_options(call, js[2], options);
+    call.read(js[0], "actual", actual);
+    call.read(js[1], "expected", expected);
+  }
+  std::string check(std::size_t max_bytes) const { return check_compare(actual, expected, options, max_bytes); }
+  val compute() const { return to_js(compare(actual, expected, options)); }
+};
+
+// The multi-head and cross functions call the core's *_unchecked forms: their inputs (millions of weights
+// at d_model 768) are scanned once, by check(), not twice. With `intermediates: false` the core itself
+// picks the fused kernel or the teaching code (cpp/attention/fast_attention.h).
+struct multihead_attention_stacked_binding {
+  AttentionOptions options;
+  Tensor x;
+  StackedWeights weights;
+  void read(Call& call, const val* js) {
+    read_options(call, js[2], options, kMultiheadOptions);
+    call.read(js[0], "x", x);
+    read_stacked_weights(call, js[1], weights);
+    // H is the number of heads given; options.heads, when the caller sets it, must say the same.
+    const val& given = js[2];
+    const bool heads_given = is_object(given) && !given[js_key("heads")].isUndefined() && !given[js_key("heads")].isNull();
+    if (call.ok() && heads_given && options.heads != static_cast<int>(weights.heads.size())) {
+      call.fail_value("options.heads", given[js_key("heads")], std::to_string(weights.heads.size()) + ", the length of weights.heads");
+    }
+  }
+  std::string check(std::size_t max_bytes) const { return check_multihead_attention_stacked(x, weights, options, max_bytes); }
+  val compute() const { return to_js(multihead_attention_stacked_unchecked(x, weights, options)); }
+};
+
+struct multihead_attention_split_binding {
+  AttentionOptions options;
+  Tensor x;
+  ProjectionWeights weights;
+  void read(Call& call, const val* js) {
+    read_options(call, js[2], options, kMultiheadOptions);
+    call.read(js[0], "x", x);
+    read_projection_weights(call, js[1], true, weights);
+  }
+  std::string check(std::size_t max_bytes) const { return check_multihead_attention_split(x, weights, options, max_bytes); }
+  val compute() const { return to_js(multihead_attention_split_unchecked(x, weights, options)); }
+};
+
+struct multihead_attention_fused_binding {
+  AttentionOptions options;
+  Tensor x;
+  FusedWeights weights;
+  void read(Call& call, const val* js) {
+    read_options(call, js[2], options, kMultiheadOptions);
+    call.read(js[0], "x", x);
+    read_fused_weights(call, js[1], weights);
+  }
+  std::string check(std::size_t max_bytes) const { return check_multihead_attention_fused(x, weights, options, max_bytes); }
+  val compute() const { return to_js(multihead_attention_fused_unchecked(x, weights, options)); }
+};
+
+struct cross_attention_binding {
+  AttentionOptions options;
   Tensor queries;
   Tensor context;
-  ProjectionWeights projections;
-  read_options(call, options, parsed, kMultiheadOptions);
-  call.read(x_query, "xQuery", queries);
-  call.read(x_context, "xContext", context);
-  read_projection_weights(call, weights, true, projections);
-  call.check([&](std::size_t max_bytes) { return check_cross_attention(queries, context, projections, parsed, max_bytes); });
+  ProjectionWeights weights;
+  void read(Call& call, const val* js) {
+    read_options(call, js[3], options, kMultiheadOptions);
+    call.read(js[0], "xQuery", queries);
+    call.read(js[1], "xContext", context);
+    read_projection_weights(call, js[2], true, weights);
+  }
+  std::string check(std::size_t max_bytes) const {
+    return check_cross_attention(queries, context, weights, options, max_bytes);
+  }
+  val compute() const { return to_js(cross_attention_unchecked(queries, context, weights, options)); }
+};
+
+struct matmul_binding {
+  MatmulOptions options;
+  Tensor a;
+  Tensor b;
+  void read(Call& call, const val* js) {
+    read_options(call, js[2], options);
+    call.read(js[0], "a", a);
+    call.read(js[1], "b", b);
+  }
+  std::string check(std::size_t max_bytes) const { return check_matmul(a, b, options.transpose_b, max_bytes); }
+  val compute() const {
+    val result = val::object();
+    result.set(js_key("output"), to_js(matmul(a, b, options.transpose_b)));
+    return result;
+  }
+};
+
+// Each binding's JS name, from the registry.
+template <typename Binding>
+constexpr const char* kJsName = nullptr;
+#define AP_JS_NAME(js, cpp, parameters) \
+  template <>                           \
+  constexpr const char* kJsName<cpp##_binding> = #js;
+AP_REGISTRY_FUNCTIONS(AP_JS_NAME)
+#undef AP_JS_NAME
+
+// The one binding body: read the options and tensors (structural checks and the heap budget for the
+// copies), the core's check_* with the heap that is left as max_bytes, compute, copy the results out.
+template <typename Binding, typename... Js>
+val invoke(Js... js) {
+  Call call(kJsName<Binding>);
+  const val arguments[] = {js...};
+  Binding binding;
+  binding.read(call, arguments);
+  call.check([&](std::size_t max_bytes) { return binding.check(max_bytes); });
   if (!call.ok()) return call.error_value();
-  return to_js(cross_attention_unchecked(queries, context, projections, parsed));
+  return binding.compute();
 }
 
-val matmul_js(val a, val b, val options) {
-  Call call("matmul");
-  MatmulOptions parsed;
-  Tensor left;
-  Tensor right;
-  read_options(call, options, parsed);
-  call.read(a, "a", left);
-  call.read(b, "b", right);
-  call.check([&](std::size_t max_bytes) { return check_matmul(left, right, parsed.transpose_b, max_bytes); });
-  if (!call.ok()) return call.error_value();
-  val result = val::object();
-  result.set(js_key("output"), to_js(matmul(left, right, parsed.transpose_b)));
-  return result;
-}
+// embind needs a function of each arity: the registry gives each function's (arguments + options).
+template <typename Binding> val invoke1(val a) { return invoke<Binding>(a); }
+template <typename Binding> val invoke2(val a, val b) { return invoke<Binding>(a, b); }
+template <typename Binding> val invoke3(val a, val b, val c) { return invoke<Binding>(a, b, c); }
+template <typename Binding> val invoke4(val a, val b, val c, val d) { return invoke<Binding>(a, b, c, d); }
 
 // For the leak test and the page's memory readout: {heapBytes, bytesInUse, bytesAvailable, heapLimitBytes}.
 val heap_stats_js() {
@@ -273,20 +301,9 @@ val heap_stats_js() {
 
 EMSCRIPTEN_BINDINGS(attention_core) {
   using emscripten::function;
-  function("nextTokenPairs", &next_token_pairs_js);
-  function("causalAverageLoop", &causal_average_loop_js);
-  function("causalAverageMatmul", &causal_average_matmul_js);
-  function("causalAverageSoftmax", &causal_average_softmax_js);
-  function("softmax", &softmax_js);
-  function("attentionWithoutWeights", &attention_without_weights_js);
-  function("selfAttention", &self_attention_js);
-  function("attentionDropout", &attention_dropout_js);
-  function("compare", &compare_js);
-  function("multiheadAttentionStacked", &multihead_attention_stacked_js);
-  function("multiheadAttentionSplit", &multihead_attention_split_js);
-  function("multiheadAttentionFused", &multihead_attention_fused_js);
-  function("crossAttention", &cross_attention_js);
-  function("matmul", &matmul_js);
+#define AP_BIND(js, cpp, parameters) function(#js, &invoke##parameters<cpp##_binding>);
+  AP_REGISTRY_FUNCTIONS(AP_BIND)
+#undef AP_BIND
   function("heapStats", &heap_stats_js);
 }
 

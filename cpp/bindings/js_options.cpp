@@ -1,6 +1,7 @@
 #include "js_options.h"
 
 #include <climits>
+#include <iterator>
 #include <string>
 
 namespace ap::bindings {
@@ -39,17 +40,39 @@ void read_number(Call& call, const val& options, const char* name, const char* e
   out = static_cast<Number>(value.as<double>());
 }
 
-// `heads` becomes a C++ int, so a fraction or a value outside int is rejected here; the core checks H ≥ 1.
+// `heads` becomes a C++ int, so a fraction or a value outside int is rejected here (the API's check, which
+// runs first, reports such a value against d_out); the core checks H ≥ 1.
 void read_heads(Call& call, const val& options, int& out) {
   const val value = option(options, "heads");
   if (!call.ok() || missing(value)) return;
   static const val is_integer = js_global("Number")[js_key("isInteger")];
   const bool integer = is_integer(value).as<bool>();
   if (!integer || value.as<double>() > INT_MAX || value.as<double>() < INT_MIN) {
-    call.fail_value("options.heads", value, "an integer ≥ 1");
+    call.fail_value("options.heads", value, "an integer from 1 to " + std::to_string(INT_MAX));
     return;
   }
   out = value.as<int>();
+}
+
+// Every value of each enum option, in the order messages list them.
+constexpr Normalization kNormalizations[] = {Normalization::Stable, Normalization::Naive, Normalization::Sum};
+constexpr MaskMode kMaskModes[] = {MaskMode::NegInf, MaskMode::Renormalize, MaskMode::Zero};
+constexpr WeightLayout kLayouts[] = {WeightLayout::Matrix, WeightLayout::Linear};
+const auto& all_values(Normalization) { return kNormalizations; }
+const auto& all_values(MaskMode) { return kMaskModes; }
+const auto& all_values(WeightLayout) { return kLayouts; }
+
+// "'stable', 'naive' or 'sum'"
+template <typename Enum>
+std::string choices(Enum any) {
+  const auto& values = all_values(any);
+  const std::size_t count = std::size(values);
+  std::string text;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i > 0) text += i + 1 == count ? " or " : ", ";
+    text += std::string("'") + option_name(values[i]) + "'";
+  }
+  return text;
 }
 
 // An enum option spelled as a JS string; the core's parse_option words the message and lists the choices.
@@ -61,12 +84,7 @@ void read_choice(Call& call, const val& options, const char* name, Enum& out) {
     call.fail(parse_option(call.function(), path(name), value.as<std::string>(), out));
     return;
   }
-  // Not a string at all: borrow the list of choices from the core's message for an unknown string.
-  Enum unused = out;
-  const std::string message = parse_option(call.function(), path(name), std::string(), unused);
-  const std::string marker = "; expected ";
-  const std::size_t at = message.find(marker);
-  call.fail_value(path(name), value, at == std::string::npos ? "a string" : message.substr(at + marker.size()));
+  call.fail_value(path(name), value, choices(out));
 }
 
 // The options argument itself: absent is fine (all defaults); anything else must be a plain object.

@@ -24,7 +24,7 @@ const BAD_INPUTS = [
   ['float64 data', (api) => api.softmax({ data: new Float64Array(3), shape: [3] }),
     'softmax: x.data is a Float64Array(3); expected a Float32Array'],
   ['token ids that are not Int32', (api) => api.nextTokenPairs({ data: new Float32Array(4), shape: [1, 4] }),
-    'nextTokenPairs: tokens.data is a Float32Array(4); expected a Int32Array'],
+    'nextTokenPairs: tokens.data is a Float32Array(4); expected an Int32Array'],
   ['a shape with a negative size', (api) => api.softmax({ data: new Float32Array(3), shape: [-3] }),
     /^softmax: x.shape is \[-3\]; expected an array of non-negative integers$/],
   ['no tensor at all', (api) => api.causalAverageLoop(undefined),
@@ -37,7 +37,7 @@ const BAD_INPUTS = [
     /^causalAverageLoop: takes 1 argument \(x\) and no options/],
   // Rank, shapes, sizes.
   ['a wrong rank', (api) => api.selfAttention(randomTensor([2, 1, 4, 3], 9), projections),
-    /^selfAttention: x has shape \[2, 1, 4, 3\]; expected rank 3 \(B, T, C\) or rank 2 \(T, C\)$/],
+    /^selfAttention: x has shape \[2, 1, 4, 3\]; expected rank 3 \(B, T, d_in\) or rank 2 \(T, d_in\)$/],
   ['a projection that does not fit x', (api) => api.selfAttention(x, { ...projections, query: randomTensor([4, 2], 10) }),
     'selfAttention: weights.query has shape [4, 2]; expected [d_in=3, d_out]'],
   ['key and query of different widths', (api) => api.selfAttention(x, { ...projections, key: randomTensor([3, 5], 11) }),

@@ -1,18 +1,13 @@
 // One spec, every backend: each case of every PyTorch fixture runs through the public API on the JS
-// reference and both WASM builds, and every expected result must match within tolerance. The worst
+// reference and both WASM builds, and every expected result must match within tolerance. The functions are
+// the registry's (web/src/core/registry.js `fixture: true`): a new function is one more entry, not one more line here. The worst
 // absolute error per function and backend is written to test-results/worst-errors.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { attentionFor, BACKENDS, TOLERANCE } from './backends.js';
 import { loadFixture } from './fixtures.js';
 import { compareTensors, isTensor } from './tolerance.js';
-
-/** The functions with fixtures: every function of docs/api.md's step table. */
-const FIXTURE_FUNCTIONS = [
-  'nextTokenPairs', 'causalAverageLoop', 'causalAverageMatmul', 'causalAverageSoftmax', 'softmax',
-  'attentionWithoutWeights', 'selfAttention', 'attentionDropout', 'compare', 'multiheadAttentionStacked',
-  'multiheadAttentionSplit', 'multiheadAttentionFused', 'crossAttention',
-];
+import { FIXTURE_FUNCTIONS } from '../../web/src/core/registry.js';
 
 const worstErrors = {};
 

@@ -251,12 +251,12 @@ describe('the threaded backend, with in-process workers', () => {
       'multiheadAttentionFused: a worker failed: RuntimeError: memory access out of bounds');
   });
 
-  test('lastCall records the multi-head decisions only: null after a call the workers never take', () => {
+  test('lastCall records the planner\'s decision after every call, the workers\' and the others', () => {
     const { attention } = threaded(2);
     attention.multiheadAttentionSplit(x, split, { ...options, heads: 1 });
-    expect(attention.lastCall).toMatchObject({ fn: 'multiheadAttentionSplit', threads: 1, reason: 'one head' });
+    expect(attention.lastCall).toMatchObject({ fn: 'multiheadAttentionSplit', path: 'fused', threads: 1, reason: 'one head' });
     attention.matmul(randomTensor([4, 4], 1), randomTensor([4, 4], 2));
-    expect(attention.lastCall).toBeNull();
+    expect(attention.lastCall).toMatchObject({ fn: 'matmul', path: 'teaching', threads: 1 });
   });
 
   test('a worker that died (its error event) moves every later call to the main thread, with the reason', () => {

@@ -56,7 +56,7 @@ const BAD_INPUTS = [
   ['H=0', (b) => b.multiheadAttentionSplit(x, split, { heads: 0 }),
     'multiheadAttentionSplit: options.heads=0; expected an integer ≥ 1'],
   ['a fractional heads', (b) => b.multiheadAttentionSplit(x, split, { heads: 1.5 }),
-    'multiheadAttentionSplit: options.heads=1.5; expected an integer ≥ 1'],
+    'multiheadAttentionSplit: options.heads=1.5; expected an integer from 1 to 2147483647'],
   ['d_out not divisible by heads', (b) => b.multiheadAttentionSplit(x, split, { heads: 4 }),
     'multiheadAttentionSplit: d_out=6 is not divisible by heads=4'],
   ['stacked heads that disagree with options.heads', (b) => b.multiheadAttentionStacked(JOURNEY, { heads: [eye3] }, { heads: 2 }),

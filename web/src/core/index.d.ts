@@ -197,6 +197,15 @@ export type MaybePromise<T> = T | Promise<T>;
  * On the WebGPU backend every function returns a Promise (argument errors are still thrown at once); so
  * does a multi-head call that goes to the workers (LoadOptions.threads), checked on this thread first.
  */
+/** What the planner decided for the last call (Attention.lastCall). */
+export interface LastCall {
+  fn: string;
+  backend: string;
+  path: 'teaching' | 'fused' | 'workers' | 'webgpu';
+  reason: string;
+  threads: number;
+}
+
 export interface Attention {
   /**
    * The backend in use now: 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu'. With 'auto' routing calls
@@ -208,10 +217,11 @@ export interface Attention {
   /** Why the backend asked for was not used (null when it was). Read live: a lost WebGPU device sets it. */
   readonly fallbackReason: string | null;
   /**
-   * With 'auto' routing (an adapter and a crossover): where the last call went and why. With workers in
-   * use, after a multi-head call: also how many took it (1: the main thread). null otherwise.
+   * After every call, on every backend: the planner's answer (web/src/core/planner.js) — which backend ran
+   * it, on which path ('teaching' code, the 'fused' kernel, the 'workers', 'webgpu') and why, and how many
+   * workers took it (1: the calling thread). null before the first call.
    */
-  readonly lastCall: { fn: string; backend: string; reason: string; threads?: number } | null;
+  readonly lastCall: LastCall | null;
   /**
    * Web Workers in use for the large fused multi-head calls (LoadOptions.threads), or 1: every call runs
    * on the calling thread. Read live: dispose() or a worker that died makes it 1.
@@ -286,6 +296,7 @@ export interface Backend {
   multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
   multiheadAttentionFused(x: Tensor, weights: FusedWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
   crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  matmul(a: Tensor, b: Tensor, options: Required<MatmulOptions>): MaybePromise<object>;
   /** Optional (backends/threads.js): workers in use, why not, and how to stop them. Absent: 1, null, nothing. */
   readonly threads?: number;
   readonly threadsReason?: string | null;

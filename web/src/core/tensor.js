@@ -1,6 +1,7 @@
 // Tensors as the API sees them: { data: Float32Array, shape: number[] }, row-major, float32
 // (Int32Array for token ids). This module knows their structure and nothing of the math, so the API
 // layer, the reference backend and the WebGPU backend can all check arguments with the same words.
+import { fail, formatShape, withArticle } from './registry-errors.js';
 
 /** The number of elements of a shape: the product of its sizes (1 for the scalar shape []). */
 export function sizeOf(shape) {
@@ -9,55 +10,33 @@ export function sizeOf(shape) {
   return size;
 }
 
-/** "[2, 2, 3]": shapes appear in error messages exactly like this. */
-export function formatShape(shape) {
-  return `[${shape.join(', ')}]`;
-}
-
-/** A short, safe description of any value for an error message ("a string 'abc'", "an Array(3)"). */
-export function describeValue(value) {
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'string') return `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value)) return `an Array(${value.length})`;
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}(${value.length})`;
-  if (typeof value === 'function') return 'a function';
-  return `an object with keys ${JSON.stringify(Object.keys(value).slice(0, 8))}`;
-}
+export { describeValue, formatShape } from './registry-errors.js';
 
 /** A new tensor; data is used as given (not copied). */
 export function makeTensor(data, shape) {
   return { data, shape: [...shape] };
 }
 
-function fail(fn, message) {
-  throw new Error(`${fn}: ${message}`);
-}
-
 /**
  * Checks that `value` is a tensor: an object with a typed `data` (Float32Array, or Int32Array when
- * dtype is 'int32') and a `shape` of non-negative integers whose product is data.length.
+ * dtype is 'int32') and a `shape` of safe non-negative integers whose product is data.length.
  * `name` is the argument's path as the caller wrote it ("x", "weights.query", "weights.heads[1].key").
  */
 export function checkTensorStructure(fn, name, value, dtype = 'float32') {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) {
-    fail(fn, `${name} is ${describeValue(value)}; expected a tensor {data: ${
-      dtype === 'int32' ? 'Int32Array' : 'Float32Array'}, shape: number[]}`);
-  }
   const expectedType = dtype === 'int32' ? Int32Array : Float32Array;
-  if (!(value.data instanceof expectedType)) {
-    fail(fn, `${name}.data is ${describeValue(value.data)}; expected a ${expectedType.name}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) {
+    fail(fn, 'type', name, value, `a tensor {data: ${expectedType.name}, shape: number[]}`);
   }
+  if (!(value.data instanceof expectedType)) fail(fn, 'type', `${name}.data`, value.data, withArticle(expectedType.name));
   const { shape } = value;
-  const shapeIsValid = Array.isArray(shape) && shape.every((dim) => Number.isSafeInteger(dim) && dim >= 0);
-  if (!shapeIsValid) {
-    fail(fn, `${name}.shape is ${Array.isArray(shape) ? JSON.stringify(shape) : describeValue(shape)}; ` +
-      'expected an array of non-negative integers');
+  if (!Array.isArray(shape)) fail(fn, 'type', `${name}.shape`, shape, 'an array of non-negative integers');
+  if (!shape.every((dim) => Number.isSafeInteger(dim) && dim >= 0)) {
+    // Shown entry by entry (2n, NaN, 'a'): JSON would print NaN as null and throw on a BigInt.
+    fail(fn, 'entries', `${name}.shape`, shape, 'an array of non-negative integers');
   }
   const expectedLength = sizeOf(shape);
   if (value.data.length !== expectedLength) {
-    fail(fn, `${name}.data has ${value.data.length} values; expected ${expectedLength} for shape ${formatShape(shape)}`);
+    fail(fn, 'length', `${name}.data`, value.data.length, `${expectedLength} for shape ${formatShape(shape)}`);
   }
 }
 

@@ -9,8 +9,9 @@
 // A lost device (or a device request that fails) moves every later call to the CPU backend; the call
 // that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason` says why.
 import { probeAdapter } from '../../gpu/device.js';
-import { FUNCTIONS, FUNCTION_NAMES } from '../api.js';
-import { anyCrossoverMeasured, loadWebGpuBackend, measuredCrossover, prefersGpu, shapesOf, withDeviceLossFallback, workOf } from './webgpu.js';
+import { ENTRIES, FUNCTION_NAMES } from '../registry.js';
+import { plan, planGpuCall, shapesOf } from '../planner.js';
+import { anyCrossoverMeasured, loadWebGpuBackend, measuredCrossover, withDeviceLossFallback } from './webgpu.js';
 
 /**
  * The backend 'auto' runs on: `cpu` itself when there is no usable adapter or the crossover is null,
@@ -41,7 +42,7 @@ export async function loadAutoBackend(cpu, options = {}) {
 /**
  * @param {object} cpu @param {{adapterInfo: object, thresholdN: number, loadGpu: () => Promise<object>}} gpuSide
  * @returns {object} a backend whose `name` and `build` are those of the backend that answered the last call,
- *   with `lastCall` ({fn, backend, reason}) saying where the last call went and why
+ *   with `lastCall` ({fn, backend, path, reason, threads}) saying where the last call went and why
  */
 export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) {
   let last = cpu;
@@ -68,27 +69,21 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
     return gpuSide;
   };
 
+  // lastCall: the planner's path on the CPU side (or a threaded cpu's own record), with why the GPU was not used.
   const onCpu = (fn, args, reason) => {
     const result = cpu[fn](...args);
     last = cpu;
-    // A threaded cpu (backends/threads.js) says how many workers took the call.
-    lastCall = cpu.lastCall?.fn === fn ? { fn, backend: cpu.name, reason, threads: cpu.lastCall.threads } : { fn, backend: cpu.name, reason };
+    const onCpuSide = cpu.lastCall?.fn === fn && cpu.lastCall.path ? cpu.lastCall : plan(fn, args, { name: cpu.name });
+    lastCall = { fn, backend: cpu.name, path: onCpuSide.path, reason, threads: onCpuSide.threads ?? 1 };
     return result;
   };
 
   const route = (fn, args) => {
     if (!gpuUsable()) return onCpu(fn, args, fallbackReason);
-    let shapes;
-    let options;
-    try {
-      shapes = shapesOf(fn, args);
-      options = FUNCTIONS[fn].options ? args[args.length - 1] : {};
-      if (!prefersGpu(fn, shapes, options, adapterInfo, thresholdN)) {
-        return onCpu(fn, args, `${fn} does ${workOf(fn, shapes, options)} multiply-adds, below the crossover ${thresholdN}³`);
-      }
-    } catch {
-      return onCpu(fn, args, 'arguments not sized; the CPU backend checks them'); // malformed: its error says why
-    }
+    const decision = planGpuCall(fn, args, thresholdN);
+    if (!decision.gpu) return onCpu(fn, args, decision.reason); // malformed arguments: the CPU backend's error says why
+    const shapes = shapesOf(fn, args);
+    const options = ENTRIES[fn].options ? args[args.length - 1] : {};
     // Above the crossover: a Promise, as every webgpu result is.
     return loadGpuSide().then(async (side) => {
       if (!side || !gpuUsable()) return onCpu(fn, args, fallbackReason);
@@ -96,7 +91,9 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
       if (!answer.supported) return onCpu(fn, args, answer.reason);
       const result = await side.routed[fn](...args);
       last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
-      lastCall = { fn, backend: last.name, reason: last === cpu ? fallbackReason : `${fn} does ${workOf(fn, shapes, options)} multiply-adds, at or above the crossover ${thresholdN}³` };
+      lastCall = last === cpu
+        ? { fn, backend: cpu.name, path: plan(fn, args, { name: cpu.name }).path, reason: fallbackReason, threads: 1 }
+        : { fn, backend: last.name, path: 'webgpu', reason: decision.reason, threads: 1 };
       return result;
     });
   };

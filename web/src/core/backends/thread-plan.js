@@ -7,8 +7,11 @@
 //   output = Σ_w context[:, :, heads_w] · Wo[heads_w, :] + bo
 // One round trip per call; no worker needs another's result.
 
-/** The functions the pool runs: every multi-head form, in its split layout. */
-export const POOL_FUNCTIONS = ['multiheadAttentionSplit', 'multiheadAttentionStacked', 'multiheadAttentionFused', 'crossAttention'];
+import { fusedKernelApplies, whyNotFused } from '../planner.js';
+import { functionsFor } from '../registry.js';
+
+/** The functions the pool runs (registry.js: those with the 'workers' path), each in its split layout. */
+export const POOL_FUNCTIONS = functionsFor('workers');
 
 /** 'auto' asks for at most this many workers (each is a full WASM instance; heads rarely split finer). */
 export const AUTO_MAX_THREADS = 4;
@@ -108,9 +111,7 @@ export function planPoolCall(fn, args, { workers, crossover = POOL_CROSSOVER }) 
   if (!POOL_FUNCTIONS.includes(fn)) return stay(`${fn} runs on the main thread`);
   if (workers < 2) return stay('one thread');
   const options = args[args.length - 1];
-  if (options?.intermediates !== false) return stay('the intermediates are asked for: the teaching code runs on the main thread');
-  if (options.dropout !== 0) return stay('dropout > 0: the teaching code runs on the main thread');
-  if (options.causal && options.mask !== 'neg_inf') return stay(`mask '${options.mask}': the teaching code runs on the main thread`);
+  if (!options || !fusedKernelApplies(options)) return stay(`${whyNotFused(options ?? {})} on the main thread`);
   let sizes;
   try {
     sizes = multiheadSizes(fn, args);

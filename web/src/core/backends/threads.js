@@ -6,19 +6,12 @@
 // own function table from JS (relaxed-tile.js), and a pthreads build shares one table and one memory; the
 // workers also need no SharedArrayBuffer, so an explicit `threads: N` works on any host. 'auto' still asks
 // for cross-origin isolation (thread-plan.js resolveThreads), the signal that the page wants threads.
-import { checkCrossAttention, checkMultiheadAttentionFused, checkMultiheadAttentionSplit, checkMultiheadAttentionStacked } from '../reference/checks.js';
-import { combineParts, copyOf, groupWeights, multiheadSizes, planPoolCall, POOL_CROSSOVER, POOL_FUNCTIONS } from './thread-plan.js';
+import { plan as planCall } from '../planner.js';
+import { ENTRIES } from '../registry.js';
+import { combineParts, copyOf, groupWeights, multiheadSizes, POOL_CROSSOVER } from './thread-plan.js';
 
 /** A pool that does not answer its load message within this long has failed to start. */
 const START_TIMEOUT_MS = 20_000;
-
-/** The main thread's checks (the reference's, with the same messages as the WASM binding's). */
-const CHECKS = {
-  multiheadAttentionSplit: checkMultiheadAttentionSplit,
-  multiheadAttentionStacked: checkMultiheadAttentionStacked,
-  multiheadAttentionFused: checkMultiheadAttentionFused,
-  crossAttention: checkCrossAttention,
-};
 
 /**
  * Float32Arrays to reuse, by length. A call's inputs travel to the workers as fresh copies (transferred,
@@ -125,7 +118,7 @@ export async function startWorkerPool(count, { build, binaryUrl, wasmBinary }) {
 }
 
 /**
- * A backend over `cpu` (the main thread's WASM backend) that sends the calls planPoolCall accepts to
+ * A backend over `cpu` (the main thread's WASM backend) that sends the calls the planner gives the 'workers' path to
  * the pool and answers them with a Promise; every other call runs on `cpu`, synchronously, as before.
  * @param {object} cpu @param {WorkerPool} pool
  * @param {{crossover?: {workPerFloat: number, minWork: number}}} [settings] replaces POOL_CROSSOVER (tests set 0s)
@@ -139,20 +132,18 @@ export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } 
   const recycler = new ArrayRecycler(2 * workers);
   pool.onSpent = (arrays) => recycler.give(arrays);
 
-  // lastCall records the workers' decision, so only the functions they may take set it; after any other
-  // call it is null, as on the plain WASM backend.
-  const onCpu = (fn, args, reason) => {
-    lastCall = POOL_FUNCTIONS.includes(fn) ? { fn, backend: cpu.name, threads: 1, reason } : null;
+  // lastCall: the planner's decision for every call, with the workers that took it (1: the main thread).
+  const onCpu = (fn, args, path, reason) => {
+    lastCall = { fn, backend: cpu.name, path, reason, threads: 1 };
     return cpu[fn](...args);
   };
 
   const onPool = (fn, args, plan) => {
-    CHECKS[fn](...args); // throws the same Error, synchronously, that the main thread's backend would
     const sizes = multiheadSizes(fn, args);
     const options = args[args.length - 1];
     const weights = args[args.length - 2];
     const copy = (x) => x && { data: copyOf(x.data, recycler.take), shape: x.shape };
-    lastCall = { fn, backend: cpu.name, threads: plan.groups.length, reason: plan.reason };
+    lastCall = { fn, backend: cpu.name, path: 'workers', reason: plan.reason, threads: plan.groups.length };
     // Worker k starts on its heads while the main thread cuts the next worker's weights.
     const parts = plan.groups.map((group, k) => {
       const message = {
@@ -194,9 +185,10 @@ export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } 
   for (const [key, value] of Object.entries(cpu)) {
     if (typeof value !== 'function') continue;
     backend[key] = (...args) => {
-      if (stopped()) return onCpu(key, args, stopped());
-      const plan = planPoolCall(key, args, { workers, crossover });
-      return plan.pool ? onPool(key, args, plan) : onCpu(key, args, plan.reason);
+      if (!ENTRIES[key]) return cpu[key](...args); // the benchmark's extras (matmulVariant, heapStats)
+      if (stopped()) return onCpu(key, args, planCall(key, args, { name: cpu.name }).path, stopped());
+      const decision = planCall(key, args, { name: cpu.name, workers, crossover });
+      return decision.path === 'workers' ? onPool(key, args, decision) : onCpu(key, args, decision.path, decision.reason);
     };
   }
   return backend;

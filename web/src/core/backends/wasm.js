@@ -5,6 +5,7 @@
 // signature has) and throws the Errors the binding returns.
 import { simd } from 'wasm-feature-detect';
 import { installRelaxedTile } from './relaxed-tile.js';
+import { REGISTRY } from '../registry.js';
 
 // Both builds are named with static strings so a bundler (Vite) sees and ships the glue modules and
 // their .wasm files as assets.
@@ -104,32 +105,26 @@ function unwrap(result) {
   return result;
 }
 
-/** One method per API function; omitted options become {} so embind sees every argument. */
+/**
+ * One method per registry function, each the embind function of the same name (bindings.cpp registers
+ * them from the same registry); an omitted options argument becomes {} so embind sees every argument.
+ */
 function wrapModule(core, build) {
-  return {
+  const backend = {
     name: `wasm-${build}`,
     build,
     heapStats: () => core.heapStats(),
     /** {vocabulary: 'wasm_simd128' | 'scalar', variants: [{number, name}], defaultVariant}: for the benchmark. */
     fastPathInfo: () => core.fastPathInfo(),
-    nextTokenPairs: (tokens) => unwrap(core.nextTokenPairs(tokens)),
-    causalAverageLoop: (x) => unwrap(core.causalAverageLoop(x)),
-    causalAverageMatmul: (x) => unwrap(core.causalAverageMatmul(x)),
-    causalAverageSoftmax: (x) => unwrap(core.causalAverageSoftmax(x)),
-    softmax: (x, options = {}) => unwrap(core.softmax(x, options)),
-    attentionWithoutWeights: (x, options = {}) => unwrap(core.attentionWithoutWeights(x, options)),
-    selfAttention: (x, weights, options = {}) => unwrap(core.selfAttention(x, weights, options)),
-    attentionDropout: (weights, options = {}) => unwrap(core.attentionDropout(weights, options)),
-    compare: (actual, expected, options = {}) => unwrap(core.compare(actual, expected, options)),
-    // With `intermediates: false` the core itself runs the fused kernel where the options allow it
-    // (cpp/attention/fast_attention.h): only {output} comes back.
-    multiheadAttentionStacked: (x, weights, options = {}) => unwrap(core.multiheadAttentionStacked(x, weights, options)),
-    multiheadAttentionSplit: (x, weights, options = {}) => unwrap(core.multiheadAttentionSplit(x, weights, options)),
-    multiheadAttentionFused: (x, weights, options = {}) => unwrap(core.multiheadAttentionFused(x, weights, options)),
-    crossAttention: (xQuery, xContext, weights, options = {}) =>
-      unwrap(core.crossAttention(xQuery, xContext, weights, options)),
-    matmul: (a, b, options = {}) => unwrap(core.matmul(a, b, options)),
     /** matmul with options.variant, a numbered GEMM variant (fastPathInfo().variants): for the benchmark. */
     matmulVariant: (a, b, options = {}) => unwrap(core.matmulVariant(a, b, options)),
   };
+  for (const { name, args, options } of REGISTRY) {
+    const binding = core[name];
+    const arity = args.length;
+    backend[name] = options
+      ? (...values) => unwrap(binding(...values.slice(0, arity), values[arity] ?? {}))
+      : (...values) => unwrap(binding(...values.slice(0, arity)));
+  }
+  return backend;
 }

@@ -14,51 +14,18 @@ import { GpuRuntime, HEAD_DIM_LIMIT } from '../../gpu/runtime.js';
 import * as passes from '../../gpu/attention-passes.js';
 import * as checks from '../reference/checks.js';
 import { createReferenceBackend } from '../reference/index.js';
-import crossover from '../../gpu/crossover.json' with { type: 'json' };
+import { anyGpuCrossoverMeasured, attentionSizes, gpuCrossover, shapesOf, workOf } from '../planner.js';
+import { ENTRIES, FUNCTION_NAMES, REGISTRY } from '../registry.js';
 
 export { GpuUnavailableError };
 
 const FLOAT_BYTES = 4;
 const product = (shape) => shape.reduce((total, size) => total * size, 1);
 
-/**
- * The tensor shapes supportsOp looks at, from a call's arguments (the API's normalised arguments):
- * matmul [a, b]; softmax, causalAverage*, attentionWithoutWeights [x]; selfAttention, multiheadAttentionSplit
- * [x, weights.query]; multiheadAttentionStacked [x, weights.heads[0].query]; multiheadAttentionFused
- * [x, weights.inProjection]; crossAttention [xQuery, xContext, weights.query].
- * @param {string} fn @param {any[]} args @returns {number[][]}
- */
-export function shapesOf(fn, args) {
-  const [first, second, third] = args;
-  switch (fn) {
-    case 'matmul': return [first.shape, second.shape];
-    case 'selfAttention': case 'multiheadAttentionSplit': return [first.shape, second.query.shape];
-    case 'multiheadAttentionStacked': return [first.shape, second.heads[0].query.shape];
-    case 'multiheadAttentionFused': return [first.shape, second.inProjection.shape];
-    case 'crossAttention': return [first.shape, second.shape, third.query.shape];
-    default: return [first.shape];
-  }
-}
+export { shapesOf, workOf };
 
-/** The functions that run on the GPU; the others are the reference's. */
-export const GPU_FUNCTIONS = ['causalAverageMatmul', 'causalAverageSoftmax', 'softmax', 'attentionWithoutWeights',
-  'selfAttention', 'multiheadAttentionStacked', 'multiheadAttentionSplit', 'multiheadAttentionFused', 'crossAttention', 'matmul'];
-
-const WITHOUT_OPTIONS = ['causalAverageMatmul', 'causalAverageSoftmax'];
-
-/** An attention call's sizes from its shapes (see shapesOf): B, Tq, Tk, d_in (the wider input), d_out, H. */
-function attentionSizes(fn, [x, second, third], options) {
-  const [B, T, dIn] = x;
-  const H = fn === 'selfAttention' ? 1 : options.heads;
-  switch (fn) {
-    case 'selfAttention': return { B, Tq: T, Tk: T, dIn, H, dOut: options.layout === 'linear' ? second[0] : second[1] };
-    case 'multiheadAttentionStacked': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] * H };
-    case 'multiheadAttentionSplit': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] };
-    case 'multiheadAttentionFused': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] / 3 };
-    case 'crossAttention': return { B, Tq: T, Tk: second[1], dIn: Math.max(dIn, second[2]), H, dOut: third[1] };
-    default: return null;
-  }
-}
+/** The functions that run on the GPU (registry.js gpu: 'kernels'); the others are the reference's. */
+export const GPU_FUNCTIONS = REGISTRY.filter((entry) => entry.gpu === 'kernels').map((entry) => entry.name);
 
 /**
  * The largest GPU buffer (in floats) a call needs, and how many matrices one dispatch batches.
@@ -85,50 +52,19 @@ function footprint(fn, shapes, options) {
   }
 }
 
-/**
- * Multiply-adds of a call, to compare with the measured crossover (web/src/gpu/crossover.json):
- * the GPU pays off once a call does as much work as an n×n×n GEMM at the crossover n.
- */
-export function workOf(fn, shapes, options = {}) {
-  const [x, second] = shapes;
-  const attention = attentionSizes(fn, shapes, options);
-  if (attention) {
-    const { B, Tq, Tk, dIn, dOut, H } = attention;
-    // Q, K, V projections; Q·Kᵀ and weights·V; the output projection of the multi-head functions.
-    return B * (Tq + 2 * Tk) * dIn * dOut + 2 * B * Tq * Tk * dOut + (fn === 'selfAttention' ? 0 : B * Tq * dOut * dOut);
-  }
-  const [B, T, C] = x;
-  switch (fn) {
-    case 'matmul': return product(x) * (options.transposeB ? second[0] : second[1]);
-    case 'softmax': return product(x);
-    case 'causalAverageMatmul': case 'causalAverageSoftmax': return B * T * T * C;
-    case 'attentionWithoutWeights': return 2 * B * T * T * C;
-    default: return 0;
-  }
-}
+/** The crossover n measured for an adapter (planner.js gpuCrossover). */
+export const measuredCrossover = gpuCrossover;
+
+/** True when some adapter kind has a measured crossover (planner.js). */
+export const anyCrossoverMeasured = anyGpuCrossoverMeasured;
 
 /**
- * The crossover n measured for an adapter's kind (web/src/gpu/crossover.json: 'swiftshader' or 'hardware'):
- * a call doing at least n³ multiply-adds is faster on the GPU. null: never measured, or WASM won at every size.
- * @param {{emulated: boolean}} adapter @returns {number|null}
- */
-export function measuredCrossover(adapter) {
-  return crossover[adapter.emulated ? 'swiftshader' : 'hardware']?.thresholdN ?? null;
-}
-
-/** True when some adapter kind has a measured crossover, i.e. when knowing the adapter could route a call to it. */
-export function anyCrossoverMeasured() {
-  return Object.values(crossover).some((record) => record?.thresholdN != null);
-}
-
-/**
- * True when a call is big enough that this adapter beats WASM SIMD, by the crossover measured for its kind
- * (measuredCrossover). A kind never measured, or one where WASM won at every size (thresholdN null), keeps
- * WASM: the crossover is measured, not guessed. `thresholdN` replaces the measured value (tests).
+ * True when a call is big enough that this adapter beats WASM SIMD (planner.js planGpuCall). `thresholdN`
+ * replaces the measured value (tests).
  * @param {string} fn @param {number[][]} shapes see shapesOf @param {object} options
  * @param {{emulated: boolean}} adapter the backend's `adapter` @param {number|null} [thresholdN]
  */
-export function prefersGpu(fn, shapes, options, adapter, thresholdN = measuredCrossover(adapter)) {
+export function prefersGpu(fn, shapes, options, adapter, thresholdN = gpuCrossover(adapter)) {
   return thresholdN !== null && workOf(fn, shapes, options) >= thresholdN ** 3;
 }
 
@@ -141,7 +77,7 @@ export function prefersGpu(fn, shapes, options, adapter, thresholdN = measuredCr
  */
 export async function loadWebGpuBackend(options = {}) {
   const { device, adapterInfo } = await acquireDevice(options);
-  const thresholdN = options.gpuCrossover ? options.gpuCrossover.thresholdN : measuredCrossover(adapterInfo);
+  const thresholdN = options.gpuCrossover ? options.gpuCrossover.thresholdN : gpuCrossover(adapterInfo);
   // SwiftShader runs the GEMM without workgroup-memory staging (3× faster there; see gemm.wgsl.js).
   const runtime = new GpuRuntime(device, { stagedGemm: !adapterInfo.emulated });
   // The teaching steps' pipelines compile while the page starts; a failure here shows up on first use.
@@ -205,7 +141,7 @@ export async function loadWebGpuBackend(options = {}) {
 
   const gpuMethod = (fn, check, run) => async (...args) => {
     const sizes = check(...args);
-    const options = WITHOUT_OPTIONS.includes(fn) ? {} : args[args.length - 1];
+    const options = ENTRIES[fn].options ? args[args.length - 1] : {};
     ensureSupported(fn, args, options);
     return onGpu(fn, () => run(runtime, ...args, sizes));
   };
@@ -230,20 +166,9 @@ export async function loadWebGpuBackend(options = {}) {
     prefersGpu: (fn, shapes, options = {}) => prefersGpu(fn, shapes, options, adapterInfo, thresholdN),
     destroy: () => device.destroy(),
 
-    nextTokenPairs: referenceMethod('nextTokenPairs'),
-    causalAverageLoop: referenceMethod('causalAverageLoop'),
-    attentionDropout: referenceMethod('attentionDropout'),
-    compare: referenceMethod('compare'),
-    causalAverageMatmul: gpuMethod('causalAverageMatmul', (x) => checks.checkCausalAverage('causalAverageMatmul', x), passes.causalAverageMatmul),
-    causalAverageSoftmax: gpuMethod('causalAverageSoftmax', (x) => checks.checkCausalAverage('causalAverageSoftmax', x), passes.causalAverageSoftmax),
-    softmax: gpuMethod('softmax', checks.checkSoftmax, passes.softmax),
-    attentionWithoutWeights: gpuMethod('attentionWithoutWeights', checks.checkAttentionWithoutWeights, passes.attentionWithoutWeights),
-    selfAttention: gpuMethod('selfAttention', checks.checkSelfAttention, passes.selfAttention),
-    multiheadAttentionStacked: gpuMethod('multiheadAttentionStacked', checks.checkMultiheadAttentionStacked, passes.multiheadAttentionStacked),
-    multiheadAttentionSplit: gpuMethod('multiheadAttentionSplit', checks.checkMultiheadAttentionSplit, passes.multiheadAttentionSplit),
-    multiheadAttentionFused: gpuMethod('multiheadAttentionFused', checks.checkMultiheadAttentionFused, passes.multiheadAttentionFused),
-    crossAttention: gpuMethod('crossAttention', checks.checkCrossAttention, passes.crossAttention),
-    matmul: gpuMethod('matmul', checks.checkMatmul, passes.matmul),
+    // One method per registry function: its GPU passes (gpu: 'kernels') or the reference's own step.
+    ...Object.fromEntries(REGISTRY.map(({ name, gpu }) => [name,
+      gpu === 'kernels' ? gpuMethod(name, checks.CHECKS[name], passes[name]) : referenceMethod(name)])),
   };
 }
 
@@ -283,8 +208,7 @@ export function withDeviceLossFallback(gpu, loadFallback) {
       return () => listeners.delete(listener);
     },
   };
-  const apiFunctions = Object.entries(createReferenceBackend()).filter(([, value]) => typeof value === 'function').map(([fn]) => fn);
-  for (const fn of apiFunctions) {
+  for (const fn of FUNCTION_NAMES) {
     wrapper[fn] = async (...args) => {
       if (current === gpu) {
         try {

@@ -1,89 +1,47 @@
 // The pieces every check in checks.js is built from (the C++ core's check_helpers): option values,
 // tensor ranks, sizes, shapes and values, the memory limit. Each throws an Error whose message reads
 // "<function>: <argument> <what it is>; expected <what it should be>", in the C++ core's words.
+// Every failure is an ApiError ({fn, argument, value, expected, kind}; registry-errors.js).
 import { checkTensorStructure, describeValue, formatShape } from '../tensor.js';
+import { ENTRIES } from '../registry.js';
+import { checkOption, MEMORY_LIMIT_BYTES } from '../registry-checks.js';
+import { fail } from '../registry-errors.js';
 
-/** Results beyond this many bytes are refused, as the WASM module (2 GiB of memory) must refuse them. */
-export const MEMORY_LIMIT_BYTES = 2 ** 31;
+export { checkMemory, MEMORY_LIMIT_BYTES } from '../registry-checks.js';
+export { fail } from '../registry-errors.js';
 
 export const NORMALIZATIONS = ['stable', 'naive', 'sum'];
 export const MASK_MODES = ['neg_inf', 'renormalize', 'zero'];
 export const LAYOUTS = ['matrix', 'linear'];
 
-export function fail(fn, message) {
-  throw new Error(`${fn}: ${message}`);
-}
-
-// 'a', 'b' or 'c'
-function listOf(items) {
-  const quoted = items.map((item) => `'${item}'`);
-  return quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
-}
 
 // ---- Options -------------------------------------------------------------------------------------
 
 /** `object` may only hold the keys in `allowed` (a typo must not be silently ignored). */
 export function checkKnownKeys(fn, name, object, allowed) {
   for (const key of Object.keys(object)) {
-    if (!allowed.includes(key)) {
-      const what = name === 'options' ? `unknown option '${key}'` : `${name} has an unknown key '${key}'`;
-      fail(fn, `${what}; expected one of ${allowed.join(', ')}`);
-    }
+    if (!allowed.includes(key)) fail(fn, 'unknown', name, key, allowed.join(', '));
   }
 }
 
-export function checkChoice(fn, name, value, choices) {
-  if (!choices.includes(value)) fail(fn, `options.${name}=${describeValue(value)}; expected ${listOf(choices)}`);
-}
+// The option checks by name, for the backends' own checks; each applies the registry's spec.
+const ATTENTION = ENTRIES.multiheadAttentionSplit.options;
+const spec = (fnEntry, name) => ENTRIES[fnEntry].options[name];
+export const checkChoice = (fn, name, value, choices) => checkOption(fn, name, { type: 'choice', choices }, value);
+export const checkBoolean = (fn, name, value) => checkOption(fn, name, { type: 'boolean' }, value);
+export const checkDropout = (fn, p) => checkOption(fn, 'dropout', ATTENTION.dropout, p);
+export const checkSeed = (fn, seed) => checkOption(fn, 'seed', ATTENTION.seed, seed);
+export const checkTemperature = (fn, t) => checkOption(fn, 'temperature', ATTENTION.temperature, t);
+export const checkHeads = (fn, heads) => checkOption(fn, 'heads', ATTENTION.heads, heads);
+export const checkSoftmaxScale = (fn, scale) => checkOption(fn, 'scale', spec('softmax', 'scale'), scale);
+export const checkTolerance = (fn, name, value) => checkOption(fn, name, spec('compare', name), value);
 
-export function checkBoolean(fn, name, value) {
-  if (typeof value !== 'boolean') fail(fn, `options.${name}=${describeValue(value)}; expected true or false`);
-}
-
-export function checkDropout(fn, p) {
-  if (typeof p !== 'number' || !(p >= 0 && p < 1)) fail(fn, `options.dropout=${describeValue(p)}; expected a number in [0, 1)`);
-}
-
-export function checkSeed(fn, seed) {
-  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) {
-    fail(fn, `options.seed=${describeValue(seed)}; expected an integer in [0, 2^32)`);
-  }
-}
-
-export function checkTemperature(fn, temperature) {
-  if (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature <= 0) {
-    fail(fn, `options.temperature=${describeValue(temperature)}; expected a finite number > 0`);
-  }
-}
-
-export function checkHeads(fn, heads) {
-  if (!Number.isInteger(heads) || heads < 1) fail(fn, `options.heads=${describeValue(heads)}; expected an integer ≥ 1`);
-}
-
-/** softmax's `scale` is a number multiplying its input (a −∞ entry stays masked whatever the scale). */
-export function checkSoftmaxScale(fn, scale) {
-  if (typeof scale !== 'number' || !Number.isFinite(scale)) {
-    fail(fn, `options.scale=${describeValue(scale)}; expected a finite number`);
-  }
-}
-
-export function checkTolerance(fn, name, value) {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(fn, `options.${name}=${describeValue(value)}; expected a finite number ≥ 0`);
-  }
-}
-
-/** The options every attention function shares (steps 6–11). */
+/** The options every attention function shares (steps 6–11), as the registry declares them for `fn`. */
 export function checkAttentionOptions(fn, options) {
-  checkBoolean(fn, 'scale', options.scale);
-  checkTemperature(fn, options.temperature);
-  checkBoolean(fn, 'causal', options.causal);
-  checkChoice(fn, 'mask', options.mask, MASK_MODES);
-  checkDropout(fn, options.dropout);
-  checkSeed(fn, options.seed);
-  if ('layout' in options) checkChoice(fn, 'layout', options.layout, LAYOUTS);
+  for (const [name, optionSpec] of Object.entries(ENTRIES[fn].options)) {
+    if (name in options && optionSpec.defaultFrom !== 'heads') checkOption(fn, name, optionSpec, options[name]);
+  }
   if ('heads' in options) checkHeads(fn, options.heads);
-  if ('intermediates' in options) checkBoolean(fn, 'intermediates', options.intermediates);
 }
 
 // ---- Tensors -------------------------------------------------------------------------------------
@@ -91,7 +49,7 @@ export function checkAttentionOptions(fn, options) {
 export function checkSizes(fn, name, tensor, dimNames) {
   const zeroAxis = tensor.shape.indexOf(0);
   if (zeroAxis >= 0) {
-    fail(fn, `${name} has shape ${formatShape(tensor.shape)}; expected every size ≥ 1 (${dimNames[zeroAxis]}=0)`);
+    fail(fn, 'shape', name, tensor.shape, `every size ≥ 1 (${dimNames[zeroAxis]}=0)`);
   }
 }
 
@@ -124,14 +82,14 @@ export function checkFinite(fn, name, tensor, allowNegativeInfinity = false) {
   for (let i = 0; i < data.length; i++) {
     const value = data[i];
     if (Number.isFinite(value) || (allowNegativeInfinity && value === -Infinity)) continue;
-    fail(fn, `${name}[${i}] is ${value}; expected ${allowNegativeInfinity ? 'finite numbers or -Infinity' : 'finite numbers'}`);
+    fail(fn, 'value', `${name}[${i}]`, value, allowNegativeInfinity ? 'finite numbers or -Infinity' : 'finite numbers');
   }
 }
 
 /** A tensor of any rank ≥ 1 with sizes ≥ 1; returns its shape. */
 export function checkAnyTensor(fn, name, tensor, { allowNegativeInfinity = false } = {}) {
   checkTensorStructure(fn, name, tensor);
-  if (tensor.shape.length < 1) fail(fn, `${name} has shape ${formatShape(tensor.shape)}; expected a tensor of rank ≥ 1`);
+  if (tensor.shape.length < 1) fail(fn, 'shape', name, tensor.shape, 'a tensor of rank ≥ 1');
   checkSizes(fn, name, tensor, tensor.shape.map((_, axis) => `axis ${axis}`));
   checkFinite(fn, name, tensor, allowNegativeInfinity);
   return tensor.shape;
@@ -140,7 +98,7 @@ export function checkAnyTensor(fn, name, tensor, { allowNegativeInfinity = false
 /** A batch of sequences (B, T, C) (the API has already added B for unbatched input); returns [B, T, C]. */
 export function checkSequence(fn, name, x, dimNames = ['B', 'T', 'C']) {
   checkTensorStructure(fn, name, x);
-  if (x.shape.length !== 3) fail(fn, `${name} has shape ${formatShape(x.shape)}; expected rank 3 (${dimNames.join(', ')})`);
+  if (x.shape.length !== 3) fail(fn, 'shape', name, x.shape, `rank 3 (${dimNames.join(', ')})`);
   checkSizes(fn, name, x, dimNames);
   checkFinite(fn, name, x);
   return x.shape;
@@ -155,10 +113,10 @@ export function checkWeight(fn, name, tensor, expected) {
   checkTensorStructure(fn, name, tensor);
   const { shape } = tensor;
   const wanted = `[${expected.map(([label, size]) => (size === null ? label : `${label}=${size}`)).join(', ')}]`;
-  if (shape.length !== expected.length) fail(fn, `${name} has shape ${formatShape(shape)}; expected ${wanted}`);
+  if (shape.length !== expected.length) fail(fn, 'shape', name, shape, wanted);
   checkSizes(fn, name, tensor, expected.map(([label]) => label));
   if (!expected.every(([, size], axis) => size === null || shape[axis] === size)) {
-    fail(fn, `${name} has shape ${formatShape(shape)}; expected ${wanted}`);
+    fail(fn, 'shape', name, shape, wanted);
   }
   checkFinite(fn, name, tensor);
   return shape;
@@ -167,7 +125,7 @@ export function checkWeight(fn, name, tensor, expected) {
 /** `weights` is an object holding `required` tensors and possibly `optional` ones, nothing else. */
 export function checkWeightsObject(fn, weights, required, optional) {
   if (weights === null || typeof weights !== 'object' || Array.isArray(weights) || ArrayBuffer.isView(weights)) {
-    fail(fn, `weights is ${describeValue(weights)}; expected an object {${required.join(', ')}, …}`);
+    fail(fn, 'type', 'weights', weights, `an object {${required.join(', ')}, …}`);
   }
   checkKnownKeys(fn, 'weights', weights, [...required, ...optional]);
 }
@@ -180,23 +138,3 @@ export function checkOutProjection(fn, weights, dOut) {
   if (isPresent(weights.outWeight)) checkWeight(fn, 'weights.outWeight', weights.outWeight, [['d_out', dOut], ['d_out', dOut]]);
   if (isPresent(weights.outBias)) checkWeight(fn, 'weights.outBias', weights.outBias, [['d_out', dOut]]);
 }
-
-/** 57.6 GB: decimal units, one decimal, as the C++ core's format_bytes writes estimates. */
-function formatBytes(bytes) {
-  const units = ['bytes', 'kB', 'MB', 'GB', 'TB', 'PB'];
-  let unit = 0;
-  while (bytes >= 1000 && unit < units.length - 1) {
-    bytes /= 1000;
-    unit++;
-  }
-  return unit === 0 ? `${bytes.toFixed(0)} bytes` : `${bytes.toFixed(1)} ${units[unit]}`;
-}
-
-/** Refuses results of more than MEMORY_LIMIT_BYTES; `what` says which sizes ask for them. */
-export function checkMemory(fn, floats, what) {
-  const bytes = floats * 4;
-  if (bytes > MEMORY_LIMIT_BYTES) {
-    fail(fn, `${what} needs ${formatBytes(bytes)} for its results and workspace; the memory limit is 2 GiB`);
-  }
-}
-

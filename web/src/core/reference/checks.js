@@ -4,7 +4,9 @@
 // check_* functions, and returns the sizes the computation needs. The reference backend calls them
 // before it computes; the WebGPU backend reuses them so its messages match; the API layer reuses the
 // option checks (re-exported here from check-helpers.js).
-import { checkTensorStructure, describeValue, formatShape, sizeOf } from '../tensor.js';
+import { checkTensorStructure, formatShape, sizeOf } from '../tensor.js';
+import { fusedKernelApplies } from '../planner.js';
+import { ApiError } from '../registry-errors.js';
 import {
   NORMALIZATIONS, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
   checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
@@ -20,17 +22,19 @@ export function checkNextTokenPairs(tokens) {
   checkTensorStructure(fn, 'tokens', tokens, 'int32');
   const { shape } = tokens;
   if (shape.length !== 2) {
-    fail(fn, `tokens has shape ${formatShape(shape)}; expected rank 2 (B, L)`);
+    fail(fn, 'shape', 'tokens', shape, 'rank 2 (B, L)');
   }
-  if (shape[0] < 1) fail(fn, `tokens has shape ${formatShape(shape)}; expected every size ≥ 1 (B=${shape[0]})`);
-  if (shape[1] < 2) fail(fn, `tokens has shape ${formatShape(shape)}; expected L ≥ 2 tokens per sequence (a context and a target)`);
-  return { B: shape[0], L: shape[1] };
+  if (shape[0] < 1) fail(fn, 'shape', 'tokens', shape, `every size ≥ 1 (B=${shape[0]})`);
+  if (shape[1] < 2) fail(fn, 'shape', 'tokens', shape, 'L ≥ 2 tokens per sequence (a context and a target)');
+  const sizes = { B: shape[0], L: shape[1] };
+  checkMemory(fn, 'teaching', sizes, `B=${sizes.B}, L=${sizes.L}`);
+  return sizes;
 }
 
 /** Steps 2–4 (causalAverageLoop, causalAverageMatmul, causalAverageSoftmax) take only x. */
 export function checkCausalAverage(fn, x) {
   const [B, T, C] = checkSequence(fn, 'x', x);
-  checkMemory(fn, 2 * B * T * C + 3 * T * T, `B=${B}, T=${T}`);
+  checkMemory(fn, 'teaching', { B, T, C }, `B=${B}, T=${T}`);
   return { B, T, C };
 }
 
@@ -39,7 +43,7 @@ export function checkSoftmax(x, options) {
   const shape = checkAnyTensor(fn, 'x', x, { allowNegativeInfinity: true });
   checkChoice(fn, 'normalization', options.normalization, NORMALIZATIONS);
   checkSoftmaxScale(fn, options.scale);
-  checkMemory(fn, sizeOf(shape), `x of shape ${formatShape(shape)}`);
+  checkMemory(fn, 'teaching', { size: sizeOf(shape) }, `x of shape ${formatShape(shape)}`);
   return { rows: sizeOf(shape) / shape[shape.length - 1], N: shape[shape.length - 1] };
 }
 
@@ -47,7 +51,7 @@ export function checkAttentionWithoutWeights(x, options) {
   const fn = 'attentionWithoutWeights';
   const [B, T, C] = checkSequence(fn, 'x', x);
   checkChoice(fn, 'normalization', options.normalization, NORMALIZATIONS);
-  checkMemory(fn, 2 * B * T * T + B * T * C, `B=${B}, T=${T}`);
+  checkMemory(fn, 'teaching', { B, T, C }, `B=${B}, T=${T}`);
   return { B, T, C };
 }
 
@@ -67,7 +71,9 @@ export function checkSelfAttention(x, weights, options) {
       return checkWeight(fn, name, weights[name.slice('weights.'.length)], axes(dOut));
     } catch (error) {
       // The layout explains an unexpected expectation: [d_out, d_in] instead of the usual [d_in, d_out].
-      if (linear && error.message.includes('; expected [')) error.message += " (layout 'linear')";
+      if (linear && error instanceof ApiError && error.kind === 'shape') {
+        throw new ApiError({ ...error, expected: `${error.expected} (layout 'linear')` });
+      }
       throw error;
     }
   };
@@ -78,7 +84,7 @@ export function checkSelfAttention(x, weights, options) {
   for (const bias of ['queryBias', 'keyBias', 'valueBias']) {
     if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
   }
-  checkMemory(fn, 4 * B * T * dOut + squareResultCount(options) * B * T * T, sizesText(B, 1, T, T, false));
+  checkMemory(fn, 'teaching', { ...attentionSizes(x, { B, H: 1, Tq: T, Tk: T, dOut }, options), dIn }, sizesText(B, 1, T, T, false));
   return { B, T, dIn, dOut };
 }
 
@@ -87,7 +93,7 @@ export function checkAttentionDropout(weights, options) {
   const shape = checkAnyTensor(fn, 'weights', weights);
   checkDropout(fn, options.dropout);
   checkSeed(fn, options.seed);
-  checkMemory(fn, 3 * sizeOf(shape), `weights of shape ${formatShape(shape)}`);
+  checkMemory(fn, 'teaching', { size: sizeOf(shape) }, `weights of shape ${formatShape(shape)}`);
   return { size: sizeOf(shape) };
 }
 
@@ -96,7 +102,7 @@ export function checkCompare(actual, expected, options) {
   checkAnyTensor(fn, 'actual', actual);
   checkAnyTensor(fn, 'expected', expected);
   if (formatShape(actual.shape) !== formatShape(expected.shape)) {
-    fail(fn, `expected has shape ${formatShape(expected.shape)}; expected ${formatShape(actual.shape)} like actual`);
+    fail(fn, 'shape', 'expected', expected.shape, `${formatShape(actual.shape)} like actual`);
   }
   checkTolerance(fn, 'atol', options.atol);
   checkTolerance(fn, 'rtol', options.rtol);
@@ -105,7 +111,7 @@ export function checkCompare(actual, expected, options) {
 
 /** d_out must split evenly into heads of d_head = d_out / H. */
 function checkDivisible(fn, dOut, heads) {
-  if (dOut % heads !== 0) fail(fn, `d_out=${dOut} is not divisible by heads=${heads}`);
+  if (dOut % heads !== 0) fail(fn, 'divisible', 'options.heads', heads, `a divisor of d_out=${dOut}`, { dividend: `d_out=${dOut}` });
 }
 
 /** "B=2, H=4, T=16" or, for cross-attention, "B=2, Tq=3, Tk=5": the sizes that drive the estimate. */
@@ -114,9 +120,20 @@ function sizesText(B, H, Tq, Tk, cross) {
   return cross ? `B=${B}${heads}, Tq=${Tq}, Tk=${Tk}` : `B=${B}${heads}, T=${Tq}`;
 }
 
-function checkMultiheadMemory(fn, { B, Tq, Tk, dOut, H }, options, cross = false) {
-  const floats = B * Tq * dOut * 3 + 2 * B * Tk * dOut + squareResultCount(options) * B * H * Tq * Tk;
-  checkMemory(fn, floats, sizesText(B, H, Tq, Tk, cross));
+/**
+ * The sizes a multi-head call's memory terms read (registry.js): those of the call, the stages it keeps
+ * and the floats of its inputs. Its path is the planner's: the fused kernel holds O(T·d), the teaching
+ * code the (B, H, Tq, Tk) stages.
+ */
+function attentionSizes(x, sizes, options, context = x) {
+  return { ...sizes, dHead: sizes.dOut / sizes.H, stages: squareResultCount(options), xFloats: x.data.length, contextFloats: context.data.length };
+}
+
+function checkMultiheadMemory(fn, x, sizes, options, context = x) {
+  const { B, H, Tq, Tk } = sizes;
+  const fused = fusedKernelApplies(options);
+  const what = fused ? (Tq === Tk ? `B=${B}, T=${Tq}` : `B=${B}, Tq=${Tq}, Tk=${Tk}`) : sizesText(B, H, Tq, Tk, context !== x);
+  checkMemory(fn, fused ? 'fused' : 'teaching', attentionSizes(x, sizes, options, context), what);
 }
 
 const PROJECTION_BIASES = ['queryBias', 'keyBias', 'valueBias'];
@@ -128,15 +145,15 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
   checkAttentionOptions(fn, options);
   const { heads } = weights;
   if (!Array.isArray(heads) || heads.length === 0) {
-    fail(fn, `weights.heads is ${describeValue(heads)}; expected an array of H ≥ 1 heads {query, key, value, …}`);
+    fail(fn, 'type', 'weights.heads', heads, 'an array of H ≥ 1 heads {query, key, value, …}');
   }
   const H = heads.length;
-  if (options.heads !== H) fail(fn, `options.heads=${describeValue(options.heads)}; expected ${H}, the length of weights.heads`);
+  if (options.heads !== H) fail(fn, 'option', 'options.heads', options.heads, `${H}, the length of weights.heads`);
   let dHead = null;
   heads.forEach((head, h) => {
     const name = `weights.heads[${h}]`;
     if (head === null || typeof head !== 'object' || Array.isArray(head)) {
-      fail(fn, `${name} is ${describeValue(head)}; expected an object {query, key, value, …}`);
+      fail(fn, 'type', name, head, 'an object {query, key, value, …}');
     }
     checkKnownKeys(fn, name, head, ['query', 'key', 'value', ...PROJECTION_BIASES]);
     dHead = checkWeight(fn, `${name}.query`, head.query, [['d_in', dIn], ['d_head', dHead]])[1];
@@ -148,7 +165,7 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
   });
   const dOut = H * dHead;
   checkOutProjection(fn, weights, dOut);
-  checkMultiheadMemory(fn, { B, Tq: T, Tk: T, dOut, H }, options);
+  checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead };
 }
 
@@ -166,7 +183,7 @@ export function checkMultiheadAttentionSplit(x, weights, options) {
   checkOutProjection(fn, weights, dOut);
   const H = options.heads;
   checkDivisible(fn, dOut, H);
-  checkMultiheadMemory(fn, { B, Tq: T, Tk: T, dOut, H }, options);
+  checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead: dOut / H };
 }
 
@@ -180,15 +197,14 @@ export function checkMultiheadAttentionFused(x, weights, options) {
   const width = inShape.length === 2 && inShape[0] === dIn && inShape[1] % 3 === 0 ? inShape[1] : -1;
   checkWeight(fn, 'weights.inProjection', weights.inProjection, [['d_in', dIn], ['3·d_out', width < 0 ? null : width]]);
   if (width < 0) {
-    fail(fn, `weights.inProjection has shape ${formatShape(weights.inProjection.shape)}; ` +
-      `expected [d_in=${dIn}, 3·d_out] ([Wq | Wk | Wv] side by side)`);
+    fail(fn, 'shape', 'weights.inProjection', weights.inProjection.shape, `[d_in=${dIn}, 3·d_out] ([Wq | Wk | Wv] side by side)`);
   }
   const dOut = width / 3;
   if (isPresent(weights.inBias)) checkWeight(fn, 'weights.inBias', weights.inBias, [['3·d_out', width]]);
   checkOutProjection(fn, weights, dOut);
   const H = options.heads;
   checkDivisible(fn, dOut, H);
-  checkMultiheadMemory(fn, { B, Tq: T, Tk: T, dOut, H }, options);
+  checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead: dOut / H };
 }
 
@@ -197,7 +213,7 @@ export function checkCrossAttention(xQuery, xContext, weights, options) {
   const [B, Tq, dQuery] = checkSequence(fn, 'xQuery', xQuery, ['B', 'Tq', 'd_q']);
   const [, Tk, dContext] = checkSequence(fn, 'xContext', xContext, ['B', 'Tk', 'd_kv']);
   if (xContext.shape[0] !== B) {
-    fail(fn, `xContext has shape ${formatShape(xContext.shape)}; expected [B=${B}, Tk, d_kv] (the batch size of xQuery)`);
+    fail(fn, 'shape', 'xContext', xContext.shape, `[B=${B}, Tk, d_kv] (the batch size of xQuery)`);
   }
   checkWeightsObject(fn, weights, ['query', 'key', 'value'], [...PROJECTION_BIASES, 'outWeight', 'outBias']);
   checkAttentionOptions(fn, options);
@@ -210,7 +226,7 @@ export function checkCrossAttention(xQuery, xContext, weights, options) {
   checkOutProjection(fn, weights, dOut);
   const H = options.heads;
   checkDivisible(fn, dOut, H);
-  checkMultiheadMemory(fn, { B, Tq, Tk, dOut, H }, options, true);
+  checkMultiheadMemory(fn, xQuery, { B, Tq, Tk, dIn: dQuery, dOut, H }, options, xContext);
   return { B, Tq, Tk, dQuery, dContext, dOut, H, dHead: dOut / H };
 }
 
@@ -218,7 +234,7 @@ export function checkCrossAttention(xQuery, xContext, weights, options) {
 export function checkMatmul(a, b, options) {
   const fn = 'matmul';
   checkTensorStructure(fn, 'a', a);
-  if (a.shape.length !== 2 && a.shape.length !== 3) fail(fn, `a has shape ${formatShape(a.shape)}; expected (M, K) or (B, M, K)`);
+  if (a.shape.length !== 2 && a.shape.length !== 3) fail(fn, 'shape', 'a', a.shape, '(M, K) or (B, M, K)');
   const aAxes = a.shape.length === 3 ? ['B', 'M', 'K'] : ['M', 'K'];
   checkSizes(fn, 'a', a, aAxes);
   checkFinite(fn, 'a', a);
@@ -228,6 +244,27 @@ export function checkMatmul(a, b, options) {
   const N = options.transposeB ? bShape[0] : bShape[1];
   const batch = a.shape.length === 3 ? a.shape[0] : 1;
   const M = a.shape[a.shape.length - 2];
-  checkMemory(fn, batch * M * N, `M=${M}, N=${N}`);
+  checkMemory(fn, 'teaching', { batch, M, N }, `M=${M}, N=${N}`);
   return { batch, M, K, N };
 }
+
+/**
+ * The one check of each API function, by name (registry.js): the API runs it before any backend, and the
+ * backends that check again (the reference, WebGPU, the workers' main thread) use the same function.
+ */
+export const CHECKS = Object.freeze({
+  nextTokenPairs: checkNextTokenPairs,
+  causalAverageLoop: (x) => checkCausalAverage('causalAverageLoop', x),
+  causalAverageMatmul: (x) => checkCausalAverage('causalAverageMatmul', x),
+  causalAverageSoftmax: (x) => checkCausalAverage('causalAverageSoftmax', x),
+  softmax: checkSoftmax,
+  attentionWithoutWeights: checkAttentionWithoutWeights,
+  selfAttention: checkSelfAttention,
+  attentionDropout: checkAttentionDropout,
+  compare: checkCompare,
+  multiheadAttentionStacked: checkMultiheadAttentionStacked,
+  multiheadAttentionSplit: checkMultiheadAttentionSplit,
+  multiheadAttentionFused: checkMultiheadAttentionFused,
+  crossAttention: checkCrossAttention,
+  matmul: checkMatmul,
+});

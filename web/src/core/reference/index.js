@@ -11,6 +11,7 @@ import { multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionSta
 import { nextTokenPairs } from './next-token.js';
 import { attentionWithoutWeights, selfAttention } from './self-attention.js';
 import { softmax } from './softmax.js';
+import { FUNCTION_NAMES } from '../registry.js';
 
 export {
   attentionDropout, attentionWithoutWeights, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, compare,
@@ -18,24 +19,15 @@ export {
   selfAttention, softmax,
 };
 
-/** Creates the reference backend object ({ name: 'js', build: null, <one method per API function> }). */
+const IMPLEMENTATIONS = {
+  nextTokenPairs, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, softmax, attentionWithoutWeights,
+  selfAttention, attentionDropout, compare, multiheadAttentionStacked, multiheadAttentionSplit, multiheadAttentionFused,
+  crossAttention, matmul,
+};
+
+/** Creates the reference backend object ({ name: 'js', build: null, <one method per registry function> }). */
 export function createReferenceBackend() {
-  return {
-    name: 'js',
-    build: null,
-    nextTokenPairs,
-    causalAverageLoop,
-    causalAverageMatmul,
-    causalAverageSoftmax,
-    softmax,
-    attentionWithoutWeights,
-    selfAttention,
-    attentionDropout,
-    compare,
-    multiheadAttentionStacked,
-    multiheadAttentionSplit,
-    multiheadAttentionFused,
-    crossAttention,
-    matmul,
-  };
+  const backend = { name: 'js', build: null };
+  for (const fn of FUNCTION_NAMES) backend[fn] = IMPLEMENTATIONS[fn];
+  return backend;
 }

@@ -1,0 +1,177 @@
+// The planner: for each call, which path runs it and why. One place for every rule of that choice:
+// the `intermediates` default, the fused-kernel rule, the worker crossover (thread-plan.js planPoolCall,
+// measured in docs/api.md "Threads"), the GPU crossover (gpuCrossover, web/src/gpu/crossover.json) and
+// the sizes they read (callSizes). No WASM, no GPU here: it runs in Node and in every backend.
+//
+//   plan(fn, args, backend) → {path: 'teaching' | 'fused' | 'workers' | 'webgpu', reason}
+//
+// `args` are the API's normalised arguments (rank-3 sequences, complete options last). `backend` says what
+// the backend answering the call can do: {name, workers?: number ≥ 2 when a pool is running,
+// gpu?: {thresholdN} when calls may go to WebGPU above a crossover}.
+import crossover from '../gpu/crossover.json' with { type: 'json' };
+import { ENTRIES } from './registry.js';
+import { planPoolCall } from './backends/thread-plan.js';
+
+/**
+ * Up to this many values in each (B, H, Tq, Tk) stage (256 KB), `intermediates` defaults to true: every
+ * teaching size (the page's largest is 8·32·32) keeps its stages for the views. Above it, a caller who did
+ * not ask for them gets { output } from the fused kernel: O(T·d) memory instead of five (B, H, T, T) stages.
+ */
+export const INTERMEDIATES_LIMIT = 65_536;
+
+/** B·H·Tq·Tk for normalised arguments: x (B, Tq, ·) and, for crossAttention, xContext (B, Tk, ·). */
+export function stageValues(args, heads) {
+  const [batch, rows] = args[0].shape;
+  const cols = args[1]?.shape?.length === 3 ? args[1].shape[1] : rows;
+  return batch * heads * rows * cols;
+}
+
+/** The `intermediates` default: true at teaching sizes, false above INTERMEDIATES_LIMIT values per stage. */
+export function defaultIntermediates(args, heads) {
+  return stageValues(args, heads) <= INTERMEDIATES_LIMIT;
+}
+
+/**
+ * The fused kernel (WASM's online-softmax attention, WebGPU's fused pass) runs when nothing but the output
+ * is asked for, without dropout, and with the causal mask only as −∞ (the kernel skips masked keys).
+ */
+export function fusedKernelApplies(options) {
+  return options.intermediates === false && options.dropout === 0 && (!options.causal || options.mask === 'neg_inf');
+}
+
+// ---- Sizes and work ------------------------------------------------------------------------------
+
+const product = (shape) => shape.reduce((total, size) => total * size, 1);
+
+/**
+ * The tensor shapes the crossovers and WebGPU's supportsOp look at: matmul [a, b]; softmax,
+ * causalAverage*, attentionWithoutWeights [x]; selfAttention, multiheadAttentionSplit [x, weights.query];
+ * multiheadAttentionStacked [x, weights.heads[0].query]; multiheadAttentionFused [x, weights.inProjection];
+ * crossAttention [xQuery, xContext, weights.query].
+ * @param {string} fn @param {any[]} args @returns {number[][]}
+ */
+export function shapesOf(fn, args) {
+  const [first, second, third] = args;
+  switch (fn) {
+    case 'matmul': return [first.shape, second.shape];
+    case 'selfAttention': case 'multiheadAttentionSplit': return [first.shape, second.query.shape];
+    case 'multiheadAttentionStacked': return [first.shape, second.heads[0].query.shape];
+    case 'multiheadAttentionFused': return [first.shape, second.inProjection.shape];
+    case 'crossAttention': return [first.shape, second.shape, third.query.shape];
+    default: return [first.shape];
+  }
+}
+
+/** An attention call's sizes from its shapes (see shapesOf): B, Tq, Tk, d_in (the wider input), d_out, H. */
+export function attentionSizes(fn, [x, second, third], options) {
+  const [B, T, dIn] = x;
+  const H = fn === 'selfAttention' ? 1 : options.heads;
+  switch (fn) {
+    case 'selfAttention': return { B, Tq: T, Tk: T, dIn, H, dOut: options.layout === 'linear' ? second[0] : second[1] };
+    case 'multiheadAttentionStacked': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] * H };
+    case 'multiheadAttentionSplit': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] };
+    case 'multiheadAttentionFused': return { B, Tq: T, Tk: T, dIn, H, dOut: second[1] / 3 };
+    case 'crossAttention': return { B, Tq: T, Tk: second[1], dIn: Math.max(dIn, second[2]), H, dOut: third[1] };
+    default: return null;
+  }
+}
+
+/**
+ * Multiply-adds of a call, to compare with the GPU crossover: the GPU pays off once a call does as much
+ * work as an n×n×n GEMM at the crossover n.
+ */
+export function workOf(fn, shapes, options = {}) {
+  const [x, second] = shapes;
+  const attention = attentionSizes(fn, shapes, options);
+  if (attention) {
+    const { B, Tq, Tk, dIn, dOut } = attention;
+    // Q, K, V projections; Q·Kᵀ and weights·V; the output projection of the multi-head functions.
+    return B * (Tq + 2 * Tk) * dIn * dOut + 2 * B * Tq * Tk * dOut + (fn === 'selfAttention' ? 0 : B * Tq * dOut * dOut);
+  }
+  const [B, T, C] = x;
+  switch (fn) {
+    case 'matmul': return product(x) * (options.transposeB ? second[0] : second[1]);
+    case 'softmax': return product(x);
+    case 'causalAverageMatmul': case 'causalAverageSoftmax': return B * T * T * C;
+    case 'attentionWithoutWeights': return 2 * B * T * T * C;
+    default: return 0;
+  }
+}
+
+// ---- The GPU crossover ---------------------------------------------------------------------------
+
+/**
+ * The crossover n for an adapter: a call doing at least n³ multiply-adds is faster on the GPU; null:
+ * never measured, or WASM won at every size. Today it is the figure measured for the adapter's kind
+ * (web/src/gpu/crossover.json: 'swiftshader' or 'hardware'). A crossover measured per adapter plugs in
+ * here: return it for `adapter` before falling back to the kind's.
+ * @param {{emulated: boolean}} adapter @returns {number|null}
+ */
+export function gpuCrossover(adapter) {
+  return crossover[adapter.emulated ? 'swiftshader' : 'hardware']?.thresholdN ?? null;
+}
+
+/** True when some adapter kind has a measured crossover, i.e. when knowing the adapter could route a call to it. */
+export function anyGpuCrossoverMeasured() {
+  return Object.values(crossover).some((record) => record?.thresholdN != null);
+}
+
+/** Whether a call is at or above the GPU crossover `thresholdN` (null: never), and the reason. */
+export function planGpuCall(fn, args, thresholdN) {
+  const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+  if (thresholdN === null || thresholdN === undefined) return { gpu: false, reason: 'no GPU crossover measured for this adapter' };
+  let work;
+  try {
+    work = workOf(fn, shapesOf(fn, args), options);
+  } catch {
+    return { gpu: false, reason: 'arguments not sized; the CPU backend checks them' };
+  }
+  if (work >= thresholdN ** 3) return { gpu: true, reason: `${fn} does ${work} multiply-adds, at or above the crossover ${thresholdN}³` };
+  return { gpu: false, reason: `${fn} does ${work} multiply-adds, below the crossover ${thresholdN}³` };
+}
+
+// ---- The plan ------------------------------------------------------------------------------------
+
+/** The path on one CPU thread (or the WebGPU backend's own passes): fused when the kernel applies, else teaching. */
+function planOnOneThread(fn, options, backendName) {
+  const fusable = ENTRIES[fn].paths.includes('fused');
+  if (backendName === 'webgpu') {
+    return fusable && fusedKernelApplies(options)
+      ? { path: 'webgpu', reason: 'the webgpu backend: its fused attention pass (intermediates false)' }
+      : { path: 'webgpu', reason: 'the webgpu backend' };
+  }
+  if (!fusable) return { path: 'teaching', reason: `${fn} has only the teaching code` };
+  if (fusedKernelApplies(options)) return { path: 'fused', reason: 'intermediates false, no dropout, no mask other than neg_inf: the fused kernel' };
+  return { path: 'teaching', reason: whyNotFused(options) };
+}
+
+/** Why the fused kernel does not apply (fusedKernelApplies is false): the teaching code runs. */
+export function whyNotFused(options) {
+  if (options.intermediates !== false) return 'the intermediates are asked for: the teaching code';
+  if (options.dropout !== 0) return 'dropout > 0: the teaching code';
+  return `mask '${options.mask}': the teaching code`;
+}
+
+/**
+ * Which path runs a call. The GPU crossover first (where the backend may route to WebGPU), then the
+ * workers' crossover (where a pool runs), then fused or teaching on the calling thread.
+ * @param {string} fn @param {any[]} args normalised arguments
+ * @param {{name: string, workers?: number, gpu?: {thresholdN: number|null}}} backend
+ * @returns {{path: 'teaching'|'fused'|'workers'|'webgpu', reason: string, groups?: number[][]}}
+ */
+export function plan(fn, args, backend) {
+  const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+  if (backend.gpu) {
+    const gpu = planGpuCall(fn, args, backend.gpu.thresholdN);
+    if (gpu.gpu) return { path: 'webgpu', reason: gpu.reason };
+    const cpu = plan(fn, args, { ...backend, gpu: undefined });
+    return { ...cpu, reason: `${gpu.reason}; ${cpu.reason}` };
+  }
+  if (backend.workers >= 2 && ENTRIES[fn].paths.includes('workers')) {
+    const pool = planPoolCall(fn, args, { workers: backend.workers, crossover: backend.crossover });
+    if (pool.pool) return { path: 'workers', reason: pool.reason, groups: pool.groups, work: pool.work };
+    const single = planOnOneThread(fn, options, backend.name);
+    return { path: single.path, reason: pool.reason };
+  }
+  return planOnOneThread(fn, options, backend.name);
+}

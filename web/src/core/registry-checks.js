@@ -1,0 +1,82 @@
+// The rules of registry.js applied: each option checked as the caller passed it (a float64, before any
+// rounding), and the memory a call needs estimated from its entry's terms. One implementation for every
+// backend: the API runs it before any backend sees the call.
+import { ENTRIES } from './registry.js';
+import { describeValue, fail } from './registry-errors.js';
+
+/** Results beyond this many bytes are refused, as the WASM module (2 GiB of memory) must refuse them. */
+export const MEMORY_LIMIT_BYTES = 2 ** 31;
+
+// 'a', 'b' or 'c'
+function listOf(items) {
+  const quoted = items.map((item) => `'${item}'`);
+  return quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+}
+
+/** What a message says an option should be, from its spec. */
+export function expectedText(spec) {
+  if (spec.type === 'boolean') return 'true or false';
+  if (spec.type === 'choice') return listOf(spec.choices);
+  return spec.expected;
+}
+
+const inRange = (value, { min, max, minExclusive, maxExclusive }) =>
+  (min === undefined || (minExclusive ? value > min : value >= min)) &&
+  (max === undefined || (maxExclusive ? value < max : value <= max));
+
+/**
+ * Checks one option's value against its spec; throws an ApiError naming `options.<name>` and echoing the
+ * caller's value. A number the core holds as float32 must survive the rounding: finite in float64 but not
+ * in float32 (temperature: 1e300), or rounded onto a bound (dropout: 0.99999999999 → 1), is refused.
+ */
+export function checkOption(fn, name, spec, value) {
+  const argument = `options.${name}`;
+  const expected = expectedText(spec);
+  const refuse = (why = expected) => fail(fn, 'option', argument, value, why);
+  switch (spec.type) {
+    case 'boolean':
+      if (typeof value !== 'boolean') refuse();
+      return;
+    case 'choice':
+      if (!spec.choices.includes(value)) refuse();
+      return;
+    case 'integer':
+      if (!Number.isInteger(value) || !inRange(value, spec)) refuse();
+      return;
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value) || !inRange(value, spec)) refuse();
+      if (!spec.float32) return;
+      const rounded = Math.fround(value);
+      if (!Number.isFinite(rounded) || !inRange(rounded, spec)) {
+        refuse(`${expected} after rounding to float32 (${describeValue(value)} becomes ${rounded})`);
+      }
+      return;
+    }
+    default:
+      throw new TypeError(`registry: ${fn} option ${name} has an unknown type ${spec.type}`);
+  }
+}
+
+/**
+ * Floats a call holds at once on `path` ('teaching' or 'fused'): Σ coefficient·Π sizes over its entry's
+ * memory terms. `sizes` are the named sizes its check returns (B, T, dOut, …).
+ */
+export function estimateFloats(fn, path, sizes) {
+  const terms = ENTRIES[fn].memory[path] ?? ENTRIES[fn].memory.teaching;
+  let floats = 0;
+  for (const [coefficient, ...names] of terms) {
+    let term = coefficient;
+    for (const name of names) {
+      if (typeof sizes[name] !== 'number') throw new TypeError(`registry: ${fn}'s memory term needs size ${name}`);
+      term *= sizes[name];
+    }
+    floats += term;
+  }
+  return floats;
+}
+
+/** Refuses a call whose estimate on `path` exceeds MEMORY_LIMIT_BYTES; `what` names the sizes ("B=2, T=16"). */
+export function checkMemory(fn, path, sizes, what) {
+  const bytes = 4 * estimateFloats(fn, path, sizes);
+  if (bytes > MEMORY_LIMIT_BYTES) fail(fn, 'memory', what, bytes, 'at most 2 GiB');
+}

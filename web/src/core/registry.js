@@ -1,0 +1,198 @@
+// The op registry: every function of docs/api.md declared once, as plain data (no functions, nothing
+// computed), so JS imports it and scripts/generate-registry-header.mjs turns it into C++ at build time.
+// Everything that lists functions is a loop over REGISTRY: the embind registration (bindings.cpp, through
+// the generated header), the WASM wrapper (backends/wasm.js), the API's argument normalisation and option
+// checks (api.js, registry-checks.js), the JS reference's table (reference/index.js), the WebGPU and worker
+// lists (backends/webgpu.js, backends/thread-plan.js), the page's capability checks (FUNCTION_NAMES,
+// capabilities) and the fixture runners (tests/unit/steps.test.js, tests/cpp/fixtures_test.cpp).
+//
+// An entry:
+//   name      the JS name; cpp: the C++ core's function and the binding's `<cpp>_js`
+//   args      [{name, kind, axes}] in call order. kind: 'sequence' (B, T, C) or unbatched (T, C);
+//             'tokens' Int32 (B, L) or (L); 'tensor' any float32 tensor as given; 'weights' an object of
+//             tensors with `keys` (those ending in Bias, and outWeight, optional)
+//   options   {name: option spec} or null (the function takes no options argument). A spec:
+//             {type: 'boolean'|'choice'|'number'|'integer', default, expected (the words of a message),
+//              choices | min, max, minExclusive, maxExclusive, float32 (the core holds it as a float, so
+//              the value must survive float32 rounding), defaultFrom: 'heads' (H given by weights.heads)
+//              | 'planner' (planner.js decides)}
+//   results   {name: {batched}}: the results a call may return; batched ones lose B for unbatched input
+//   paths     the planner's paths that can run it: 'teaching', 'fused', 'workers', 'webgpu'
+//   gpu       how the webgpu backend runs it: 'kernels' (WGSL passes) or 'reference' (no matrix work)
+//   fixture   true when tests/fixtures/<name>.json holds PyTorch cases for it
+//   memory    floats held at once, per path, as a sum of terms [coefficient, ...size names] over the
+//             sizes its check returns (registry-checks.js estimateFloats)
+//
+// Adding a function: its math (C++ step, JS reference, optional GPU pass and fast kernel), one entry here,
+// a fixture case; docs/api.md lists exactly which files.
+
+const NORMALIZATION = { type: 'choice', choices: ['stable', 'naive', 'sum'], default: 'stable' };
+const DROPOUT = { type: 'number', min: 0, max: 1, maxExclusive: true, float32: true, default: 0, expected: 'a number in [0, 1)' };
+const SEED = { type: 'integer', min: 0, max: 2 ** 32, maxExclusive: true, default: 0, expected: 'an integer in [0, 2^32)' };
+const HEADS = { type: 'integer', min: 1, default: 1, expected: 'an integer ≥ 1' };
+const INTERMEDIATES = { type: 'boolean', defaultFrom: 'planner' };
+
+const ATTENTION_OPTIONS = {
+  scale: { type: 'boolean', default: true },
+  temperature: { type: 'number', min: 0, minExclusive: true, float32: true, default: 1, expected: 'a finite number > 0' },
+  causal: { type: 'boolean', default: false },
+  mask: { type: 'choice', choices: ['neg_inf', 'renormalize', 'zero'], default: 'neg_inf' },
+  dropout: DROPOUT,
+  seed: SEED,
+};
+
+const PROJECTION_KEYS = ['query', 'key', 'value', 'queryBias', 'keyBias', 'valueBias'];
+const OUT_KEYS = ['outWeight', 'outBias'];
+const batched = (names) => Object.fromEntries(names.map((name) => [name, { batched: true }]));
+const ATTENTION_RESULTS = batched(['query', 'key', 'value', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'output']);
+const MULTIHEAD_RESULTS = batched(['query', 'key', 'value', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'context', 'output']);
+
+// The teaching path's (B, H, Tq, Tk) stages: scores, scaled, weights, and masked / dropped when they apply.
+const STAGES = ['stages', 'B', 'H', 'Tq', 'Tk'];
+// Multi-head teaching path: x, the projections and their per-head copies, the stages, context and output.
+const MULTIHEAD_MEMORY = {
+  teaching: [[1, 'xFloats'], [2, 'B', 'Tq', 'dOut'], [4, 'B', 'Tk', 'dOut'], [1, ...STAGES], [3, 'B', 'Tq', 'dOut']],
+  // Q, context and output (B, Tq, d_out); K and V (B, Tk, d_out); one head's packed keys and values; the packed GEMM's A and B panels.
+  fused: [[3, 'B', 'Tq', 'dOut'], [2, 'B', 'Tk', 'dOut'], [2, 'Tk', 'dHead'], [256 * 2048 + 72 * 256]],
+};
+const MULTIHEAD = { paths: ['teaching', 'fused', 'workers', 'webgpu'], gpu: 'kernels', fixture: true };
+/** MULTIHEAD_MEMORY with a form's own extra terms on each path. */
+const multiheadMemory = ({ teaching = [], fused = [] }) => ({
+  teaching: [...MULTIHEAD_MEMORY.teaching, ...teaching], fused: [...MULTIHEAD_MEMORY.fused, ...fused],
+});
+
+/** @type {ReadonlyArray<object>} every API function, in curriculum order */
+export const REGISTRY = Object.freeze([
+  {
+    name: 'nextTokenPairs', cpp: 'next_token_pairs', step: 1,
+    args: [{ name: 'tokens', kind: 'tokens', axes: ['B', 'L'] }],
+    options: null,
+    results: batched(['contexts', 'targets']),
+    paths: ['teaching'], gpu: 'reference', fixture: true,
+    memory: { teaching: [[2, 'B', 'L']] },
+  },
+  {
+    name: 'causalAverageLoop', cpp: 'causal_average_loop', step: 2,
+    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'C'] }],
+    options: null, results: batched(['output']),
+    paths: ['teaching'], gpu: 'reference', fixture: true,
+    memory: { teaching: [[1, 'B', 'T', 'C']] },
+  },
+  {
+    name: 'causalAverageMatmul', cpp: 'causal_average_matmul', step: 3,
+    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'C'] }],
+    options: null, results: batched(['output']),
+    paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
+    memory: { teaching: [[1, 'B', 'T', 'C'], [1, 'T', 'T']] },
+  },
+  {
+    name: 'causalAverageSoftmax', cpp: 'causal_average_softmax', step: 4,
+    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'C'] }],
+    options: null, results: batched(['output']),
+    paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
+    memory: { teaching: [[1, 'B', 'T', 'C'], [3, 'T', 'T']] },
+  },
+  {
+    name: 'softmax', cpp: 'softmax', step: 5,
+    args: [{ name: 'x', kind: 'tensor' }],
+    options: {
+      normalization: NORMALIZATION,
+      // softmax's scale is the factor itself (attention's `scale` is the 1/√d_k switch).
+      scale: { type: 'number', float32: true, default: 1, expected: 'a finite number' },
+    },
+    results: { output: { batched: false } },
+    paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
+    memory: { teaching: [[2, 'size']] },
+  },
+  {
+    name: 'attentionWithoutWeights', cpp: 'attention_without_weights', step: 5,
+    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'C'] }],
+    options: { normalization: NORMALIZATION },
+    results: batched(['scores', 'weights', 'output']),
+    paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
+    memory: { teaching: [[2, 'B', 'T', 'T'], [1, 'B', 'T', 'C']] },
+  },
+  {
+    name: 'selfAttention', cpp: 'self_attention', step: 6,
+    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS }],
+    options: { layout: { type: 'choice', choices: ['matrix', 'linear'], default: 'matrix' }, ...ATTENTION_OPTIONS },
+    results: ATTENTION_RESULTS,
+    paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
+    memory: { teaching: MULTIHEAD_MEMORY.teaching },
+  },
+  {
+    name: 'attentionDropout', cpp: 'attention_dropout', step: 8,
+    args: [{ name: 'weights', kind: 'tensor' }],
+    options: { dropout: DROPOUT, seed: SEED },
+    results: { mask: { batched: false }, output: { batched: false } },
+    paths: ['teaching'], gpu: 'reference', fixture: true,
+    memory: { teaching: [[2, 'size']] },
+  },
+  {
+    name: 'compare', cpp: 'compare', step: 9,
+    args: [{ name: 'actual', kind: 'tensor' }, { name: 'expected', kind: 'tensor' }],
+    options: {
+      atol: { type: 'number', min: 0, default: 1e-5, expected: 'a finite number ≥ 0' },
+      rtol: { type: 'number', min: 0, default: 1e-5, expected: 'a finite number ≥ 0' },
+    },
+    results: {},
+    paths: ['teaching'], gpu: 'reference', fixture: true,
+    memory: { teaching: [] },
+  },
+  {
+    name: 'multiheadAttentionStacked', cpp: 'multihead_attention_stacked', step: 10, ...MULTIHEAD,
+    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS] }],
+    // H is the number of heads given; options.heads may only repeat it.
+    options: { ...ATTENTION_OPTIONS, heads: { ...HEADS, defaultFrom: 'heads' }, intermediates: INTERMEDIATES },
+    results: MULTIHEAD_RESULTS,
+    // teaching: the heads' projections before they are joined; fused: the heads' weights joined side by side
+    memory: multiheadMemory({ teaching: [[3, 'B', 'Tq', 'dOut']], fused: [[3, 'dIn', 'dOut'], [3, 'dOut']] }),
+  },
+  {
+    name: 'multiheadAttentionSplit', cpp: 'multihead_attention_split', step: 10, ...MULTIHEAD,
+    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] }],
+    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    results: MULTIHEAD_RESULTS,
+    memory: multiheadMemory({}),
+  },
+  {
+    name: 'multiheadAttentionFused', cpp: 'multihead_attention_fused', step: 10, ...MULTIHEAD,
+    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS] }],
+    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    results: MULTIHEAD_RESULTS,
+    // teaching: the (B, T, 3·d_out) projection before it is split into Q, K, V
+    memory: multiheadMemory({ teaching: [[3, 'B', 'Tq', 'dOut']] }),
+  },
+  {
+    name: 'crossAttention', cpp: 'cross_attention', step: 11, ...MULTIHEAD,
+    args: [
+      { name: 'xQuery', kind: 'sequence', axes: ['B', 'Tq', 'd_q'] },
+      { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'] },
+      { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] },
+    ],
+    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    results: MULTIHEAD_RESULTS,
+    // teaching: the context sequence's copy beside the query's
+    memory: multiheadMemory({ teaching: [[1, 'contextFloats']] }),
+  },
+  {
+    name: 'matmul', cpp: 'matmul', step: null,
+    args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor' }],
+    options: { transposeB: { type: 'boolean', default: false } },
+    results: batched(['output']),
+    paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: false,
+    memory: { teaching: [[1, 'batch', 'M', 'N']] },
+  },
+]);
+
+/** The entry of each function by its JS name. */
+export const ENTRIES = Object.freeze(Object.fromEntries(REGISTRY.map((entry) => [entry.name, entry])));
+
+/** The names of every API function, in curriculum order. */
+export const FUNCTION_NAMES = Object.freeze(REGISTRY.map((entry) => entry.name));
+
+/** The functions a path can run: functionsFor('workers') is the worker pool's list. */
+export const functionsFor = (path) => REGISTRY.filter((entry) => entry.paths.includes(path)).map((entry) => entry.name);
+
+/** The functions with PyTorch fixtures (tests/fixtures/<name>.json): what the fixture runners iterate. */
+export const FIXTURE_FUNCTIONS = Object.freeze(REGISTRY.filter((entry) => entry.fixture).map((entry) => entry.name));
