@@ -1,6 +1,7 @@
 #include "attention/checks_backward.h"
 
 #include "attention/check_helpers.h"
+#include "attention/fast_attention.h"
 
 namespace ap {
 
@@ -12,11 +13,12 @@ std::string renamed(std::string message, const std::string& forward, const std::
   return backward + message.substr(forward.size());
 }
 
-// The teaching path: the forward is recomputed with its stages.
-AttentionOptions with_stages(const AttentionOptions& options) {
-  AttentionOptions teaching = options;
-  teaching.intermediates = true;
-  return teaching;
+// The options the forward's check is asked with: the path the backward takes. The fused backward recomputes
+// the forward on the fused path; the teaching backward recomputes it with its stages.
+AttentionOptions forward_path(const AttentionOptions& options) {
+  AttentionOptions forward = options;
+  forward.intermediates = !fused_kernel_applies(options);
+  return forward;
 }
 
 std::size_t count(const ProjectionWeights& w) {
@@ -51,7 +53,10 @@ std::string check_gradient_and_memory(const std::string& function, const Tensor&
   const double stages = 3 + (options.causal ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
   const double per_slice = 4.0 * s.rows * s.cols;
   const double outputs = 3.0 * s.batch * s.rows * s.d_out;
-  const double floats = 2.0 * inputs_floats + 4.0 * projected + stages * stage + 2.0 * outputs + per_slice;
+  // the fused backward: Q, K, V, the context and their gradients, transposed copies for the GEMMs, the lse
+  const double fused = 2.0 * inputs_floats + 4.0 * projected + 3.0 * outputs + 2.0 * s.batch * s.heads * s.rows;
+  const double teaching = 2.0 * inputs_floats + 4.0 * projected + stages * stage + 2.0 * outputs + per_slice;
+  const double floats = fused_kernel_applies(options) ? fused : teaching;
   std::string sizes = "B=" + std::to_string(s.batch);
   if (s.heads > 1) sizes += ", H=" + std::to_string(s.heads);
   sizes += cross ? ", Tq=" + std::to_string(s.rows) + ", Tk=" + std::to_string(s.cols) : ", T=" + std::to_string(s.rows);
@@ -74,7 +79,7 @@ std::string check_multihead_attention_stacked_backward(const Tensor& x, const St
                                                        const Tensor& grad_output, const AttentionOptions& options,
                                                        std::size_t max_bytes) {
   const std::string function = "multiheadAttentionStackedBackward";
-  if (auto message = renamed(check_multihead_attention_stacked(x, weights, with_stages(options)),
+  if (auto message = renamed(check_multihead_attention_stacked(x, weights, forward_path(options)),
                              "multiheadAttentionStacked", function);
       !message.empty())
     return message;
@@ -90,7 +95,7 @@ std::string check_multihead_attention_split_backward(const Tensor& x, const Proj
                                                      const Tensor& grad_output, const AttentionOptions& options,
                                                      std::size_t max_bytes) {
   const std::string function = "multiheadAttentionSplitBackward";
-  if (auto message = renamed(check_multihead_attention_split(x, weights, with_stages(options)),
+  if (auto message = renamed(check_multihead_attention_split(x, weights, forward_path(options)),
                              "multiheadAttentionSplit", function);
       !message.empty())
     return message;
@@ -103,7 +108,7 @@ std::string check_multihead_attention_fused_backward(const Tensor& x, const Fuse
                                                      const Tensor& grad_output, const AttentionOptions& options,
                                                      std::size_t max_bytes) {
   const std::string function = "multiheadAttentionFusedBackward";
-  if (auto message = renamed(check_multihead_attention_fused(x, weights, with_stages(options)),
+  if (auto message = renamed(check_multihead_attention_fused(x, weights, forward_path(options)),
                              "multiheadAttentionFused", function);
       !message.empty())
     return message;
@@ -121,7 +126,7 @@ std::string check_cross_attention_backward(const Tensor& x_query, const Tensor& 
                                            const ProjectionWeights& weights, const Tensor& grad_output,
                                            const AttentionOptions& options, std::size_t max_bytes) {
   const std::string function = "crossAttentionBackward";
-  if (auto message = renamed(check_cross_attention(x_query, x_context, weights, with_stages(options)), "crossAttention",
+  if (auto message = renamed(check_cross_attention(x_query, x_context, weights, forward_path(options)), "crossAttention",
                              function);
       !message.empty())
     return message;

@@ -97,34 +97,54 @@ TEST(BackwardFixtures, SelfAttentionBackwardMatchesAutograd) {
   });
 }
 
-TEST(BackwardFixtures, MultiheadAttentionSplitBackwardMatchesAutograd) {
-  check_backward_fixture("multiheadAttentionSplitBackward", [](const json& args) {
+// With intermediates false the multi-head and cross backward run the fused backward pipeline wherever the
+// options allow it (no dropout; causal only with the '-inf' mask), the teaching code elsewhere: both paths
+// must meet every case.
+AttentionOptions options_for(const json& value, bool fast) {
+  AttentionOptions options = testing::to_attention_options(value);
+  options.intermediates = !fast;
+  return options;
+}
+
+class BackwardPaths : public ::testing::TestWithParam<bool> {};
+
+TEST_P(BackwardPaths, MultiheadAttentionSplitBackwardMatchesAutograd) {
+  const bool fast = GetParam();
+  check_backward_fixture("multiheadAttentionSplitBackward", [fast](const json& args) {
     return named(multihead_attention_split_backward(to_tensor(args[0]), testing::to_projection_weights(args[1]),
-                                                    to_tensor(args[2]), testing::to_attention_options(args[3])));
+                                                    to_tensor(args[2]), options_for(args[3], fast)));
   });
 }
 
-TEST(BackwardFixtures, MultiheadAttentionStackedBackwardMatchesAutograd) {
-  check_backward_fixture("multiheadAttentionStackedBackward", [](const json& args) {
+TEST_P(BackwardPaths, MultiheadAttentionStackedBackwardMatchesAutograd) {
+  const bool fast = GetParam();
+  check_backward_fixture("multiheadAttentionStackedBackward", [fast](const json& args) {
     return named(multihead_attention_stacked_backward(to_tensor(args[0]), testing::to_stacked_weights(args[1]),
-                                                      to_tensor(args[2]), testing::to_attention_options(args[3])));
+                                                      to_tensor(args[2]), options_for(args[3], fast)));
   });
 }
 
-TEST(BackwardFixtures, MultiheadAttentionFusedBackwardMatchesAutograd) {
-  check_backward_fixture("multiheadAttentionFusedBackward", [](const json& args) {
+TEST_P(BackwardPaths, MultiheadAttentionFusedBackwardMatchesAutograd) {
+  const bool fast = GetParam();
+  check_backward_fixture("multiheadAttentionFusedBackward", [fast](const json& args) {
     return named(multihead_attention_fused_backward(to_tensor(args[0]), testing::to_fused_weights(args[1]),
-                                                    to_tensor(args[2]), testing::to_attention_options(args[3])));
+                                                    to_tensor(args[2]), options_for(args[3], fast)));
   });
 }
 
-TEST(BackwardFixtures, CrossAttentionBackwardMatchesAutograd) {
-  check_backward_fixture("crossAttentionBackward", [](const json& args) {
+TEST_P(BackwardPaths, CrossAttentionBackwardMatchesAutograd) {
+  const bool fast = GetParam();
+  check_backward_fixture("crossAttentionBackward", [fast](const json& args) {
     return named(cross_attention_backward(to_tensor(args[0]), to_tensor(args[1]),
                                           testing::to_projection_weights(args[2]), to_tensor(args[3]),
-                                          testing::to_attention_options(args[4])));
+                                          options_for(args[4], fast)));
   });
 }
+
+INSTANTIATE_TEST_SUITE_P(TeachingAndFused, BackwardPaths, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "FusedPath" : "TeachingPath";
+                         });
 
 }  // namespace
 }  // namespace ap
