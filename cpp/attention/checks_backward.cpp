@@ -1,5 +1,7 @@
 #include "attention/checks_backward.h"
 
+#include <vector>
+
 #include "attention/check_helpers.h"
 #include "attention/fast_attention.h"
 
@@ -39,13 +41,13 @@ struct Sizes {
 std::string check_gradient_and_memory(const std::string& function, const Tensor& grad_output, const Sizes& s,
                                       bool cross, const AttentionOptions& options, double inputs_floats,
                                       std::size_t max_bytes) {
-  const char* rows_name = cross ? "Tq" : "T";
-  if (auto message = check_tensor(function, "gradOutput", grad_output, {"B", rows_name, "d_out"}); !message.empty()) {
-    return message;
+  const std::vector<int> expected{s.batch, s.rows, s.d_out};
+  if (grad_output.shape != expected) {
+    const std::string got = grad_output.present() ? "has shape " + format_shape(grad_output.shape) : "is absent";
+    return function + ": gradOutput " + got + "; expected " + format_shape(expected) +
+           ", the shape of the forward's output";
   }
-  if (auto message = check_shape(function, "gradOutput", grad_output, {s.batch, s.rows, s.d_out},
-                                 "[B=" + std::to_string(s.batch) + ", " + rows_name + "=" + std::to_string(s.rows) +
-                                     ", d_out=" + std::to_string(s.d_out) + "] (the forward output's shape)");
+  if (auto message = check_tensor(function, "gradOutput", grad_output, {"B", cross ? "Tq" : "T", "d_out"});
       !message.empty())
     return message;
   const double projected = static_cast<double>(s.batch) * (s.rows + 2.0 * s.cols) * s.d_out;

@@ -1,7 +1,8 @@
 // Argument checks of the backward functions (attention_backward.h), one per function, run once at the
 // boundary: the forward's checks (their messages name the backward, e.g. "selfAttentionBackward: weights.query
-// has shape [4, 2]; expected [d_in=3, d_out]"), then gradOutput, which must have the forward output's shape,
-// then memory: the recomputed forward's stages and the backward's own, against max_bytes.
+// has shape [4, 2]; expected [d_in=3, d_out]"), then gradOutput, which must have the forward output's shape
+// ("selfAttentionBackward: gradOutput has shape [2, 5, 4]; expected [2, 5, 3], the shape of the forward's output",
+// word for word the JS reference's message), then memory: the recomputed forward's stages and the backward's own, against max_bytes.
 #pragma once
 
 #include <cstddef>

@@ -29,8 +29,7 @@ TEST(Backward, GradOutputOfTheWrongShapeIsAnErrorNamingTheBackward) {
   const Tensor x = random_tensor({2, 5, 4}, 1);
   const ProjectionWeights w = split_weights(4, 3, false);
   EXPECT_EQ(check_self_attention_backward(x, w, random_tensor({2, 5, 4}, 2), {}),
-            "selfAttentionBackward: gradOutput has shape [2, 5, 4]; expected [B=2, T=5, d_out=3] (the forward output's "
-            "shape)");
+            "selfAttentionBackward: gradOutput has shape [2, 5, 4]; expected [2, 5, 3], the shape of the forward's output");
   EXPECT_THROW(self_attention_backward(x, w, random_tensor({2, 5}, 2)), std::invalid_argument);
 }
 
