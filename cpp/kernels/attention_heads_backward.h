@@ -39,10 +39,16 @@ void attention_heads_with_statistics(const AttentionHeads& problem, float* row_m
 // The slow, obvious backward: one query row at a time, the formulas above as they read. O(tk) scratch.
 void attention_heads_backward_reference(const AttentionHeadsBackward& problem);
 
-// The fused backward: per head, key tiles in the outer loop, their dK and dV accumulated in a tile-sized
+// Variant 2, row by row: per head, key tiles in the outer loop, their dK and dV accumulated in a tile-sized
 // scratch while every query that sees the tile passes (query rows before a causal tile's first key are
-// skipped: the tile is masked for them); dQ accumulated in place. Vectorised along d_head (simd.h).
-// Scratch O(tq + tile·d_head): never a (tq, tk) matrix.
+// skipped: the tile is masked for them); dQ accumulated in place. Dot products and updates vectorised along
+// d_head (simd.h). Scratch O(tq + tile·d_head): never a (tq, tk) matrix.
+void attention_heads_backward_rowwise(const AttentionHeadsBackward& problem);
+
+// Variant 3, the fused backward the pipeline runs: the same loops over (32 queries × 32 keys) tiles, each
+// product a GEMM call (gemm.h: S = Q·Kᵀ, dP = dO·Vᵀ, dV += Pᵀ·dO, dK += dSᵀ·Q, dQ += dS·K) and P, dS computed
+// four keys at a time; query tiles that end before a causal key tile begins are skipped.
+// Scratch O(tq + tile² + tile·d_head).
 void attention_heads_backward_fused(const AttentionHeadsBackward& problem);
 
 }  // namespace ap::kernels
