@@ -21,7 +21,7 @@ struct AttentionHeads {
   float* context = nullptr;
   int context_stride = 0;
   int batch = 0, tq = 0, tk = 0, heads = 0, d_head = 0;
-  float score_scale = 1.0f;  // 1/√d_head/temperature, or 1/temperature when unscaled
+  float score_scale = 1.0f;  // > 0: 1/√d_head/temperature, or 1/temperature when unscaled
   bool causal = true;
 };
 

@@ -3,15 +3,21 @@
 //
 // Transposed, so that every product runs on GEMM's register tile and the softmax needs no horizontal
 // operations: per panel of 8 queries the tile loop holds Sᵀ (keys × 8 queries) and Oᵀ (d_head × 8):
-//   1. Sᵀ = K·(c·Q)ᵀ            A = K in panels of R keys, B = the 8 queries (R×8 register tiles)
-//   2. per query (one lane):    m' = max(m, max_j s_j),  Pᵀ = 2^(Sᵀ − m'),  α = 2^(m − m'),
+//   1. Sᵀ = K·Qᵀ                A = K in panels of R keys, B = the 8 queries (R×8 register tiles)
+//   2. per query (one lane):    m' = max(m, max_j s_j),  Pᵀ = 2^(c·(Sᵀ − m')),  α = 2^(c·(m − m')),
 //                               l ← α·l + Σ_j p_j,  Oᵀ ← α·Oᵀ
 //   3. Oᵀ += Vᵀ·Pᵀ              A = V in panels of R head columns, B = Pᵀ as it lies (R×8 tiles)
 //   4. context = (Oᵀ / l)ᵀ
 // R = 6 with the relaxed-SIMD tile installed (12 accumulators), else 4 (the inline tile; a plain 6×8
-// spills). The scores are in base 2: the queries are pre-multiplied by c = scale·log2(e), so
-// 2^s = e^(scale·q·k) and the exponential needs no range reduction by ln 2. m is exactly the running
-// max (rescaling Oᵀ is 2 multiplies per head column, cheap next to step 3), so 2^(s−m) ≤ 1.
+// spills). The exponential is in base 2 with c = scale·log2(e) > 0: 2^(c·x) = e^(scale·x), so it needs
+// no range reduction by ln 2. The scores stay raw q·k and the running max is subtracted BEFORE the
+// multiply by c, which is not exact: at logits near 1e4 a c folded into the queries rounds each score by
+// up to ~1e4·log2(e)·2⁻²⁴ ≈ 1e-3 before the max is taken, and the weights move by as much (measured:
+// outputs off by up to 1.3e-3 on the fixtures with dyadic inputs, whose q·k is exact). s − m is exact
+// whenever s and m are within a factor 2 (Sterbenz), so the rounding left is relative to s − m, as in
+// the teaching path (now within 3e-7 of PyTorch on those fixtures). One more multiply per score. m is
+// exactly the running max (rescaling Oᵀ is 2 multiplies per head column, cheap next to step 3), so
+// 2^(c·(s−m)) ≤ 1.
 // Causal: key tiles that start after a query panel's last query are never visited (half the work);
 // in a diagonal tile the keys after a query get a score of −∞ (probability 0).
 #include <algorithm>
@@ -64,7 +70,7 @@ struct Scratch {
   int padded_d_head;                   // d_head rounded up to whole panels: R per panel, last_rows in the last
   std::vector<float> packed_key;       // K of one head in panels of R keys: for each p, k[j..j+R)[p]
   std::vector<float> packed_value;     // V of one head in panels of R columns: for each key j, v[j][d..d+R)
-  std::vector<float> packed_query;     // the query tile in panels of 8, times scale·log2(e): for each p, q[i..i+8)[p]
+  std::vector<float> packed_query;     // the query tile in panels of 8: for each p, q[i..i+8)[p]
   std::vector<float> scores;           // Sᵀ, then Pᵀ, of one panel and one key tile: (kKeyBlock, 8)
   std::vector<float> output;           // Oᵀ per panel: (padded_d_head, 8), unnormalised
   f32x4 running_max[kQueryBlock / kLanes], running_sum[kQueryBlock / kLanes];
@@ -142,14 +148,14 @@ void pack_values(const AttentionHeads& s, const float* value, int column, int ro
   }
 }
 
-// Query rows [i0, i0+count) of head `column`, times scale·log2(e) → panels of 8, zero-padded: packed-B layout.
+// Query rows [i0, i0+count) of head `column` → panels of 8, zero-padded: packed-B layout. Not scaled
+// (see the top: the scale comes after the running max is subtracted).
 void pack_queries(const AttentionHeads& s, const float* query, int column, int i0, int count, float* packed) {
-  const float factor = s.score_scale * kLog2e;
   for (int q0 = 0; q0 < round_up(count, kPanelQueries); q0 += kPanelQueries) {
     for (int p = 0; p < s.d_head; ++p) {
       for (int c = 0; c < kPanelQueries; ++c) {
         const int q = q0 + c;
-        *packed++ = q < count ? factor * query[static_cast<size_t>(i0 + q) * s.query_stride + column + p] : 0.0f;
+        *packed++ = q < count ? query[static_cast<size_t>(i0 + q) * s.query_stride + column + p] : 0.0f;
       }
     }
   }
@@ -171,11 +177,12 @@ f32x4 exp2(f32x4 x) {
   return mul(mul_add(q, f, splat(1.0f)), exp2_of_shifted(shifted));
 }
 
-// 2. The online softmax of one panel over one key tile. scores: Sᵀ (keys, 8), overwritten with Pᵀ;
-// queries: the panel's query indices as floats (lanes 0–3, 4–7); first_masked: the first key row
-// (0-based in the tile) after some query of the panel, when causal (else keys: none masked).
-void online_softmax(float* scores, int keys, int first_masked, int key0, const f32x4 queries[2], f32x4 running_max[2],
-                    f32x4 running_sum[2], float* output, int padded_d_head) {
+// 2. The online softmax of one panel over one key tile. scores: raw Sᵀ = q·k (keys, 8), overwritten with
+// Pᵀ; exponent_scale: c = scale·log2(e) > 0; queries: the panel's query indices as floats (lanes 0–3,
+// 4–7); first_masked: the first key row (0-based in the tile) after some query of the panel, when causal
+// (else keys: none masked). running_max is in raw units.
+void online_softmax(float* scores, int keys, int first_masked, int key0, f32x4 exponent_scale, const f32x4 queries[2],
+                    f32x4 running_max[2], f32x4 running_sum[2], float* output, int padded_d_head) {
   // Causal mask on the diagonal rows: a key after its query scores −∞.
   for (int j = first_masked; j < keys; ++j) {
     const f32x4 key_index = splat(static_cast<float>(key0 + j));
@@ -199,13 +206,13 @@ void online_softmax(float* scores, int keys, int first_masked, int key0, const f
   for (int half = 0; half < 2; ++half) {
     // Every query sees key 0 in the first tile, so after it m is finite and 2^(m − m') is a number.
     const f32x4 new_max = max(running_max[half], tile_max[half]);
-    rescale[half] = exp2(sub(running_max[half], new_max));  // 2^(−∞) = 0 on the first tile
+    rescale[half] = exp2(mul(sub(running_max[half], new_max), exponent_scale));  // 2^(−∞) = 0 on the first tile
     running_max[half] = new_max;
   }
   for (int j = 0; j < keys; ++j) {
     for (int half = 0; half < 2; ++half) {
       float* row = scores + j * kPanelQueries + half * kLanes;
-      const f32x4 p = exp2(sub(load(row), running_max[half]));
+      const f32x4 p = exp2(mul(sub(load(row), running_max[half]), exponent_scale));
       store(row, p);
       sum[half] = add(sum[half], p);
     }
@@ -236,18 +243,20 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
     f32x4* running_sum = w.running_sum + panel * 2;
     alignas(16) static const float kLane[kPanelQueries] = {0, 1, 2, 3, 4, 5, 6, 7};
     const f32x4 queries[2] = {add(splat(static_cast<float>(q0)), load(kLane)), add(splat(static_cast<float>(q0)), load(kLane + kLanes))};
+    const f32x4 exponent_scale = splat(s.score_scale * kLog2e);
     // Causal: the panel's last query, q0+7, sees keys up to itself; later key tiles are all masked.
     const int key_end = s.causal ? std::min(s.tk, q0 + kPanelQueries) : s.tk;
     for (int j0 = 0; j0 < key_end; j0 += kKeyBlock) {
       const int keys = std::min(kKeyBlock, key_end - j0);
-      // 1. Sᵀ (keys, 8) = K·(c·Q)ᵀ, one R×8 register tile per panel of R keys.
+      // 1. Sᵀ (keys, 8) = K·Qᵀ, one R×8 register tile per panel of R keys.
       for (int j = 0; j < keys; j += w.rows) {
         tile(w, w.rows, s.d_head, w.packed_key.data() + static_cast<size_t>(j0 + j) * s.d_head, packed_query,
              w.scores.data() + j * kPanelQueries, kPanelQueries, false);
       }
       // 2. online softmax; keys from q0+1 on come after some query of the panel.
       const int first_masked = s.causal ? std::clamp(q0 + 1 - j0, 0, keys) : keys;
-      online_softmax(w.scores.data(), keys, first_masked, j0, queries, running_max, running_sum, output, w.padded_d_head);
+      online_softmax(w.scores.data(), keys, first_masked, j0, exponent_scale, queries, running_max, running_sum, output,
+                     w.padded_d_head);
       // 3. Oᵀ (padded_d_head, 8) += Vᵀ·Pᵀ, one R×8 register tile per panel of R head columns.
       for (int d = 0; d < w.padded_d_head; d += w.rows) {
         const int width = d + w.rows < s.d_head ? w.rows : w.last_rows;

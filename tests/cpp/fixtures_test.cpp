@@ -154,5 +154,40 @@ TEST(Fixtures, CrossAttentionMatchesPyTorch) {
   });
 }
 
+// The fused path: every multi-head and cross-attention case again with intermediates=false, which runs
+// the fused kernel where the options allow it (docs/api.md) and returns only the output; it must match
+// PyTorch's output with the same tolerance (the logits-near-1e4 cases included).
+AttentionOptions lean(const json& args, std::size_t index) {
+  AttentionOptions options = testing::to_attention_options(options_at(args, index));
+  options.intermediates = false;
+  return options;
+}
+
+void check_fused_path(const std::string& function, const std::function<Tensor(const json& args)>& call) {
+  json cases;
+  ASSERT_TRUE(load_fixture(function, cases));
+  for (const json& one : cases) {
+    SCOPED_TRACE(function + " (intermediates=false): " + one.at("name").get<std::string>());
+    const double atol = one.value("atol", 1e-5), rtol = one.value("rtol", 1e-5);
+    EXPECT_TRUE(all_close(call(one.at("args")), to_tensor(one.at("expected").at("output")), atol, rtol));
+  }
+}
+
+TEST(Fixtures, FusedPathMatchesPyTorch) {
+  check_fused_path("multiheadAttentionStacked", [](const json& args) {
+    return multihead_attention_stacked(to_tensor(args[0]), testing::to_stacked_weights(args[1]), lean(args, 2)).output;
+  });
+  check_fused_path("multiheadAttentionSplit", [](const json& args) {
+    return multihead_attention_split(to_tensor(args[0]), testing::to_projection_weights(args[1]), lean(args, 2)).output;
+  });
+  check_fused_path("multiheadAttentionFused", [](const json& args) {
+    return multihead_attention_fused(to_tensor(args[0]), testing::to_fused_weights(args[1]), lean(args, 2)).output;
+  });
+  check_fused_path("crossAttention", [](const json& args) {
+    return cross_attention(to_tensor(args[0]), to_tensor(args[1]), testing::to_projection_weights(args[2]), lean(args, 3))
+        .output;
+  });
+}
+
 }  // namespace
 }  // namespace ap

@@ -23,3 +23,23 @@ test('every PyTorch fixture case matches on the webgpu backend', async ({ page }
     expect(report.problems, `${fn} (worst |error| ${report.worst.maxAbsError} at ${report.worst.where})`).toEqual([]);
   }
 });
+
+test('every multi-head fixture case matches on the webgpu backend\'s fused path (intermediates: false)', async ({ page }) => {
+  // The logits-near-1e4 cases (dyadic inputs, exact Q·Kᵀ) included: the online softmax subtracts the
+  // running max before anything inexact.
+  const multihead = fixtures.filter((fixture) => ['multiheadAttentionSplit', 'multiheadAttentionFused',
+    'multiheadAttentionStacked', 'crossAttention'].includes(fixture.function));
+  expect(multihead.length).toBe(4);
+  await page.goto('/tests/e2e/pages/webgpu.html');
+  await page.waitForFunction(() => window.harnessReady === true);
+  const reports = await page.evaluate(async ({ fixtures, tolerance }) => {
+    const { runFixture } = await import('./webgpu-fixtures.js');
+    const out = {};
+    for (const fixture of fixtures) out[fixture.function] = await runFixture(fixture, tolerance, { lean: true });
+    return out;
+  }, { fixtures: multihead, tolerance: TOLERANCE });
+  for (const [fn, report] of Object.entries(reports)) {
+    expect(report.cases, fn).toBeGreaterThan(0);
+    expect(report.problems, `${fn} (worst |error| ${report.worst.maxAbsError} at ${report.worst.where})`).toEqual([]);
+  }
+});

@@ -1,5 +1,6 @@
 // The WASM fast path (cpp/kernels/, chosen in cpp/attention/fast_attention.cpp): the multi-head functions with
-// `intermediates: false` return only the output, equal to PyTorch's on every fixture case and to the
+// `intermediates: false` return only the output, equal to PyTorch's on every fixture case (also on the JS
+// reference), the relaxed-SIMD tiles' too (relaxed-tile-check.mjs), and to the
 // teaching path on larger, awkward shapes (tiles of 32 queries × 64 keys, heads of odd width), in
 // both WASM builds. Also: every numbered GEMM variant equals the reference variant, with the plain tiles
 // and with the relaxed-SIMD ones.
@@ -44,8 +45,11 @@ function splitWeights(dIn, dOut, seed, { biases = true, out = true } = {}) {
   return weights;
 }
 
-describe.each(BUILDS)('fast path on %s', (build) => {
-  describe.each(MULTIHEAD_FUNCTIONS)('%s with intermediates: false', (fn) => {
+// Every fixture case with intermediates: false, on both WASM builds (the fused kernel) and on the JS
+// reference (its lean path): the logits-near-1e4 cases (dyadic inputs, exact Q·Kᵀ) hold the fused
+// kernel's softmax to the contract where rounding before the max is subtracted would show.
+describe.each([...BUILDS, 'js'])('%s with intermediates: false', (build) => {
+  describe.each(MULTIHEAD_FUNCTIONS)('%s', (fn) => {
     const fixture = loadFixture(fn);
     it.each(fixture.cases.map((testCase) => [testCase.name, testCase]))('matches PyTorch: %s', async (_, testCase) => {
       const attention = await attentionFor(build);
@@ -56,6 +60,13 @@ describe.each(BUILDS)('fast path on %s', (build) => {
       expectClose(result.output, testCase.expected.output, { atol: testCase.atol ?? 1e-5, rtol: testCase.rtol ?? 1e-5 });
     });
   });
+
+  it('the fixtures hold logits near ±1e4 for every multi-head function', () => {
+    for (const fn of MULTIHEAD_FUNCTIONS) expect(loadFixture(fn).cases.some(({ name }) => name.includes('1e4')), fn).toBe(true);
+  });
+});
+
+describe.each(BUILDS)('fast path on %s', (build) => {
 
   const SHAPES = [
     { B: 1, T: 1, dIn: 5, dOut: 6, heads: 2 },

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 
 import { installRelaxedTile } from '../../web/src/core/backends/relaxed-tile.js';
+import { loadFixture } from './fixtures.js';
 import { randomTensor } from './make-tensors.js';
 import { compareTensors } from './tolerance.js';
 
@@ -53,6 +54,18 @@ for (const [T, d, heads] of [[1, 6, 2], [70, 48, 4], [131, 26, 2], [200, 128, 2]
     const fast = core.multiheadAttentionSplit(x, weights, { heads, causal, intermediates: false }).output;
     const { report } = compareTensors(fast, teaching, { atol: 1e-5, rtol: 1e-5 });
     if (report) failures[`attention T=${T} d=${d} heads=${heads} causal=${causal}`] = report;
+  }
+}
+
+// Every PyTorch fixture case of the multi-head functions on the fused kernel (intermediates: false), as
+// fast-path.test.js runs them on the plain tiles: the logits-near-1e4 cases included.
+for (const fn of ['multiheadAttentionSplit', 'multiheadAttentionFused', 'multiheadAttentionStacked', 'crossAttention']) {
+  for (const testCase of loadFixture(fn).cases) {
+    const args = [...testCase.args];
+    args[args.length - 1] = { ...args[args.length - 1], intermediates: false };
+    const tolerance = { atol: testCase.atol ?? 1e-5, rtol: testCase.rtol ?? 1e-5 };
+    const { report } = compareTensors(core[fn](...args).output, testCase.expected.output, tolerance);
+    if (report) failures[`${fn} fixture "${testCase.name}"`] = report;
   }
 }
 

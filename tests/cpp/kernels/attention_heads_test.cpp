@@ -104,6 +104,28 @@ TEST(FusedAttention, LargeScoresStayFiniteAndMatch) {
   EXPECT_TRUE(all_close(fused, expected, 1e-5, 1e-5));
 }
 
+TEST(FusedAttention, LogitsNearTenThousandWithExactScoresMatchTheReference) {
+  // Dyadic inputs make every q·k exact in float32: q = 50 ± small integers, k = ±50 + multiples of 1/256,
+  // d_head = 16 (scale ¼, exact), so the logits are ±1e4 + a few units and only the softmax can differ.
+  // Heads 0 and 2 near +1e4, 1 and 3 near −1e4; 400 keys: three key tiles, the max moving between them.
+  // A kernel that scales before it subtracts the running max is off by ~1e-3 here.
+  const HeadsCase c{2, 400, 400, 4, 16};
+  Buffers buffers = random_buffers(c);
+  const int d_out = c.heads * c.d_head;
+  for (size_t i = 0; i < buffers.query.size(); ++i) {
+    const int p = static_cast<int>(i % d_out), sign = (p / c.d_head) % 2 == 0 ? 1 : -1;
+    buffers.query[i] = 50.0f + std::round(3.0f * buffers.query[i]);
+    buffers.key[i] = sign * 50.0f + std::round(16.0f * buffers.key[i]) / 256.0f;
+  }
+  const size_t size = static_cast<size_t>(c.batch) * c.tq * d_out;
+  for (bool causal : {true, false}) {
+    std::vector<float> expected(size), fused(size);
+    attention_heads_reference(buffers.problem(expected, c, causal));
+    attention_heads_fused(buffers.problem(fused, c, causal));
+    EXPECT_TRUE(all_close(fused, expected, 1e-5, 1e-5)) << (causal ? "causal" : "full");
+  }
+}
+
 TEST(FusedAttention, RisingScoresRescaleTheRunningSums) {
   // Scores that rise by 0.8 per key: every key tile beats the running max by far more than the
   // rescaling margin, so l and o are rescaled on every tile; and falling scores never rescale.

@@ -24,19 +24,25 @@ let attentionPromise;
 
 /**
  * Runs every case of one fixture; returns {cases, problems: [...], worst: {maxAbsError, where}}.
+ * With lean, each call gets `intermediates: false` (the fused path of the multi-head functions) and
+ * only `output` is expected back.
  * @param {object} fixture the parsed JSON of tests/fixtures/<function>.json
+ * @param {{atol: number, rtol: number}} tolerance
+ * @param {{lean?: boolean}} [how]
  */
-export async function runFixture(fixture, { atol, rtol }) {
+export async function runFixture(fixture, { atol, rtol }, { lean = false } = {}) {
   attentionPromise ??= loadWebGpuBackend().then((backend) => createAttention(backend));
   const attention = await attentionPromise;
   const problems = [];
   const worst = { maxAbsError: 0, where: '' };
   for (const testCase of fixture.cases) {
     const tolerance = { atol: testCase.atol ?? atol, rtol: testCase.rtol ?? rtol };
-    const expected = decode(testCase.expected);
+    const expected = lean ? { output: decode(testCase.expected.output) } : decode(testCase.expected);
+    const args = decode(testCase.args);
+    if (lean) args[args.length - 1] = { ...args[args.length - 1], intermediates: false };
     let results;
     try {
-      results = await attention[fixture.function](...decode(testCase.args));
+      results = await attention[fixture.function](...args);
     } catch (error) {
       problems.push(`${testCase.name}: threw ${error.message}`);
       continue;
