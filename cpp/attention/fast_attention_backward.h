@@ -1,0 +1,28 @@
+// Internal: the backward functions' fast path. Where the forward would run the fused kernel
+// (fused_kernel_applies: intermediates false, no dropout, a causal mask 'neg_inf'), the backward runs the
+// fused backward pipeline of cpp/kernels (multihead_backward_fast.h: GEMM projections' gradients, the
+// attention's gradients recomputed from the per-row log-sum-exp, O(T·d) memory) instead of the teaching code.
+#pragma once
+
+#include "attention/attention_backward.h"
+#include "attention/options.h"
+#include "attention/tensor.h"
+#include "attention/weights.h"
+
+namespace ap {
+
+// On checked arguments. x_query (B, Tq, d_q), x_context (B, Tk, d_kv): split (the same tensor twice, gradients
+// summed into x) and cross attention; grad_output (B, Tq, d_out).
+ProjectionGradients fused_kernel_backward_split(const Tensor& x, const ProjectionWeights& weights,
+                                                const Tensor& grad_output, const AttentionOptions& options);
+CrossAttentionGradients fused_kernel_backward_cross(const Tensor& x_query, const Tensor& x_context,
+                                                    const ProjectionWeights& weights, const Tensor& grad_output,
+                                                    const AttentionOptions& options);
+// in_projection (d_in, 3·d_out) read in place; its gradient written in place, block by block.
+FusedGradients fused_kernel_backward_fused(const Tensor& x, const FusedWeights& weights, const Tensor& grad_output,
+                                           const AttentionOptions& options);
+// The heads' weights joined side by side into split's layout, their gradients cut apart again.
+StackedGradients fused_kernel_backward_stacked(const Tensor& x, const StackedWeights& weights,
+                                               const Tensor& grad_output, const AttentionOptions& options);
+
+}  // namespace ap

@@ -1,0 +1,280 @@
+// The attention backward kernels of attention_heads_backward.h, written once against simd.h's vocabulary.
+#include "attention_heads_backward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "gemm.h"
+#include "simd.h"
+
+namespace ap::kernels {
+
+namespace {
+
+using namespace simd;
+
+constexpr int kKeyTile = 32;    // keys per tile: their dK and dV (2·32·d_head floats) stay in cache
+constexpr int kQueryTile = 32;  // queries per tile of the GEMM variant: S, P, dP, dS are (32, 32)
+
+// Σ_p a[p]·b[p], four lanes at a time, then the leftover elements.
+float dot(const float* a, const float* b, int n) {
+  f32x4 sum = zero();
+  int p = 0;
+  for (; p + kLanes <= n; p += kLanes) sum = mul_add(load(a + p), load(b + p), sum);
+  float total = horizontal_sum(sum);
+  for (; p < n; ++p) total += a[p] * b[p];
+  return total;
+}
+
+// y += alpha·x over n elements.
+void add_scaled(float* y, float alpha, const float* x, int n) {
+  const f32x4 a = splat(alpha);
+  int p = 0;
+  for (; p + kLanes <= n; p += kLanes) store(y + p, mul_add(a, load(x + p), load(y + p)));
+  for (; p < n; ++p) y[p] += alpha * x[p];
+}
+
+// Where row i of head h, batch b, lives in a (batch·t, heads·d_head) matrix with the given row stride.
+const float* row_of(const float* base, int stride, int b, int t, int i, int column) {
+  return base + static_cast<std::size_t>(b * t + i) * stride + column;
+}
+float* row_of(float* base, int stride, int b, int t, int i, int column) {
+  return base + static_cast<std::size_t>(b * t + i) * stride + column;
+}
+
+// Keys j < visible(i) are seen by query i: all of them, or j ≤ i when causal (top-left aligned).
+int visible_keys(const AttentionHeads& s, int i) { return s.causal ? std::min(i + 1, s.tk) : s.tk; }
+
+// exp(s − lse) with lse = row_max + log_sum: (s − row_max) first, exact where s is near the max.
+float weight(float score, float row_max, float log_sum) { return std::exp((score - row_max) - log_sum); }
+
+std::size_t statistic_index(const AttentionHeads& s, int b, int h, int i) {
+  return (static_cast<std::size_t>(b) * s.heads + h) * s.tq + i;
+}
+
+}  // namespace
+
+void attention_heads_with_statistics(const AttentionHeads& s, float* row_max, float* log_sum) {
+  std::vector<float> scores(static_cast<std::size_t>(std::max(s.tk, 1)));
+  for (int b = 0; b < s.batch; ++b) {
+    for (int h = 0; h < s.heads; ++h) {
+      const int column = h * s.d_head;
+      for (int i = 0; i < s.tq; ++i) {
+        const float* q = row_of(s.query, s.query_stride, b, s.tq, i, column);
+        const int visible = visible_keys(s, i);
+        // 1. scores s_j = scale·q·k_j and their max
+        float max_score = -std::numeric_limits<float>::infinity();
+        for (int j = 0; j < visible; ++j) {
+          scores[j] = s.score_scale * dot(q, row_of(s.key, s.key_stride, b, s.tk, j, column), s.d_head);
+          max_score = std::max(max_score, scores[j]);
+        }
+        // 2. exp(s_j − max) and their sum l; lse = max + log l
+        float sum = 0.0f;
+        for (int j = 0; j < visible; ++j) {
+          scores[j] = std::exp(scores[j] - max_score);
+          sum += scores[j];
+        }
+        row_max[statistic_index(s, b, h, i)] = max_score;
+        log_sum[statistic_index(s, b, h, i)] = std::log(sum);
+        // 3. context = Σ_j (exp(s_j − max)/l)·v_j
+        float* out = row_of(s.context, s.context_stride, b, s.tq, i, column);
+        std::fill(out, out + s.d_head, 0.0f);
+        for (int j = 0; j < visible; ++j) {
+          add_scaled(out, scores[j] / sum, row_of(s.value, s.value_stride, b, s.tk, j, column), s.d_head);
+        }
+      }
+    }
+  }
+}
+
+void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
+  const AttentionHeads& s = g.forward;
+  const int d = s.d_head;
+  for (int b = 0; b < s.batch; ++b) {
+    for (int h = 0; h < s.heads; ++h) {
+      const int column = h * d;
+      for (int j = 0; j < s.tk; ++j) {
+        std::fill_n(row_of(g.grad_key, g.grad_key_stride, b, s.tk, j, column), d, 0.0f);
+        std::fill_n(row_of(g.grad_value, g.grad_value_stride, b, s.tk, j, column), d, 0.0f);
+      }
+      for (int i = 0; i < s.tq; ++i) {
+        const float* q = row_of(s.query, s.query_stride, b, s.tq, i, column);
+        const float* o = row_of(s.context, s.context_stride, b, s.tq, i, column);
+        const float* d_o = row_of(g.grad_context, g.grad_context_stride, b, s.tq, i, column);
+        float* d_q = row_of(g.grad_query, g.grad_query_stride, b, s.tq, i, column);
+        const std::size_t at = statistic_index(s, b, h, i);
+        const float m = g.row_max[at], log_l = g.log_sum ? g.log_sum[at] : 0.0f;
+        // D_i = dO_i·O_i
+        float row_dot = 0.0f;
+        for (int p = 0; p < d; ++p) row_dot += d_o[p] * o[p];
+        std::fill_n(d_q, d, 0.0f);
+        for (int j = 0; j < visible_keys(s, i); ++j) {
+          const float* k = row_of(s.key, s.key_stride, b, s.tk, j, column);
+          const float* v = row_of(s.value, s.value_stride, b, s.tk, j, column);
+          float score = 0.0f, d_p = 0.0f;
+          for (int p = 0; p < d; ++p) {
+            score += q[p] * k[p];
+            d_p += d_o[p] * v[p];
+          }
+          // P_ij = exp(s_ij − lse_i);  dS_ij = P_ij·(dP_ij − D_i)
+          const float p_ij = weight(s.score_scale * score, m, log_l);
+          const float d_s = p_ij * (d_p - row_dot);
+          float* d_k = row_of(g.grad_key, g.grad_key_stride, b, s.tk, j, column);
+          float* d_v = row_of(g.grad_value, g.grad_value_stride, b, s.tk, j, column);
+          for (int p = 0; p < d; ++p) {
+            d_q[p] += s.score_scale * d_s * k[p];
+            d_k[p] += s.score_scale * d_s * q[p];
+            d_v[p] += p_ij * d_o[p];
+          }
+        }
+      }
+    }
+  }
+}
+
+void attention_heads_backward_rowwise(const AttentionHeadsBackward& g) {
+  const AttentionHeads& s = g.forward;
+  const int d = s.d_head;
+  std::vector<float> row_dots(static_cast<std::size_t>(s.tq));
+  std::vector<float> grad_key(static_cast<std::size_t>(kKeyTile) * d), grad_value(grad_key.size());
+  for (int b = 0; b < s.batch; ++b) {
+    for (int h = 0; h < s.heads; ++h) {
+      const int column = h * d;
+      // 1. D_i = dO_i·O_i for every query row; dQ starts at zero and gathers every key tile's share
+      for (int i = 0; i < s.tq; ++i) {
+        row_dots[i] = dot(row_of(g.grad_context, g.grad_context_stride, b, s.tq, i, column),
+                          row_of(s.context, s.context_stride, b, s.tq, i, column), d);
+        std::fill_n(row_of(g.grad_query, g.grad_query_stride, b, s.tq, i, column), d, 0.0f);
+      }
+      // 2. key tiles outside, queries inside: the tile's dK and dV stay in the scratch until every query is done
+      for (int j0 = 0; j0 < s.tk; j0 += kKeyTile) {
+        const int j1 = std::min(j0 + kKeyTile, s.tk);
+        std::fill(grad_key.begin(), grad_key.end(), 0.0f);
+        std::fill(grad_value.begin(), grad_value.end(), 0.0f);
+        // causal: queries i < j0 see none of these keys, so the tile is skipped for them
+        for (int i = s.causal ? j0 : 0; i < s.tq; ++i) {
+          const int j_end = std::min(j1, visible_keys(s, i));
+          const float* q = row_of(s.query, s.query_stride, b, s.tq, i, column);
+          const float* d_o = row_of(g.grad_context, g.grad_context_stride, b, s.tq, i, column);
+          float* d_q = row_of(g.grad_query, g.grad_query_stride, b, s.tq, i, column);
+          const std::size_t at = statistic_index(s, b, h, i);
+          const float m = g.row_max[at], log_l = g.log_sum ? g.log_sum[at] : 0.0f;
+          for (int j = j0; j < j_end; ++j) {
+            const float* k = row_of(s.key, s.key_stride, b, s.tk, j, column);
+            const float* v = row_of(s.value, s.value_stride, b, s.tk, j, column);
+            // 3. P_ij = exp(s_ij − lse_i), recomputed;  dP_ij = dO_i·v_j;  dS_ij = P_ij·(dP_ij − D_i)
+            const float p_ij = weight(s.score_scale * dot(q, k, d), m, log_l);
+            const float d_s = s.score_scale * p_ij * (dot(d_o, v, d) - row_dots[i]);
+            // 4. dV_j += P_ij·dO_i;  dK_j += c·dS_ij·q_i;  dQ_i += c·dS_ij·k_j
+            add_scaled(grad_value.data() + static_cast<std::size_t>(j - j0) * d, p_ij, d_o, d);
+            add_scaled(grad_key.data() + static_cast<std::size_t>(j - j0) * d, d_s, q, d);
+            add_scaled(d_q, d_s, k, d);
+          }
+        }
+        // 5. the tile's dK and dV are complete
+        for (int j = j0; j < j1; ++j) {
+          std::copy_n(grad_key.data() + static_cast<std::size_t>(j - j0) * d, d,
+                      row_of(g.grad_key, g.grad_key_stride, b, s.tk, j, column));
+          std::copy_n(grad_value.data() + static_cast<std::size_t>(j - j0) * d, d,
+                      row_of(g.grad_value, g.grad_value_stride, b, s.tk, j, column));
+        }
+      }
+    }
+  }
+}
+
+void attention_heads_backward_fused(const AttentionHeadsBackward& g) {
+  const AttentionHeads& s = g.forward;
+  const int d = s.d_head;
+  const std::size_t tile = static_cast<std::size_t>(kQueryTile) * kKeyTile;
+  std::vector<float> row_dots(static_cast<std::size_t>(s.tq));
+  std::vector<float> weights(tile), grad_scores(tile), transposed(tile);  // P, dP then dS, and a transpose
+  std::vector<float> grad_key(static_cast<std::size_t>(kKeyTile) * d), grad_value(grad_key.size());
+  std::vector<float> product(static_cast<std::size_t>(std::max(kKeyTile, kQueryTile)) * d);
+  // c (rows, d) += product (rows, d): GEMM overwrites, the tiles accumulate
+  const auto add_product = [&](float* c, int ldc, int rows) {
+    for (int r = 0; r < rows; ++r) add_scaled(c + static_cast<std::size_t>(r) * ldc, 1.0f, product.data() + static_cast<std::size_t>(r) * d, d);
+  };
+  // (rows, cols) → (cols, rows), dense
+  const auto transpose = [&](const float* a, int rows, int cols) {
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) transposed[static_cast<std::size_t>(c) * rows + r] = a[static_cast<std::size_t>(r) * cols + c];
+  };
+  for (int b = 0; b < s.batch; ++b) {
+    for (int h = 0; h < s.heads; ++h) {
+      const int column = h * d;
+      const float* query = row_of(s.query, s.query_stride, b, s.tq, 0, column);
+      const float* key = row_of(s.key, s.key_stride, b, s.tk, 0, column);
+      const float* value = row_of(s.value, s.value_stride, b, s.tk, 0, column);
+      const float* grad_context = row_of(g.grad_context, g.grad_context_stride, b, s.tq, 0, column);
+      float* grad_query = row_of(g.grad_query, g.grad_query_stride, b, s.tq, 0, column);
+      // 1. D_i = dO_i·O_i for every query row; dQ starts at zero
+      for (int i = 0; i < s.tq; ++i) {
+        row_dots[i] = dot(grad_context + static_cast<std::size_t>(i) * g.grad_context_stride,
+                          row_of(s.context, s.context_stride, b, s.tq, i, column), d);
+        std::fill_n(grad_query + static_cast<std::size_t>(i) * g.grad_query_stride, d, 0.0f);
+      }
+      // 2. key tiles outside, query tiles inside
+      for (int j0 = 0; j0 < s.tk; j0 += kKeyTile) {
+        const int cols = std::min(kKeyTile, s.tk - j0);
+        const float* key_tile = key + static_cast<std::size_t>(j0) * s.key_stride;
+        const float* value_tile = value + static_cast<std::size_t>(j0) * s.value_stride;
+        std::fill(grad_key.begin(), grad_key.end(), 0.0f);
+        std::fill(grad_value.begin(), grad_value.end(), 0.0f);
+        // causal: a query tile ending before key j0 sees none of the tile and is skipped
+        for (int i0 = s.causal ? j0 / kQueryTile * kQueryTile : 0; i0 < s.tq; i0 += kQueryTile) {
+          const int rows = std::min(kQueryTile, s.tq - i0);
+          const float* query_tile = query + static_cast<std::size_t>(i0) * s.query_stride;
+          const float* grad_context_tile = grad_context + static_cast<std::size_t>(i0) * g.grad_context_stride;
+          // 3. S = Q_i·K_jᵀ (rows, cols), then P = exp(c·S − lse) on the visible keys, 0 on the masked ones
+          matmul(query_tile, key_tile, weights.data(), {rows, d, cols, s.query_stride, s.key_stride, cols, true});
+          // 4. dP = dO_i·V_jᵀ (rows, cols)
+          matmul(grad_context_tile, value_tile, grad_scores.data(), {rows, d, cols, g.grad_context_stride, s.value_stride, cols, true});
+          for (int r = 0; r < rows; ++r) {
+            const int i = i0 + r;
+            const std::size_t at = statistic_index(s, b, h, i);
+            const f32x4 row_max = splat(g.row_max[at]), log_sum = splat(g.log_sum ? g.log_sum[at] : 0.0f);
+            const f32x4 scale = splat(s.score_scale), row_dot = splat(row_dots[i]);
+            const int visible = std::clamp(visible_keys(s, i) - j0, 0, cols);
+            float* p = weights.data() + static_cast<std::size_t>(r) * cols;
+            float* ds = grad_scores.data() + static_cast<std::size_t>(r) * cols;
+            // 5. dS = c·P ⊙ (dP − D_i), four keys at a time
+            int c = 0;
+            for (; c + kLanes <= visible; c += kLanes) {
+              const f32x4 weight_lanes = exp(sub(sub(mul(scale, load(p + c)), row_max), log_sum));
+              store(p + c, weight_lanes);
+              store(ds + c, mul(scale, mul(weight_lanes, sub(load(ds + c), row_dot))));
+            }
+            for (; c < visible; ++c) {
+              p[c] = weight(s.score_scale * p[c], g.row_max[at], g.log_sum ? g.log_sum[at] : 0.0f);
+              ds[c] = s.score_scale * p[c] * (ds[c] - row_dots[i]);
+            }
+            std::fill(p + visible, p + cols, 0.0f);
+            std::fill(ds + visible, ds + cols, 0.0f);
+          }
+          // 6. dV_j += Pᵀ·dO_i;  dK_j += dSᵀ·Q_i;  dQ_i += dS·K_j  (c already in dS)
+          transpose(weights.data(), rows, cols);
+          matmul(transposed.data(), grad_context_tile, product.data(), {cols, rows, d, rows, g.grad_context_stride, d, false});
+          add_product(grad_value.data(), d, cols);
+          transpose(grad_scores.data(), rows, cols);
+          matmul(transposed.data(), query_tile, product.data(), {cols, rows, d, rows, s.query_stride, d, false});
+          add_product(grad_key.data(), d, cols);
+          matmul(grad_scores.data(), key_tile, product.data(), {rows, cols, d, cols, s.key_stride, d, false});
+          add_product(grad_query + static_cast<std::size_t>(i0) * g.grad_query_stride, g.grad_query_stride, rows);
+        }
+        // 7. the tile's dK and dV are complete
+        for (int j = j0; j < j0 + cols; ++j) {
+          std::copy_n(grad_key.data() + static_cast<std::size_t>(j - j0) * d, d,
+                      row_of(g.grad_key, g.grad_key_stride, b, s.tk, j, column));
+          std::copy_n(grad_value.data() + static_cast<std::size_t>(j - j0) * d, d,
+                      row_of(g.grad_value, g.grad_value_stride, b, s.tk, j, column));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ap::kernels

@@ -1,0 +1,193 @@
+// The fused attention backward equals the row-by-row reference backward, and the forward with statistics
+// equals the reference forward with lse = log Σ exp(scores); on causal and full attention, Tq ≠ Tk, d_head
+// not a multiple of 4, several key tiles. The whole fast backward pipeline equals the teaching backward.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "attention/attention_backward.h"
+#include "kernels/attention_heads.h"
+#include "kernels/attention_heads_backward.h"
+#include "test_data.h"
+
+namespace ap::kernels {
+namespace {
+
+using testing::all_close;
+using testing::random_values;
+
+struct HeadsCase {
+  int batch, tq, tk, heads, d_head;
+  bool causal;
+};
+
+class AttentionBackwardKernel : public ::testing::TestWithParam<HeadsCase> {};
+
+// Q, K, V and dO of one case, and the problem that points at them.
+struct Data {
+  explicit Data(const HeadsCase& c)
+      : width(c.heads * c.d_head),
+        query(random_values(static_cast<size_t>(c.batch) * c.tq * width, 1, 1.0f)),
+        key(random_values(static_cast<size_t>(c.batch) * c.tk * width, 2, 1.0f)),
+        value(random_values(static_cast<size_t>(c.batch) * c.tk * width, 3, 1.0f)),
+        grad_context(random_values(query.size(), 4, 1.0f)),
+        context(query.size()),
+        row_max(static_cast<size_t>(c.batch) * c.heads * c.tq),
+        log_sum(row_max.size()) {
+    heads = {query.data(), width, key.data(), width, value.data(), width, context.data(), width,
+             c.batch,      c.tq,  c.tk,       c.heads, c.d_head, 1.0f / std::sqrt(static_cast<float>(c.d_head)),
+             c.causal};
+  }
+  // The backward problem writing into the given gradients.
+  AttentionHeadsBackward backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv) const {
+    AttentionHeadsBackward g;
+    g.forward = heads;
+    g.grad_context = grad_context.data();
+    g.grad_context_stride = width;
+    g.row_max = row_max.data();
+    g.log_sum = log_sum.data();
+    g.grad_query = dq.data();
+    g.grad_query_stride = width;
+    g.grad_key = dk.data();
+    g.grad_key_stride = width;
+    g.grad_value = dv.data();
+    g.grad_value_stride = width;
+    return g;
+  }
+  int width;
+  std::vector<float> query, key, value, grad_context, context, row_max, log_sum;
+  AttentionHeads heads;
+};
+
+TEST_P(AttentionBackwardKernel, TheForwardWithStatisticsSavesTheLogSumExp) {
+  const HeadsCase c = GetParam();
+  Data data(c);
+  attention_heads_with_statistics(data.heads, data.row_max.data(), data.log_sum.data());
+  std::vector<float> expected(data.context.size());
+  AttentionHeads reference = data.heads;
+  reference.context = expected.data();
+  attention_heads_reference(reference);
+  EXPECT_TRUE(all_close(data.context, expected, 1e-6, 1e-5));
+  // lse of row i, head h, batch b = log Σ_j exp(scale·q·k_j) over the visible keys, in double
+  for (int b = 0; b < c.batch; ++b)
+    for (int h = 0; h < c.heads; ++h)
+      for (int i = 0; i < c.tq; ++i) {
+        double sum = 0.0;
+        const int visible = c.causal ? std::min(i + 1, c.tk) : c.tk;
+        for (int j = 0; j < visible; ++j) {
+          double dot = 0.0;
+          for (int p = 0; p < c.d_head; ++p)
+            dot += static_cast<double>(data.query[(static_cast<size_t>(b) * c.tq + i) * data.width + h * c.d_head + p]) *
+                   data.key[(static_cast<size_t>(b) * c.tk + j) * data.width + h * c.d_head + p];
+          sum += std::exp(dot * data.heads.score_scale);
+        }
+        const size_t at = (static_cast<size_t>(b) * c.heads + h) * c.tq + i;
+        EXPECT_NEAR(data.row_max[at] + data.log_sum[at], std::log(sum), 1e-5) << "row " << i << " head " << h;
+      }
+}
+
+TEST_P(AttentionBackwardKernel, EveryVariantEqualsTheReference) {
+  const HeadsCase c = GetParam();
+  Data data(c);
+  attention_heads_with_statistics(data.heads, data.row_max.data(), data.log_sum.data());
+  std::vector<float> rq(data.query.size()), rk(data.key.size()), rv(data.value.size());
+  attention_heads_backward_reference(data.backward(rq, rk, rv));
+  for (const auto variant : {attention_heads_backward_rowwise, attention_heads_backward_fused}) {
+    std::vector<float> dq(rq.size(), 7.0f), dk(rk.size(), 7.0f), dv(rv.size(), 7.0f);
+    variant(data.backward(dq, dk, dv));  // the 7s must all be overwritten
+    EXPECT_TRUE(all_close(dq, rq, 1e-5, 1e-5)) << "dQ";
+    EXPECT_TRUE(all_close(dk, rk, 1e-5, 1e-5)) << "dK";
+    EXPECT_TRUE(all_close(dv, rv, 1e-5, 1e-5)) << "dV";
+  }
+}
+
+TEST_P(AttentionBackwardKernel, AnLseWithoutItsSplitGivesTheSameGradients) {
+  const HeadsCase c = GetParam();
+  Data data(c);
+  attention_heads_with_statistics(data.heads, data.row_max.data(), data.log_sum.data());
+  std::vector<float> dq(data.query.size()), dk(data.key.size()), dv(data.value.size());
+  std::vector<float> lq(dq.size()), lk(dk.size()), lv(dv.size());
+  attention_heads_backward_fused(data.backward(dq, dk, dv));
+  // lse alone, as a caller holding only the forward's lse passes it
+  std::vector<float> lse(data.row_max.size());
+  for (size_t i = 0; i < lse.size(); ++i) lse[i] = data.row_max[i] + data.log_sum[i];
+  AttentionHeadsBackward only_lse = data.backward(lq, lk, lv);
+  only_lse.row_max = lse.data();
+  only_lse.log_sum = nullptr;
+  attention_heads_backward_fused(only_lse);
+  EXPECT_TRUE(all_close(lq, dq, 1e-5, 1e-5));
+  EXPECT_TRUE(all_close(lk, dk, 1e-5, 1e-5));
+  EXPECT_TRUE(all_close(lv, dv, 1e-5, 1e-5));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, AttentionBackwardKernel,
+    ::testing::Values(HeadsCase{1, 1, 1, 1, 1, true}, HeadsCase{2, 5, 5, 2, 3, true}, HeadsCase{1, 7, 4, 1, 4, true},
+                      HeadsCase{1, 4, 9, 3, 5, true}, HeadsCase{2, 70, 70, 2, 8, true},
+                      HeadsCase{1, 40, 75, 2, 6, false}, HeadsCase{1, 65, 33, 1, 16, true},
+                      HeadsCase{1, 33, 100, 2, 7, false}),
+    [](const ::testing::TestParamInfo<HeadsCase>& info) {
+      const HeadsCase& c = info.param;
+      return "B" + std::to_string(c.batch) + "_Tq" + std::to_string(c.tq) + "_Tk" + std::to_string(c.tk) + "_H" +
+             std::to_string(c.heads) + "_dhead" + std::to_string(c.d_head) + (c.causal ? "_causal" : "_full");
+    });
+
+// The whole fast pipeline (GEMM projections, lse, fused backward) against the Eigen teaching backward.
+Tensor random_tensor(std::vector<int> shape, unsigned seed, float scale) {
+  size_t n = 1;
+  for (int d : shape) n *= static_cast<size_t>(d);
+  return Tensor{shape, random_values(n, seed, scale)};
+}
+
+TEST(FastBackwardPipeline, EqualsTheTeachingBackwardForEveryForm) {
+  for (const bool causal : {true, false}) {
+    SCOPED_TRACE(causal ? "causal" : "full");
+    const int batch = 2, t = 37, d_in = 12, d_out = 16, heads = 4;
+    const Tensor x = random_tensor({batch, t, d_in}, 31, 1.0f);
+    const Tensor grad = random_tensor({batch, t, d_out}, 32, 1.0f);
+    ProjectionWeights w;
+    w.query = random_tensor({d_in, d_out}, 33, 0.3f);
+    w.key = random_tensor({d_in, d_out}, 34, 0.3f);
+    w.value = random_tensor({d_in, d_out}, 35, 0.3f);
+    w.query_bias = random_tensor({d_out}, 36, 0.1f);
+    w.value_bias = random_tensor({d_out}, 37, 0.1f);
+    w.out_weight = random_tensor({d_out, d_out}, 38, 0.25f);
+    w.out_bias = random_tensor({d_out}, 39, 0.1f);
+    AttentionOptions teaching;
+    teaching.causal = causal;
+    teaching.heads = heads;
+    teaching.temperature = 0.75f;
+    AttentionOptions fast = teaching;
+    fast.intermediates = false;
+
+    const ProjectionGradients slow = multihead_attention_split_backward(x, w, grad, teaching);
+    const ProjectionGradients quick = multihead_attention_split_backward(x, w, grad, fast);
+    for (const auto& [name, a, b] : {std::tuple{"x", &quick.x, &slow.x}, std::tuple{"query", &quick.weights.query, &slow.weights.query},
+                                     std::tuple{"key", &quick.weights.key, &slow.weights.key},
+                                     std::tuple{"value", &quick.weights.value, &slow.weights.value},
+                                     std::tuple{"queryBias", &quick.weights.query_bias, &slow.weights.query_bias},
+                                     std::tuple{"valueBias", &quick.weights.value_bias, &slow.weights.value_bias},
+                                     std::tuple{"outWeight", &quick.weights.out_weight, &slow.weights.out_weight},
+                                     std::tuple{"outBias", &quick.weights.out_bias, &slow.weights.out_bias}}) {
+      EXPECT_TRUE(all_close(a->data, b->data, 1e-5, 1e-5)) << name;
+      EXPECT_EQ(a->shape, b->shape) << name;
+    }
+    EXPECT_FALSE(quick.weights.key_bias.present());
+
+    const Tensor context = random_tensor({batch, 23, 10}, 40, 1.0f);
+    ProjectionWeights cw = w;
+    cw.key = random_tensor({10, d_out}, 41, 0.3f);
+    cw.value = random_tensor({10, d_out}, 42, 0.3f);
+    const CrossAttentionGradients cross_slow = cross_attention_backward(x, context, cw, grad, teaching);
+    const CrossAttentionGradients cross_fast = cross_attention_backward(x, context, cw, grad, fast);
+    EXPECT_TRUE(all_close(cross_fast.x_query.data, cross_slow.x_query.data, 1e-5, 1e-5));
+    EXPECT_TRUE(all_close(cross_fast.x_context.data, cross_slow.x_context.data, 1e-5, 1e-5));
+    EXPECT_TRUE(all_close(cross_fast.weights.key.data, cross_slow.weights.key.data, 1e-5, 1e-5));
+  }
+}
+
+}  // namespace
+}  // namespace ap::kernels
