@@ -13,14 +13,15 @@ function maxError(actual, expected) {
   return worst;
 }
 
-describe('the trainer matches PyTorch AdamW training of AttentionOnly', () => {
+describe.each(['js', 'wasm-simd', 'wasm-baseline'])('the trainer matches PyTorch AdamW training of AttentionOnly on %s', (backend) => {
   for (const testCase of fixture.cases) {
     it(`${testCase.name}: the loss at every step to 1e-4 relative, the final parameters to 1e-4`, async () => {
       const initial = decodeValue(testCase.initial);
       const trainer = await createTrainer({
         ...testCase.config, seed: 0, parameters: initial, optimizer: testCase.optimizer,
-        gradClip: testCase.gradClip ?? undefined, backend: 'js',
+        gradClip: testCase.gradClip ?? undefined, backend,
       });
+      expect(trainer.backend).toBe(backend);
       for (let s = 0; s < testCase.batches.length; s++) {
         const batch = decodeValue(testCase.batches[s]);
         const { loss, gradNorm } = await trainer.step(batch);

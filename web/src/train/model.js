@@ -2,9 +2,9 @@
 // h + out_proj(MHA(LN?(h))) (causal) → ln_final? → unembed. Parameters are named and laid out exactly like
 // the PyTorch AttentionOnly module's state_dict (nn.Linear weights (out, in)), in state_dict order.
 import { mulberry32 } from '../core/random.js';
+import { jsLinear } from './linear.js';
 import {
   causalAttentionBackward, causalAttentionForward, crossEntropy, layerNormBackward, layerNormForward,
-  linearBackward, linearForward,
 } from './ops.js';
 
 /** [name, shape, init] in state_dict order; init 'normal' (N(0, 0.02²)), 'zeros' or 'ones'. */
@@ -48,9 +48,10 @@ export function initParameters(config, seed) {
 
 /**
  * Forward (and, with targets and wantGradients, backward) of the model for tokens (B, T) Int32.
- * Returns { loss, correct, count, attention: [(B, H, T, T) Float64Array per layer], grads: {name: Float64Array} }.
+ * linear: where the linear layers' products run (linear.js). Returns { loss, correct, count, attention: [(B, H, T, T) Float64Array per layer], grads: {name: Float64Array} }.
  */
-export function runModel(config, params, inputs, targets, { B, T, wantGradients = false, wantLoss = true } = {}) {
+export function runModel(config, params, inputs, targets, { B, T, wantGradients = false, wantLoss = true, linear = jsLinear } = {}) {
+  const { linearForward, linearBackward } = linear;
   const { vocabSize: V, dModel: d, heads: H, layers: L, layerNorm } = config;
   const p = (name) => params[name].data;
   const N = B * T;

@@ -4,6 +4,7 @@
 import { describeValue, formatShape } from '../core/tensor.js';
 import { adamwStep, clipGradNorm, createAdamState } from './adamw.js';
 import { initParameters, parameterSpec, runModel } from './model.js';
+import { jsLinear, wasmLinear } from './linear.js';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js'];
@@ -105,7 +106,7 @@ function checkBatch(fn, batch, config) {
 const copyTensors = (tensors) => Object.fromEntries(Object.entries(tensors).map(([n, t]) => [n, { data: t.data.slice(), shape: [...t.shape] }]));
 
 class Trainer {
-  constructor({ config, backend, threads }, params, optimizerState) {
+  constructor({ config, backend, threads }, params, optimizerState, engine) {
     this.config = config;
     this.spec = parameterSpec(config);
     this.params = params;
@@ -113,9 +114,13 @@ class Trainer {
     this.grads = null;
     this.disposed = false;
     this.requested = { backend, threads };
-    /** Where the math runs: JS on every CPU backend for now (see docs/api.md "Training"). */
-    this.backend = 'js';
+    this.linear = engine.linear;
+    /** The backend whose GEMM runs the linear layers ('js', 'wasm-simd' or 'wasm-baseline'); the rest is JS. */
+    this.backend = engine.linear.name;
+    this.backendReason = engine.reason;
+    /** One thread: training does not use workers yet. */
     this.threads = 1;
+    this.threadsReason = threads === 1 ? null : 'the trainer runs on the calling thread (no workers yet)';
   }
 
   get steps() { return this.adam.step; }
@@ -127,7 +132,7 @@ class Trainer {
   async step(batch) {
     this.alive('step');
     const { B, T } = checkBatch('trainer.step', batch, this.config);
-    const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, wantGradients: true });
+    const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, wantGradients: true, linear: this.linear });
     const grads = {};
     for (const [name, g] of Object.entries(run.grads)) grads[name] = Float32Array.from(g);
     const gradNorm = clipGradNorm(grads, this.config.gradClip);
@@ -139,14 +144,14 @@ class Trainer {
   async evaluate(batch) {
     this.alive('evaluate');
     const { B, T } = checkBatch('trainer.evaluate', batch, this.config);
-    const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T });
+    const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, linear: this.linear });
     return { loss: run.loss, accuracy: run.count ? run.correct / run.count : 0 };
   }
 
   async attention(inputs) {
     this.alive('attention');
     const { B, T } = checkTokens('trainer.attention', 'inputs', inputs, this.config);
-    const run = runModel(this.config, this.params, inputs.data, null, { B, T, wantLoss: false });
+    const run = runModel(this.config, this.params, inputs.data, null, { B, T, wantLoss: false, linear: this.linear });
     return run.attention.map((w) => ({ data: Float32Array.from(w), shape: [B, this.config.heads, T, T] }));
   }
 
@@ -186,9 +191,29 @@ class Trainer {
 
   dispose() {
     this.disposed = true;
+    this.linear = null;
     this.params = null;
     this.adam = null;
     this.grads = null;
+  }
+}
+
+const WASM_BUILDS = { auto: 'wasm', wasm: 'wasm', 'wasm-simd': 'wasm-simd', 'wasm-baseline': 'wasm-baseline' };
+
+/**
+ * The linear layers' engine for options.backend: 'js' → JS loops; 'wasm-simd', 'wasm-baseline', 'wasm' → that
+ * WASM build's matmul (loaded with loadAttention, one thread; a load failure throws); 'auto' → WASM, or JS
+ * with a reason when WASM cannot load. Never WebGPU: its calls would return Promises mid-step.
+ */
+async function loadEngine(fn, backend) {
+  if (backend === 'js') return { linear: jsLinear, reason: null };
+  const { loadAttention } = await import('../core/index.js');
+  try {
+    const attention = await loadAttention({ backend: WASM_BUILDS[backend], threads: 1 });
+    return { linear: wasmLinear(attention), reason: null };
+  } catch (error) {
+    if (backend !== 'auto') throw new Error(`${fn}: backend '${backend}' could not load: ${error.message}`);
+    return { linear: jsLinear, reason: `WASM could not load (${error.message}); the JS engine runs` };
   }
 }
 
@@ -202,7 +227,7 @@ export async function createTrainer(options) {
     checkParameters(fn, spec, options.parameters, 'options.parameters');
     for (const [name, t] of Object.entries(options.parameters)) params[name].data.set(t.data);
   }
-  return new Trainer(normalized, params);
+  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend));
 }
 
 /**
@@ -229,5 +254,5 @@ export async function loadTrainer(bytes, options = {}) {
     adam.expAvg[name] = tensors[`optimizer.exp_avg.${name}`].data;
     adam.expAvgSq[name] = tensors[`optimizer.exp_avg_sq.${name}`].data;
   }
-  return new Trainer(normalized, params, adam);
+  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend));
 }
