@@ -6,6 +6,7 @@ import { selfAttention } from '../../web/src/core/reference/self-attention.js';
 import { multiheadAttentionSplit } from '../../web/src/core/reference/multihead.js';
 import { crossAttention } from '../../web/src/core/reference/cross-attention.js';
 import * as backward from '../../web/src/core/reference/backward/attention.js';
+import { loadFixture } from './fixtures.js';
 
 const { backwardsFloat64: f64 } = backward;
 
@@ -151,5 +152,32 @@ describe('multi-head and cross-attention backward', () => {
     const xc = random([2, 5, 2], 2);
     const refc = crossAttention(x, xc, wc, opts).output.data;
     backward.backwardsFloat64.forward.crossAttention(x, xc, wc, opts).forEach((v, i) => expect(Math.abs(v - refc[i])).toBeLessThan(1e-6));
+  });
+});
+
+// The torch 1.13 autograd fixtures (tests/fixtures/<fn>Backward.json, tests/fixtures/README.md "Gradients").
+const FIXTURE_FUNCTIONS = ['selfAttentionBackward', 'multiheadAttentionSplitBackward', 'multiheadAttentionStackedBackward',
+  'multiheadAttentionFusedBackward', 'crossAttentionBackward'];
+
+function expectGradients(actual, expected, atol, rtol, path = '') {
+  if (expected && expected.data) {
+    expect(actual?.shape, `${path}.shape`).toEqual(expected.shape);
+    let worst = -1;
+    expected.data.forEach((e, i) => {
+      const excess = Math.abs(actual.data[i] - e) - (atol + rtol * Math.abs(e));
+      if (excess > 0 && worst < 0) worst = i;
+    });
+    expect(worst, `${path}: first element over tolerance at ${worst} (${actual.data[worst]} vs ${expected.data[worst]})`).toBe(-1);
+    return;
+  }
+  expect(Object.keys(actual ?? {}).sort(), `${path} names`).toEqual(Object.keys(expected).sort());
+  for (const key of Object.keys(expected)) expectGradients(actual[key], expected[key], atol, rtol, `${path}.${key}`);
+}
+
+describe.each(FIXTURE_FUNCTIONS)('%s matches torch autograd (≤ 1e-5 abs + 1e-5 rel)', (fn) => {
+  const fixture = loadFixture(fn);
+  it.each(fixture.cases.map((c) => [c.name, c]))('%s', (_, testCase) => {
+    const result = backward[fn](...testCase.args);
+    expectGradients(result, testCase.expected, testCase.atol ?? 1e-5, testCase.rtol ?? 1e-5);
   });
 });
