@@ -29,6 +29,9 @@ describe('makeBatch', () => {
     expect(x[4]).toBe(0);
     expect(x.slice(5)).toEqual(x.slice(0, 3));
     expect(row(copy.targets, 0)).toEqual([-100, -100, -100, -100, ...x.slice(0, 4)]);
+    const odd = makeBatch('copy', { ...options, contextLength: 7 });
+    const y = row(odd.inputs, 0, 7);
+    expect(row(odd.targets, 0, 7)).toEqual([-100, -100, -100, y[4], y[5], y[6], -100]);
     const rev = makeBatch('reverse', options);
     const r = row(rev.inputs, 0);
     expect(row(rev.targets, 0).slice(4)).toEqual(r.slice(0, 4).reverse());

@@ -118,7 +118,7 @@ export function makeBatch(task, options = {}) {
       s.set(a, 0);
       s.set(out, half + 1);
       for (let t = 0; t < half; t++) mask[t] = 1;
-      for (let t = 2 * half + 1; t < T; t++) mask[t] = 1;
+      for (let t = 2 * half; t < T; t++) mask[t] = 1; // T odd: the last target is padding
     }
     for (let t = 0; t < T; t++) {
       inputs[b * T + t] = s[t];
