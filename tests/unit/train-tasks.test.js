@@ -105,6 +105,15 @@ describe('the trainer', () => {
     expect(Object.keys(tensors)).toContain('optimizer.exp_avg.blocks.1.v_proj.weight');
     expect(metadata.optimizer_step).toBe('4');
   });
+  it.each(['wasm-simd', 'wasm-baseline'])('repeats a seeded run bit for bit on %s', async (backend) => {
+    const run = async () => {
+      const trainer = await createTrainer({ ...config, layerNorm: true, backend });
+      const results = [];
+      for (let s = 0; s < 3; s++) results.push(await trainer.step(batch(s)));
+      return { results, parameters: trainer.parameters() };
+    };
+    expect(await run()).toEqual(await run());
+  });
   it('returns attention per layer, gradients and evaluation', async () => {
     const trainer = await createTrainer(config);
     expect(trainer.gradients()).toBeNull();
