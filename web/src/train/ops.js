@@ -9,9 +9,14 @@ export function linearForward(x, W, b, N, dIn, dOut) {
     const xo = n * dIn;
     for (let o = 0; o < dOut; o++) {
       const wo = o * dIn;
-      let sum = b ? b[o] : 0;
-      for (let i = 0; i < dIn; i++) sum += x[xo + i] * W[wo + i];
-      y[n * dOut + o] = sum;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let i = 0;
+      for (; i + 3 < dIn; i += 4) {
+        s0 += x[xo + i] * W[wo + i]; s1 += x[xo + i + 1] * W[wo + i + 1];
+        s2 += x[xo + i + 2] * W[wo + i + 2]; s3 += x[xo + i + 3] * W[wo + i + 3];
+      }
+      for (; i < dIn; i++) s0 += x[xo + i] * W[wo + i];
+      y[n * dOut + o] = (b ? b[o] : 0) + (s0 + s1 + s2 + s3);
     }
   }
   return y;
@@ -30,8 +35,19 @@ export function linearBackward(x, W, dy, N, dIn, dOut, gW, gb, needDx = true) {
       if (g === 0) continue;
       gb[o] += g;
       const wo = o * dIn;
-      for (let i = 0; i < dIn; i++) gW[wo + i] += g * x[xo + i];
-      if (dx) for (let i = 0; i < dIn; i++) dx[xo + i] += g * W[wo + i];
+      let i = 0;
+      for (; i + 3 < dIn; i += 4) {
+        gW[wo + i] += g * x[xo + i]; gW[wo + i + 1] += g * x[xo + i + 1];
+        gW[wo + i + 2] += g * x[xo + i + 2]; gW[wo + i + 3] += g * x[xo + i + 3];
+      }
+      for (; i < dIn; i++) gW[wo + i] += g * x[xo + i];
+      if (!dx) continue;
+      i = 0;
+      for (; i + 3 < dIn; i += 4) {
+        dx[xo + i] += g * W[wo + i]; dx[xo + i + 1] += g * W[wo + i + 1];
+        dx[xo + i + 2] += g * W[wo + i + 2]; dx[xo + i + 3] += g * W[wo + i + 3];
+      }
+      for (; i < dIn; i++) dx[xo + i] += g * W[wo + i];
     }
   }
   return dx;
