@@ -4,7 +4,7 @@
 import { mulberry32 } from '../core/random.js';
 import { jsLinear } from './linear.js';
 import {
-  causalAttentionBackward, causalAttentionForward, crossEntropy, layerNormBackward, layerNormForward,
+  crossEntropy, layerNormBackward, layerNormForward,
 } from './ops.js';
 
 /** [name, shape, init] in state_dict order; init 'normal' (N(0, 0.02²)), 'zeros' or 'ones'. */
@@ -48,10 +48,10 @@ export function initParameters(config, seed) {
 
 /**
  * Forward (and, with targets and wantGradients, backward) of the model for tokens (B, T) Int32.
- * linear: where the linear layers' products run (linear.js). Returns { loss, correct, count, attention: [(B, H, T, T) Float64Array per layer], grads: {name: Float64Array} }.
+ * linear: where the linear layers' and the attention's products run (linear.js). Returns { loss, correct, count, attention: [(B, H, T, T) Float64Array per layer], grads: {name: Float64Array} }.
  */
 export function runModel(config, params, inputs, targets, { B, T, wantGradients = false, wantLoss = true, linear = jsLinear } = {}) {
-  const { linearForward, linearBackward } = linear;
+  const { linearForward, linearBackward, causalAttentionForward, causalAttentionBackward } = linear;
   const { vocabSize: V, dModel: d, heads: H, layers: L, layerNorm } = config;
   const p = (name) => params[name].data;
   const N = B * T;
