@@ -54,10 +54,10 @@ test('walks all 11 steps with Next, each matching the core, with a screenshot of
 test('step 1 pairs every context with the next word as its target', async ({ page }) => {
   await openPage(page, '?step=framing');
   const targets = await page.locator('.pairs .target .word').allTextContents();
-  expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step', 'your']);
-  // Ids number the distinct words in order: the repeated "your" is 0 again.
+  // T = 6 tokens are T − 1 = 5 pairs: the sentence does not wrap around.
+  expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step']);
   const ids = await page.locator('.pairs .target').evaluateAll((chips) => chips.map((c) => Number(c.dataset.id)));
-  expect(ids).toEqual([1, 2, 3, 4, 5, 0]);
+  expect(ids).toEqual([1, 2, 3, 4, 5]);
   await expect(page.locator('.pairs tbody tr').nth(2).locator('.context .token .word')).toHaveText(['your', 'journey', 'starts']);
 });
 
