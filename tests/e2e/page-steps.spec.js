@@ -13,14 +13,17 @@ const STEPS = [
 const NEW_VALUES = {
   sentence: 'the quick brown fox jumps over',
   context: 'le renard brun saute',
-  T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
+  T: '5', dModel: '4', dOut: '6', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
   normalization: 'sum', mask: 'renormalize',
 };
 
 async function changeControl(page, name) {
   const control = page.locator(`.controls [data-control="${name}"]`);
   const tag = await control.evaluate((node) => `${node.tagName}:${node.type}`);
-  if (tag === 'SELECT:select-one') await control.selectOption(NEW_VALUES[name]);
+  if (name === 'layout') {
+    // Each step has its own default layout: take the other one.
+    await control.selectOption(await control.evaluate((node) => [...node.options].find((o) => !o.selected).value));
+  } else if (tag === 'SELECT:select-one') await control.selectOption(NEW_VALUES[name]);
   else if (tag === 'INPUT:checkbox') await control.click();
   else if (tag === 'INPUT:range') {
     const box = page.locator(`.controls [data-control-number="${name}"]`);

@@ -300,34 +300,30 @@ function sameValue(p, a, b) {
 export function parseState(search) {
   const params = search instanceof URLSearchParams ? search : new URLSearchParams(search);
   const given = {};
-  const notices = [];
+  const entries = []; // notices in URL order; a rejected value's names the step's default, known at the end
   const seen = new Set();
-  const rejected = [];
   for (const [name, raw] of params) {
     const p = BY_NAME.get(name);
     if (!p) {
-      notices.push(format(STATE_STRINGS.unknownParameter, { name: quote(name) }));
+      entries.push(format(STATE_STRINGS.unknownParameter, { name: quote(name) }));
       continue;
     }
     if (seen.has(name)) {
-      notices.push(format(STATE_STRINGS.repeatedParameter, { name }));
+      entries.push(format(STATE_STRINGS.repeatedParameter, { name }));
       continue;
     }
     seen.add(name);
     const result = parseValue(p, raw);
-    if ('error' in result) {
-      rejected.push({ p, raw, error: result.error });
-    } else {
-      given[name] = result.value;
-    }
+    if ('error' in result) entries.push({ p, raw, error: result.error });
+    else given[name] = result.value;
   }
   // What is absent takes the step's default (and, on step 6, the layout's seed).
   const step = given.step ?? STEP_IDS[0];
   const defaults = defaultsFor(step, given.layout);
   const state = { ...defaults, ...given };
-  for (const { p, raw, error } of rejected) {
-    notices.push(format(STATE_STRINGS.rejectedParameter, { name: p.name, value: quote(raw), reason: error, fallback: quote(formatValue(p, defaults[p.name])) }));
-  }
+  const notices = entries.map((entry) => (typeof entry === 'string' ? entry : format(STATE_STRINGS.rejectedParameter, {
+    name: entry.p.name, value: quote(entry.raw), reason: entry.error, fallback: quote(formatValue(entry.p, defaults[entry.p.name])),
+  })));
   fixHeads(state, notices);
   return { state, notices };
 }

@@ -106,8 +106,8 @@ export const STRINGS = {
     neg_inf: '−∞ before softmax',
     renormalize: 'softmax, zero, renormalise',
     zero: '0 before softmax (the mistake)',
-    matrix: 'matrix (d_in, d_out): torch.rand, X·W',
-    linear: 'nn.Linear (d_out, d_in): X·Wᵀ',
+    matrix: 'torch.rand: X·W',
+    linear: 'nn.Linear: X·Wᵀ',
   },
   steps: {
     framing: {
