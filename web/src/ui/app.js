@@ -30,6 +30,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   let generation = 0;
   let lastRun = null;
   let renderedStep = null;
+  let snippetTimer = null;
+  let renderedSnippetStep = null;
   const listeners = new Set();
 
   function loadBackend(name) {
@@ -136,12 +138,15 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     requestAnimationFrame(() => {
       performance.measure('ap:repaint', 'ap:change');
       notify();
-      // The runnable PyTorch for this state, written after the frame (it prints x and the weights out).
-      setTimeout(() => {
+      // The runnable PyTorch for this state: it writes x out in full (up to 15 ms at T=32, d=64), so it
+      // waits until the controls have been still for a moment, outside the repaint budget.
+      clearTimeout(snippetTimer);
+      snippetTimer = setTimeout(() => {
         if (mine !== generation) return;
         const snippet = step.torch({ state, inputs, fixture });
         if (shell.torch.textContent !== snippet) shell.torch.textContent = snippet;
-      }, 0);
+      }, renderedSnippetStep === step.id ? 150 : 0);
+      renderedSnippetStep = step.id;
     });
   }
 

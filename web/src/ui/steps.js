@@ -224,7 +224,7 @@ export const STEPS = [
         tensors: [
           ...weightViews(inputs.weights),
           show('weights', result.weights, { ...tokens, kind: 'weights' }),
-          show('dropped', dropped, { ...tokens, kind: 'signed' }),
+          show('dropped', dropped, { ...tokens, kind: 'weights' }), // ≥ 0: the sequential map, scaled to its largest
           show('output', result.output, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
         ],
         checks: [{ name: 'keptFraction', kept: { dropped, weights: result.weights } }],

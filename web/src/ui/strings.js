@@ -132,11 +132,11 @@ export const STRINGS = {
     },
     weights: {
       title: 'Trainable weights',
-      text: 'Give the model three learned projections: the query (what a token looks for), the key (what it offers) and the value (what it passes on). Scores are Q·Kᵀ, scaled by 1/√d_k so that their spread does not grow with d_k; without the scale a softmax quickly becomes nearly one-hot, as the example below shows. The same weights stored the way torch.nn.Linear stores them (d_out, d_in) and used as X·Wᵀ give the identical output.',
+      text: 'Give the model three learned projections: the query (what a token looks for), the key (what it offers) and the value (what it passes on). Scores are Q·Kᵀ, scaled by 1/√d_k so that their spread does not grow with d_k; without the scale a softmax quickly becomes nearly one-hot, as the example below shows. The same weights stored the way torch.nn.Linear stores them (d_out, d_in) and used as X·Wᵀ give the identical output. The weights are PyTorch’s own random numbers, as in the book: torch.manual_seed(123) and torch.rand(d_in, d_out) in the matrix layout, torch.manual_seed(789) and nn.Linear(d_in, d_out, bias=False) in the Linear layout; the PyTorch panel prints the same numbers.',
     },
     causal: {
       title: 'Causal mask',
-      text: 'A model that predicts the next token must not look at it. Hide the future: put −∞ above the diagonal before the softmax, or take the softmax, zero the future and renormalise each row. Both give the same weights; the first is cheaper. Masking with 0 instead of −∞ is the classic mistake: exp(0) = 1, so the future still gets weight. Switch the mask mode to see it.',
+      text: 'A model that predicts the next token must not look at it. Hide the future: put −∞ above the diagonal before the softmax, or take the softmax, zero the future and renormalise each row. Both give the same weights; the first is cheaper. Masking with 0 instead of −∞ is the classic mistake: exp(0) = 1, so the future still gets weight. Switch the mask mode to see it. The weights are step 6’s nn.Linear ones (seed 789); the first heatmap shows their attention before any mask.',
     },
     dropout: {
       title: 'Dropout on the attention weights',

@@ -6,16 +6,21 @@
 import { lowbias32 } from '../core/random.js';
 import { CLASSIC_EMBEDDINGS } from './inputs.js';
 
-/** The shortest decimal that reads back as the same float32 (what torch.tensor([...]) will store). */
+/**
+ * A short decimal that reads back as the same float32 (what torch.tensor([...]) will store): 9
+ * significant digits always do; fewer are tried, from 8 down, while they still read back the same.
+ */
 export function pyFloat(value) {
   if (Number.isNaN(value)) return 'float("nan")';
   if (!Number.isFinite(value)) return value > 0 ? 'float("inf")' : 'float("-inf")';
   const target = Math.fround(value);
-  for (let digits = 1; digits <= 9; digits++) {
-    const text = String(Number(target.toPrecision(digits)));
-    if (Math.fround(Number(text)) === target) return text.includes('.') || text.includes('e') ? text : `${text}.0`;
+  let text = String(Number(target.toPrecision(9)));
+  for (let digits = 8; digits >= 1; digits--) {
+    const shorter = String(Number(target.toPrecision(digits)));
+    if (Math.fround(Number(shorter)) !== target) break;
+    text = shorter;
   }
-  return String(target);
+  return /[.en]/.test(text) ? text : `${text}.0`;
 }
 
 /** A Python string literal (JSON's escapes are Python's for the text a sentence may hold). */
