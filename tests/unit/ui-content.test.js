@@ -58,6 +58,26 @@ describe('runnable PyTorch', () => {
     });
   }
 
+  test('a snippet follows the state: the learner’s edits, the layout, the sizes, the scale', () => {
+    const { state } = parseState('step=weights&layout=linear&seed=5&dModel=4&T=3&scale=0&temperature=2&edits=0.1:0.5,Wq.1.2:-0.75');
+    const text = STEPS.find((s) => s.id === 'weights').torch({ state, inputs: buildInputs(state), fixture: checkFixture() });
+    expect(text).toContain('torch.manual_seed(5)');
+    expect(text).toContain('W_query = torch.nn.Linear(d_in, d_out, bias=False)');
+    expect(text).toContain('W_query.weight[1, 2] = -0.75   # your edit');
+    expect(text).toContain('weights = torch.softmax(scores / 2.0, dim=-1)');
+    expect(text).toMatch(/x = torch\.tensor\(\[\n(    \[[^\]]+\],  # \S+\n){3}\]\)/);
+    expect(text).toContain('0.5, '); // x's edited cell, written out with the rest of x
+  });
+
+  test('float literals read back as the same float32', async () => {
+    const { pyFloat } = await import('../../web/src/ui/torch-snippets.js');
+    for (const value of [0.43, 0.1, -0.75, 1, 100, 1e-7, 0.2961, Math.PI, -1 / 3, 3.4e38]) {
+      const text = pyFloat(value);
+      expect(Math.fround(Number(text))).toBe(Math.fround(value));
+      expect(text).toMatch(/[.e]/); // Python reads it as a float
+    }
+  });
+
   test('dropout passes the mask in as a tensor and says why', () => {
     const text = RECORDED_BY_ID.get('dropout').text;
     expect(text).toMatch(/keep = torch\.tensor\(/);
