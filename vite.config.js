@@ -3,12 +3,13 @@
 // the WASM modules are bundled). `--mode single` builds the one-file variant (vite-plugin-singlefile:
 // module, styles and fonts inlined; the WASM bytes inlined as base64 and handed to the core as
 // `wasmBinary`), which scripts/build.sh moves to dist/playground-single.html.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 import katex from 'katex';
 import { STEPS } from './web/src/ui/steps.js';
+import { cppPanel, extractRegions } from './web/src/ui/cpp-regions.js';
 
 const repo = (path) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -43,6 +44,26 @@ function typesetFormulas() {
     ]));
     return `export default ${JSON.stringify(html)};`;
   });
+}
+
+// The C++ panels are regions of the real teaching files (cpp/attention/*.cpp, marked `// region: name`),
+// cut out here at build time: the page shows the code the core runs, never a paraphrase of it.
+function cppRegions() {
+  return {
+    ...virtualModule('virtual:cpp-regions', () => {
+      const regions = extractRegions(readCppSources());
+      const panels = Object.fromEntries(STEPS.map((step) => [step.id, cppPanel(step.cpp, regions)]));
+      return `export default ${JSON.stringify(panels)};`;
+    }),
+    name: 'attention-playground:cpp-regions',
+    buildStart() {
+      for (const file of CPP_FILES()) this.addWatchFile(repo(`./cpp/attention/${file}`));
+    },
+  };
+}
+const CPP_FILES = () => readdirSync(repo('./cpp/attention')).filter((file) => file.endsWith('.cpp')).sort();
+export function readCppSources() {
+  return Object.fromEntries(CPP_FILES().map((file) => [`cpp/attention/${file}`, readFileSync(repo(`./cpp/attention/${file}`), 'utf8')]));
 }
 
 // The single-file page carries both WASM builds as base64 text (decoded once at start-up).
@@ -120,7 +141,7 @@ export default defineConfig(({ mode }) => {
     root: repo('./web'),
     base: './',
     publicDir: single ? false : repo('./web/public'),
-    plugins: [checkFixture(), typesetFormulas(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults()])],
+    plugins: [checkFixture(), typesetFormulas(), cppRegions(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults()])],
     build: {
       outDir: single ? repo('./build/page-single') : repo('./dist'),
       emptyOutDir: true,

@@ -29,8 +29,9 @@ const MIME_TYPES = {
 };
 
 // What the benchmark page (bench/index.html) loads from the repository: its own modules, our core's
-// sources and built WASM, and the peers from node_modules.
-const BENCH_PATHS = ['/bench/', '/web/src/', '/node_modules/'];
+// sources and built WASM, and the peers from node_modules; and the course page example
+// (examples/course-page.html), which embeds the build as ../dist/ beside it.
+const BENCH_PATHS = ['/bench/', '/web/src/', '/node_modules/', '/examples/', '/dist/'];
 
 /**
  * Serves `root` on 127.0.0.1:`port` (0 picks a free port). With `benchFrom` (a repository root), paths
@@ -132,4 +133,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const benchFrom = resolve(options.root) === resolve(repository) ? null : repository;
   const { url } = await startServer({ ...options, benchFrom });
   console.log(`Attention Playground: ${url}${options.isolated ? ' (cross-origin isolated)' : ''}`);
+  if (benchFrom) console.log(`Course page example (both embeds): ${url}examples/course-page.html`);
 }

@@ -7,6 +7,7 @@
 
 namespace ap {
 
+// region: attention-without-weights
 AverageResult attention_without_weights(const Tensor& x, Normalization normalization) {
   require_valid(check_attention_without_weights(x, normalization));
   const int batch = x.shape[0], time = x.shape[1], channels = x.shape[2];
@@ -33,5 +34,6 @@ AverageResult attention_without_weights(const Tensor& x, Normalization normaliza
   }
   return result;
 }
+// endregion
 
 }  // namespace ap

@@ -11,6 +11,7 @@ namespace ap {
 
 namespace {
 // output[b] = weights·x[b] for every batch b: weights (T, T), x (B, T, C) → (B, T, C).
+// region: apply-to-each-batch
 Tensor apply_to_each_batch(const Tensor& weights, const Tensor& x) {
   const int batch = x.shape[0], time = x.shape[1], channels = x.shape[2];
   Tensor output = zeros(x.shape);
@@ -21,8 +22,10 @@ Tensor apply_to_each_batch(const Tensor& weights, const Tensor& x) {
   }
   return output;
 }
+// endregion
 }  // namespace
 
+// region: causal-average-loop
 AverageResult causal_average_loop(const Tensor& x) {
   require_valid(check_causal_average_loop(x));
   const int batch = x.shape[0], time = x.shape[1], channels = x.shape[2];
@@ -40,7 +43,9 @@ AverageResult causal_average_loop(const Tensor& x) {
   }
   return result;
 }
+// endregion
 
+// region: causal-average-matmul
 AverageResult causal_average_matmul(const Tensor& x) {
   require_valid(check_causal_average_matmul(x));
   const int time = x.shape[1];
@@ -54,7 +59,9 @@ AverageResult causal_average_matmul(const Tensor& x) {
   result.output = apply_to_each_batch(result.weights, x);
   return result;
 }
+// endregion
 
+// region: causal-average-softmax
 AverageResult causal_average_softmax(const Tensor& x) {
   require_valid(check_causal_average_softmax(x));
   const int time = x.shape[1];
@@ -77,5 +84,6 @@ AverageResult causal_average_softmax(const Tensor& x) {
   result.output = apply_to_each_batch(result.weights, x);
   return result;
 }
+// endregion
 
 }  // namespace ap

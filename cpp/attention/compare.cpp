@@ -7,6 +7,7 @@
 
 namespace ap {
 
+// region: compare
 Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options) {
   require_valid(check_compare(actual, expected, options));
   Comparison result;
@@ -23,5 +24,6 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOp
   }
   return result;
 }
+// endregion
 
 }  // namespace ap

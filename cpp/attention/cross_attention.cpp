@@ -17,6 +17,7 @@ AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context, 
 AttentionResult cross_attention_unchecked(const Tensor& x_query, const Tensor& x_context,
                                           const ProjectionWeights& weights, const AttentionOptions& options) {
   if (fused_kernel_applies(options)) return fused_kernel_attention(x_query, x_context, weights, options);
+  // region: cross-attention
   // 1. queries come from one sequence, keys and values from the other:
   //    (B, Tq, d_q)·(d_q, d_out) -> (B, Tq, d_out); (B, Tk, d_kv)·(d_kv, d_out) -> (B, Tk, d_out)
   const Tensor query = project(x_query, weights.query, weights.query_bias);
@@ -24,6 +25,7 @@ AttentionResult cross_attention_unchecked(const Tensor& x_query, const Tensor& x
   const Tensor value = project(x_context, weights.value, weights.value_bias);
   // 2. split into heads, attend (Tq rows, Tk columns), merge, project out
   return attend_heads(query, key, value, options.heads, weights.out_weight, weights.out_bias, options);
+  // endregion
 }
 
 }  // namespace ap

@@ -5,6 +5,7 @@
 
 namespace ap {
 
+// region: dropout-uniform
 std::uint32_t lowbias32(std::uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352du;
@@ -20,6 +21,7 @@ float dropout_uniform(std::uint32_t seed, std::uint32_t index) {
 }
 
 bool dropout_keeps(std::uint32_t seed, std::uint32_t index, float p) { return dropout_uniform(seed, index) >= p; }
+// endregion
 
 DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options) {
   require_valid(check_attention_dropout(weights, options));

@@ -44,12 +44,14 @@ AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeigh
 AttentionResult multihead_attention_split_unchecked(const Tensor& x, const ProjectionWeights& weights,
                                                     const AttentionOptions& options) {
   if (fused_kernel_applies(options)) return fused_kernel_attention(x, x, weights, options);
+  // region: multihead-split
   // 1. one projection each for Q, K, V: (B, T, d_in)·(d_in, d_out) -> (B, T, d_out)
   const Tensor query = project(x, weights.query, weights.query_bias);
   const Tensor key = project(x, weights.key, weights.key_bias);
   const Tensor value = project(x, weights.value, weights.value_bias);
   // 2. split into heads, attend, merge, project out
   return attend_heads(query, key, value, options.heads, weights.out_weight, weights.out_bias, options);
+  // endregion
 }
 
 AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,

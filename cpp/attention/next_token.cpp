@@ -5,6 +5,7 @@
 
 namespace ap {
 
+// region: next-token-pairs
 NextTokenPairs next_token_pairs(const IntTensor& tokens) {
   require_valid(check_next_token_pairs(tokens));
   const int batch = tokens.shape[0];
@@ -26,5 +27,6 @@ NextTokenPairs next_token_pairs(const IntTensor& tokens) {
   }
   return result;
 }
+// endregion
 
 }  // namespace ap

@@ -31,6 +31,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   const int slices = batch * heads;  // every (b, h) pair is an independent attention problem
   const std::size_t block = static_cast<std::size_t>(rows) * cols;
 
+  // region: scores-scale
   // 1. scores = Q·Kᵀ, per (b, h): (Tq, d_k)·(d_k, Tk) -> (Tq, Tk)
   result.scores = zeros({batch, heads, rows, cols});
   for (int s = 0; s < slices; ++s) {
@@ -43,7 +44,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   const float factor = (options.scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f) / options.temperature;
   result.scaled = result.scores;
   for (float& v : result.scaled.data) v *= factor;
+  // endregion
 
+  // region: mask-softmax
   // 3. mask and 4. softmax, in the order the mask mode prescribes
   Tensor& weights = result.weights;
   if (!options.causal) {
@@ -78,7 +81,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     weights = result.masked;
     for (int s = 0; s < slices; ++s) normalise_rows(weights.data.data() + s * block, rows, cols);
   }
+  // endregion
 
+  // region: dropout-weights
   // 5. dropout on the weights (training only): the flat (B, H, Tq, Tk) index is the RNG counter
   const Tensor* used = &weights;
   if (options.dropout > 0.0f) {
@@ -91,7 +96,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     }
     used = &result.dropped;
   }
+  // endregion
 
+  // region: context
   // 6. context = weights·V, per (b, h): (Tq, Tk)·(Tk, d_v) -> (Tq, d_v)
   Tensor context = zeros({batch, heads, rows, d_v});
   for (int s = 0; s < slices; ++s) {
@@ -100,8 +107,10 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
         matrix_view(value, static_cast<std::size_t>(s) * cols * d_v, cols, d_v);
   }
   return context;
+  // endregion
 }
 
+// region: attend-heads
 AttentionResult attend_heads(const Tensor& query, const Tensor& key, const Tensor& value, int heads,
                              const Tensor& out_weight, const Tensor& out_bias, const AttentionOptions& options) {
   AttentionResult result;
@@ -135,5 +144,6 @@ AttentionResult attend_heads(const Tensor& query, const Tensor& key, const Tenso
   }
   return result;
 }
+// endregion
 
 }  // namespace ap

@@ -7,6 +7,7 @@
 
 namespace ap {
 
+// region: self-attention
 AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options) {
   require_valid(check_self_attention(x, weights, options));
   const int batch = x.shape[0], time = x.shape[1];
@@ -34,5 +35,6 @@ AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights
   result.output = std::move(output);
   return result;
 }
+// endregion
 
 }  // namespace ap

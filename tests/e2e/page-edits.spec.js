@@ -24,14 +24,17 @@ async function rememberInputs(page) {
  * The core's result for the remembered inputs with one weight cell replaced by the test (not by the
  * page): self-attention, multi-head or cross-attention, as the current step computes it.
  */
-async function coreWithEdit(page, { projection, weight, row, col, value }) {
+// Steps in the nn.Linear layout show each weight as (d_out, d_in): cell (row, col) there is cell
+// (col, row) of the (d_in, d_out) matrix the core takes (`linear: true`).
+async function coreWithEdit(page, { projection, weight, row, col, value, linear = false }) {
   return page.evaluate(async (edit) => {
     const run = window.attentionPlayground.lastRun();
     const api = await window.attentionPlayground.loadAttention({ backend: run.backend });
     const s = run.state;
     const inputs = structuredClone(window.__inputsBefore);
     const matrix = inputs[edit.projection][edit.weight];
-    matrix.data[edit.row * matrix.shape[1] + edit.col] = edit.value;
+    if (edit.linear) matrix.data[edit.col * matrix.shape[1] + edit.row] = edit.value;
+    else matrix.data[edit.row * matrix.shape[1] + edit.col] = edit.value;
     const attention = { scale: s.scale, temperature: s.temperature };
     const plain = (t) => Array.from(t.data);
     switch (s.step) {
@@ -53,7 +56,7 @@ async function coreWithEdit(page, { projection, weight, row, col, value }) {
       }
       default: throw new Error(`no oracle for step ${s.step}`);
     }
-  }, { projection, weight, row, col, value });
+  }, { projection, weight, row, col, value, linear });
 }
 
 async function expectShownToEqual(page, expected) {
@@ -79,31 +82,32 @@ function cellText(page, tensor, row, col) {
 
 test('step 6: a cell of W_query edited by keyboard changes the numbers to the core\'s for the edited weights', async ({ page }) => {
   const problems = watchConsole(page);
-  await openPage(page, '?step=weights');
+  // The nn.Linear layout (the book's seed 789): the weights steps 7 and 8 use too.
+  await openPage(page, '?step=weights&layout=linear');
   await rememberInputs(page);
-  await tabUntil(page, () => document.activeElement?.tagName === 'CANVAS' && document.activeElement.closest('figure').dataset.tensor === 'W_query');
+  await tabUntil(page, () => document.activeElement?.tagName === 'CANVAS' && document.activeElement.closest('figure').dataset.tensor === 'W_query.weight');
   await page.keyboard.press('ArrowDown');
-  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('Enter');
   const editor = page.locator('.cell-editor');
   await expect(editor).toBeFocused();
-  await expect(editor).toHaveAttribute('aria-label', 'New value for W_query[2, 1]');
+  await expect(editor).toHaveAttribute('aria-label', 'New value for W_query.weight[1, 2]');
   await page.keyboard.press('Control+A');
   await page.keyboard.type('-0.75');
   await afterRender(page, () => page.keyboard.press('Enter'));
 
-  await expect.poll(() => new URL(page.url()).searchParams.get('edits')).toBe('Wq.2.1:-0.75');
-  await expect(cellText(page, 'W_query', 2, 1)).toHaveText('−0.7500');
-  expect(await page.evaluate(() => window.attentionPlayground.getState().edits)).toEqual([{ matrix: 'Wq', row: 2, col: 1, value: -0.75 }]);
-  const expected = await coreWithEdit(page, { projection: 'projection', weight: 'query', row: 2, col: 1, value: -0.75 });
+  await expect.poll(() => new URL(page.url()).searchParams.get('edits')).toBe('Wq.1.2:-0.75');
+  await expect(cellText(page, 'W_query.weight', 1, 2)).toHaveText('−0.7500');
+  expect(await page.evaluate(() => window.attentionPlayground.getState().edits)).toEqual([{ matrix: 'Wq', row: 1, col: 2, value: -0.75 }]);
+  const expected = await coreWithEdit(page, { projection: 'projection', weight: 'query', row: 1, col: 2, value: -0.75, linear: true });
   await expectShownToEqual(page, expected);
   await expectPageMatchesCore(page);
   // The same weights feed steps 7 and 8: Next keeps the edit and shows it.
   await afterRender(page, () => page.getByRole('button', { name: 'Next →' }).click());
   await expect(page.locator('.step-title')).toHaveText('Causal mask');
-  await expect(cellText(page, 'W_query', 2, 1)).toHaveText('−0.7500');
-  await expectShownToEqual(page, await coreWithEdit(page, { projection: 'projection', weight: 'query', row: 2, col: 1, value: -0.75 }));
+  await expect(cellText(page, 'W_query.weight', 1, 2)).toHaveText('−0.7500');
+  await expectShownToEqual(page, await coreWithEdit(page, { projection: 'projection', weight: 'query', row: 1, col: 2, value: -0.75, linear: true }));
   await expect(page.locator('.reset-edits')).toBeVisible();
   expect(problems).toEqual([]);
 });
@@ -112,26 +116,27 @@ test('steps 10 and 11: a weight cell edited by click; the edits survive a URL ro
   const problems = watchConsole(page);
   await openPage(page, '?step=multihead');
   await rememberInputs(page);
-  const value = page.locator('figure[data-tensor="W_value"] canvas');
-  await value.click({ position: await cellPosition(value, 3, 2, 1, 0) });
-  await expect(page.locator('.cell-editor')).toHaveAttribute('aria-label', 'New value for W_value[1, 0]');
+  // Steps 10 and 11 show nn.Linear's weights, (d_out, d_in) = (4, 3).
+  const value = page.locator('figure[data-tensor="W_value.weight"] canvas');
+  await value.click({ position: await cellPosition(value, 4, 3, 1, 0) });
+  await expect(page.locator('.cell-editor')).toHaveAttribute('aria-label', 'New value for W_value.weight[1, 0]');
   await page.locator('.cell-editor').fill('1.5');
   await afterRender(page, () => page.locator('.cell-editor').press('Enter'));
-  await expect(cellText(page, 'W_value', 1, 0)).toHaveText('1.5000');
-  await expectShownToEqual(page, await coreWithEdit(page, { projection: 'projection', weight: 'value', row: 1, col: 0, value: 1.5 }));
+  await expect(cellText(page, 'W_value.weight', 1, 0)).toHaveText('1.5000');
+  await expectShownToEqual(page, await coreWithEdit(page, { projection: 'projection', weight: 'value', row: 1, col: 0, value: 1.5, linear: true }));
   await expectPageMatchesCore(page);
   await expect(page.locator('[data-check="stackedEqualsSplit"] .verdict')).toHaveText('✓ yes');
 
   // Cross-attention has its own weights: editing them leaves self-attention's alone.
   await afterRender(page, () => page.getByRole('button', { name: 'Next →' }).click());
   await rememberInputs(page);
-  const key = page.locator('figure[data-tensor="W_key (cross)"] canvas');
-  await key.click({ position: await cellPosition(key, 3, 2, 0, 1) });
-  await expect(page.locator('.cell-editor')).toHaveAttribute('aria-label', 'New value for W_key (cross)[0, 1]');
+  const key = page.locator('figure[data-tensor="W_key.weight (cross)"] canvas');
+  await key.click({ position: await cellPosition(key, 4, 3, 0, 1) });
+  await expect(page.locator('.cell-editor')).toHaveAttribute('aria-label', 'New value for W_key.weight (cross)[0, 1]');
   await page.locator('.cell-editor').fill('-2.25');
   await afterRender(page, () => page.locator('.cell-editor').press('Enter'));
-  await expect(cellText(page, 'W_key (cross)', 0, 1)).toHaveText('−2.2500');
-  const crossExpected = await coreWithEdit(page, { projection: 'crossProjection', weight: 'key', row: 0, col: 1, value: -2.25 });
+  await expect(cellText(page, 'W_key.weight (cross)', 0, 1)).toHaveText('−2.2500');
+  const crossExpected = await coreWithEdit(page, { projection: 'crossProjection', weight: 'key', row: 0, col: 1, value: -2.25, linear: true });
   await expectShownToEqual(page, crossExpected);
   await expectPageMatchesCore(page);
   await expect.poll(() => new URL(page.url()).searchParams.get('edits')).toBe('Wv.1.0:1.5,crossWk.0.1:-2.25');
@@ -140,12 +145,12 @@ test('steps 10 and 11: a weight cell edited by click; the edits survive a URL ro
   const url = page.url();
   await page.reload();
   await page.waitForFunction(() => window.attentionPlayground?.lastRun()?.result);
-  await expect(cellText(page, 'W_key (cross)', 0, 1)).toHaveText('−2.2500');
+  await expect(cellText(page, 'W_key.weight (cross)', 0, 1)).toHaveText('−2.2500');
   await expectShownToEqual(page, crossExpected);
   await page.goto('about:blank');
   await page.goto(url.replace('step=cross', 'step=multihead'));
   await page.waitForFunction(() => window.attentionPlayground?.lastRun()?.result);
-  await expect(cellText(page, 'W_value', 1, 0)).toHaveText('1.5000');
+  await expect(cellText(page, 'W_value.weight', 1, 0)).toHaveText('1.5000');
   await expectPageMatchesCore(page);
   // Undo puts back the seeded weights.
   await afterRender(page, () => page.locator('.reset-edits').click());

@@ -13,14 +13,17 @@ const STEPS = [
 const NEW_VALUES = {
   sentence: 'the quick brown fox jumps over',
   context: 'le renard brun saute',
-  T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
+  T: '5', dModel: '4', dOut: '6', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
   normalization: 'sum', mask: 'renormalize',
 };
 
 async function changeControl(page, name) {
   const control = page.locator(`.controls [data-control="${name}"]`);
   const tag = await control.evaluate((node) => `${node.tagName}:${node.type}`);
-  if (tag === 'SELECT:select-one') await control.selectOption(NEW_VALUES[name]);
+  if (name === 'layout') {
+    // Each step has its own default layout: take the other one.
+    await control.selectOption(await control.evaluate((node) => [...node.options].find((o) => !o.selected).value));
+  } else if (tag === 'SELECT:select-one') await control.selectOption(NEW_VALUES[name]);
   else if (tag === 'INPUT:checkbox') await control.click();
   else if (tag === 'INPUT:range') {
     const box = page.locator(`.controls [data-control-number="${name}"]`);
@@ -54,10 +57,10 @@ test('walks all 11 steps with Next, each matching the core, with a screenshot of
 test('step 1 pairs every context with the next word as its target', async ({ page }) => {
   await openPage(page, '?step=framing');
   const targets = await page.locator('.pairs .target .word').allTextContents();
-  expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step', 'your']);
-  // Ids number the distinct words in order: the repeated "your" is 0 again.
+  // T = 6 tokens are T − 1 = 5 pairs: the sentence does not wrap around.
+  expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step']);
   const ids = await page.locator('.pairs .target').evaluateAll((chips) => chips.map((c) => Number(c.dataset.id)));
-  expect(ids).toEqual([1, 2, 3, 4, 5, 0]);
+  expect(ids).toEqual([1, 2, 3, 4, 5]);
   await expect(page.locator('.pairs tbody tr').nth(2).locator('.context .token .word')).toHaveText(['your', 'journey', 'starts']);
 });
 

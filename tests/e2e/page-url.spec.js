@@ -60,11 +60,15 @@ test('a hostile URL injects nothing and every rejected parameter gets a visible 
   expect(problems).toEqual([]);
 });
 
-test('an error from the core is shown in words, and the page recovers', async ({ page }) => {
-  await openPage(page, '?step=multihead&dOut=3&heads=2');
-  await expect(page.locator('.error')).toContainText('multiheadAttentionSplit');
-  await expect(page.locator('.error')).toContainText('heads=2');
-  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ heads: 3 })));
+test('a d_out the heads do not divide moves the heads to the nearest divisor, with a notice', async ({ page }) => {
+  await openPage(page, '?step=multihead&dOut=6&heads=4');
+  await expect(page.locator('.notice')).toContainText('d_out=6 does not split into heads=4; using heads=3');
   await expect(page.locator('.error')).toBeHidden();
   await expect(page.locator('table[data-tensor="weights"]')).toHaveCount(3);
+  // The heads control offers the divisors of d_out only; a new d_out that breaks H moves it, with a notice.
+  await expect(page.locator('[data-control="heads"] option')).toHaveText(['1', '2', '3', '6']);
+  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ dOut: 8 })));
+  expect(await page.evaluate(() => window.attentionPlayground.getState().heads)).toBe(2);
+  await expect(page.locator('.notice').last()).toContainText('d_out=8 does not split into heads=3; using heads=2');
+  await expect(page.locator('[data-control="heads"] option')).toHaveText(['1', '2', '4', '8']);
 });

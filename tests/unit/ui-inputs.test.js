@@ -13,10 +13,11 @@ describe('inputs', () => {
     expect(Array.from(inputs.x.data.subarray(3, 6))).toEqual([0.55, 0.87, 0.66].map(Math.fround));
   });
 
-  test('step 1 frames T+1 tokens, repeating a short sentence', () => {
+  test('step 1 frames the T tokens as T−1 pairs, repeating a short sentence', () => {
     const inputs = buildInputs({ ...defaultState(), sentence: 'a b', T: 3 });
     expect(inputs.tokens).toEqual(['a', 'b', 'a']);
-    expect(Array.from(inputs.framingIds)).toEqual([0, 1, 0, 1]);
+    expect(Array.from(inputs.framingIds)).toEqual([0, 1, 0]);
+    expect(Array.from(buildInputs({ ...defaultState(), T: 1 }).framingIds)).toHaveLength(2); // one pair at least
     expect(inputs.framingVocabulary).toEqual(['a', 'b']);
   });
 

@@ -16,7 +16,7 @@
 
 const PREFIX = 'attention-playground:';
 const PARAMETERS = [
-  'step', 'sentence', 'context', 't', 'd-model', 'd-out', 'heads', 'seed', 'normalization', 'causal', 'mask',
+  'step', 'sentence', 'context', 't', 'd-model', 'd-out', 'heads', 'seed', 'layout', 'normalization', 'causal', 'mask',
   'scale', 'temperature', 'dropout', 'dropout-seed', 'edits', 'backend', 'hide', 'lock',
 ];
 

@@ -3,12 +3,13 @@
 // it against the state table, writes the URL and recomputes the current step. Results from an older
 // state are dropped when a newer one is already on its way.
 import FORMULAS from 'virtual:formulas';
+import CPP_PANELS from 'virtual:cpp-regions';
 import { loadAttention } from '../core/index.js';
 import { buildInputs } from './inputs.js';
 import { parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
 import { STEP_BY_ID } from './steps.js';
 import { createShell, stepCountText } from './shell.js';
-import { renderControls } from './controls.js';
+import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
 import { syncChildren } from './tensor-view.js';
 import { STRINGS, format } from './strings.js';
@@ -29,6 +30,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   let generation = 0;
   let lastRun = null;
   let renderedStep = null;
+  let snippetTimer = null;
+  let renderedSnippetStep = null;
   const listeners = new Set();
 
   function loadBackend(name) {
@@ -74,13 +77,12 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.title.textContent = strings.title;
     shell.explanation.textContent = strings.text;
     shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
-    shell.cpp.textContent = step.cpp;
-    shell.torch.textContent = step.torch;
+    shell.cpp.textContent = CPP_PANELS[step.id]; // regions of cpp/attention/*.cpp, cut out at build time
     shell.controls.replaceChildren(renderControls(step.controls, state, (changes) => update(changes, { fromControl: true })));
     shell.tocLinks.forEach((link) => {
       if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
       else link.removeAttribute('aria-current');
-      link.href = `?${serializeState({ ...state, step: link.dataset.step })}`;
+      link.href = `?${serializeState(updateState(state, { step: link.dataset.step }, { force: true }).state)}`;
     });
     shell.previous.disabled = step.number === 1;
     shell.next.disabled = step.number === STEP_IDS.length;
@@ -136,6 +138,15 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     requestAnimationFrame(() => {
       performance.measure('ap:repaint', 'ap:change');
       notify();
+      // The runnable PyTorch for this state: it writes x out in full (up to 15 ms at T=32, d=64), so it
+      // waits until the controls have been still for a moment, outside the repaint budget.
+      clearTimeout(snippetTimer);
+      snippetTimer = setTimeout(() => {
+        if (mine !== generation) return;
+        const snippet = step.torch({ state, inputs, fixture });
+        if (shell.torch.textContent !== snippet) shell.torch.textContent = snippet;
+      }, renderedSnippetStep === step.id ? 150 : 0);
+      renderedSnippetStep = step.id;
     });
   }
 
@@ -206,9 +217,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
    */
   function update(changes, { fromControl = false, force = false, push = false } = {}) {
     const before = state;
-    const { state: next, notices } = updateState(state, changes, { force });
+    const { state: next, notices, adjusted } = updateState(state, changes, { force });
     state = next;
     if (notices.length && !fromControl) showNotices(notices);
+    showNotices(adjusted); // heads moved to a divisor of d_out: said even when a control moved d_out
     if (state.backend !== before.backend) {
       delete shell.badge.dataset.fallbackShown;
       shell.badge.textContent = STRINGS.loading;
@@ -217,7 +229,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (push || stepChanged) writeUrl(true);
     else scheduleUrlWrite();
     applyChrome();
-    if (stepChanged || !fromControl) renderStep();
+    if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout) renderStep();
+    else refreshChoices(shell.controls, state);
     if (stepChanged) {
       // A new step starts at its top, with keyboard focus on it (the pager sits at the bottom).
       shell.main.focus({ preventScroll: true });

@@ -82,6 +82,34 @@ function controlFor(p, value, id, onChange) {
   }
 }
 
+// A property whose valid values depend on the state (`choices`: the heads, which must divide d_out)
+// is a list of exactly those values.
+function choiceControl(p, state, id, onChange) {
+  const select = element('select', { id, 'data-control': p.name });
+  fillChoices(select, p, state);
+  select.addEventListener('change', () => onChange({ [p.name]: Number(select.value) }));
+  return select;
+}
+
+function fillChoices(select, p, state) {
+  select.replaceChildren(...p.choices(state).map((value) => {
+    const option = element('option', { value: String(value) }, String(value));
+    option.selected = value === state[p.name];
+    return option;
+  }));
+}
+
+/** Brings the choice lists in `container` up to date with `state` (d_out moved: other heads fit). */
+export function refreshChoices(container, state) {
+  for (const select of container.querySelectorAll('select[data-control]')) {
+    const p = property(select.dataset.control);
+    if (!p?.choices) continue;
+    const wanted = p.choices(state).join(',');
+    const shown = Array.from(select.options, (o) => o.value).join(',');
+    if (wanted !== shown || select.value !== String(state[p.name])) fillChoices(select, p, state);
+  }
+}
+
 /**
  * The controls panel for the step's control names.
  * @param {string[]} names properties from the state table
@@ -97,7 +125,7 @@ export function renderControls(names, state, onChange) {
     const id = `control-${name}`;
     const field = element('div', { class: `field field-${p.type}` });
     const label = element('label', { for: id }, STRINGS.controlLabels[name]);
-    const control = controlFor(p, state[name], id, onChange);
+    const control = p.choices ? choiceControl(p, state, id, onChange) : controlFor(p, state[name], id, onChange);
     if (state.lock.includes(name)) {
       for (const input of control.matches('input, select') ? [control] : control.querySelectorAll('input')) input.disabled = true;
       label.append(' ', element('span', { class: 'locked' }, STRINGS.locked));

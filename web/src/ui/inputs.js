@@ -4,6 +4,7 @@
 // show what it returns. No DOM here.
 
 import { lowbias32 } from '../core/random.js';
+import { manualSeed } from '../core/torch-random.js';
 
 /** The classic six-token example (DESIGN.md step 5): 3-d embeddings of "Your journey starts with one step". */
 export const CLASSIC_EMBEDDINGS = new Map([
@@ -87,9 +88,26 @@ export function applyEdits(matrix, edits, name = 'x') {
   return { data, shape: matrix.shape };
 }
 
-// A seeded projection matrix with the learner's edits to it.
-function weights(state, stream, name) {
-  return applyEdits(seededMatrix(state.seed, stream, state.dModel, state.dOut), state.edits, name);
+/**
+ * The three projection weights as PyTorch makes them after `torch.manual_seed(seed)`, with the learner's
+ * edits (to the matrix as shown). `layout` 'matrix': three torch.rand(d_in, d_out), used as X·W (the
+ * book's seed 123); 'linear': three nn.Linear(d_in, d_out, bias=False), each weight (d_out, d_in) used
+ * as X·Wᵀ (the book's seed 789). `shown` holds the matrices as PyTorch stores them; `core` the same
+ * numbers as (d_in, d_out) for X·W, the layout the core's functions take.
+ * @param {string[]} editNames the edits' matrix names for query, key and value
+ */
+export function projectionWeights({ seed, layout, dModel, dOut, edits }, editNames = ['Wq', 'Wk', 'Wv']) {
+  const generator = manualSeed(seed);
+  const draw = layout === 'linear'
+    ? () => generator.linear(dModel, dOut, { bias: false }).weight
+    : () => ({ data: generator.rand(dModel * dOut), shape: [dModel, dOut] });
+  const shown = {};
+  const core = {};
+  ['query', 'key', 'value'].forEach((name, i) => {
+    shown[name] = applyEdits(draw(), edits, editNames[i]);
+    core[name] = layout === 'linear' ? transposed(shown[name]) : shown[name];
+  });
+  return { layout, shown, core };
 }
 
 /** Columns [from, to) of a (rows, cols) matrix: one head's slice of a projection. */
@@ -111,30 +129,24 @@ export function transposed(matrix) {
 /**
  * Everything the steps take as input, for one state.
  * @returns {{tokens: string[], ids: Int32Array, vocabulary: string[], x, contextTokens: string[],
- *   xContext, projection: {query, key, value}, crossProjection: {query, key, value},
+ *   xContext, projection: {query, key, value}, crossProjection: {query, key, value}, weights, crossWeights,
  *   framingIds: Int32Array, framingVocabulary: string[]}}
  */
 export function buildInputs(state) {
   const words = tokenize(state.sentence);
   const tokens = takeTokens(words, state.T);
   const { ids, vocabulary } = tokenIds(tokens);
-  // Step 1 frames T+1 tokens as T (context, target) pairs.
-  const framing = tokenIds(takeTokens(words, state.T + 1));
+  // Step 1 frames the T tokens as T−1 (context, target) pairs (at least one pair).
+  const framing = tokenIds(takeTokens(words, Math.max(2, state.T)));
   const x = applyEdits(embed(tokens, state.dModel, state.seed), state.edits, 'x');
   const contextTokens = tokenize(state.context).slice(0, 32);
   const xContext = embed(contextTokens, state.dModel, state.seed);
-  const projection = {
-    query: weights(state, 'query', 'Wq'),
-    key: weights(state, 'key', 'Wk'),
-    value: weights(state, 'value', 'Wv'),
-  };
-  const crossProjection = {
-    query: weights(state, 'cross-query', 'crossWq'),
-    key: weights(state, 'cross-key', 'crossWk'),
-    value: weights(state, 'cross-value', 'crossWv'),
-  };
+  // Self- and cross-attention start from the same seeded modules (each its own edits).
+  const weights = projectionWeights(state);
+  const crossWeights = projectionWeights(state, ['crossWq', 'crossWk', 'crossWv']);
   return {
-    tokens, ids, vocabulary, x, contextTokens, xContext, projection, crossProjection,
+    tokens, ids, vocabulary, x, contextTokens, xContext,
+    projection: weights.core, crossProjection: crossWeights.core, weights, crossWeights,
     framingIds: framing.ids, framingVocabulary: framing.vocabulary,
   };
 }

@@ -55,9 +55,23 @@ export function createShell(root, { benchmarkUrl }) {
   const code = element('div', { class: 'code' });
   const cpp = element('pre');
   const torch = element('pre');
-  for (const [label, pre] of [[STRINGS.codeCpp, cpp], [STRINGS.codeTorch, torch]]) {
+  const copyTorch = element('button', { type: 'button', class: 'copy', 'data-action': 'copy-torch' }, STRINGS.copy);
+  copyTorch.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(torch.textContent);
+      copyTorch.textContent = STRINGS.copied;
+    } catch {
+      // No clipboard (an insecure origin, a refused permission): select the text for Ctrl+C instead.
+      getSelection().selectAllChildren(torch);
+      copyTorch.textContent = STRINGS.copySelected;
+    }
+    setTimeout(() => { copyTorch.textContent = STRINGS.copy; }, 2000);
+  });
+  for (const [label, pre, extra] of [[STRINGS.codeCpp, cpp, null], [STRINGS.codeTorch, torch, copyTorch]]) {
     const figure = element('figure');
-    figure.append(element('figcaption', {}, label), pre);
+    const caption = element('figcaption', {}, label);
+    if (extra) caption.append(' ', extra);
+    figure.append(caption, pre);
     code.append(figure);
   }
   const controls = element('div', { class: 'controls-slot' });
@@ -67,7 +81,7 @@ export function createShell(root, { benchmarkUrl }) {
   const pager = element('nav', { class: 'pager', 'aria-label': STRINGS.stepNavigation });
   const previous = element('button', { type: 'button', class: 'previous', 'data-action': 'previous' }, STRINGS.previous);
   const next = element('button', { type: 'button', class: 'next', 'data-action': 'next' }, STRINGS.next);
-  pager.append(previous, next);
+  pager.append(previous, element('span', { class: 'keys-hint' }, STRINGS.arrowKeys), next);
   main.append(stepCount, title, explanation, formula, code, controls, error, results, pager);
 
   const layout = element('div', { class: 'layout' });

@@ -40,8 +40,9 @@ export const STATE_TABLE = [
   { name: 'T', type: 'int', min: 1, max: MAX_T, default: 6, control: true },
   { name: 'dModel', type: 'int', min: 1, max: MAX_D, default: 3, control: true },
   { name: 'dOut', type: 'int', min: 1, max: MAX_D, default: 2, control: true },
-  { name: 'heads', type: 'int', min: 1, max: 8, default: 2, control: true },
+  { name: 'heads', type: 'int', min: 1, max: 8, default: 2, control: true, choices: headChoices },
   { name: 'seed', type: 'int', min: 0, max: MAX_UINT32, default: 123, control: true },
+  { name: 'layout', type: 'enum', values: ['matrix', 'linear'], default: 'matrix', control: true },
   { name: 'normalization', type: 'enum', values: ['stable', 'naive', 'sum'], default: 'stable', control: true },
   { name: 'causal', type: 'bool', default: true, control: true },
   { name: 'mask', type: 'enum', values: ['neg_inf', 'renormalize', 'zero'], default: 'neg_inf', control: true },
@@ -57,6 +58,54 @@ export const STATE_TABLE = [
   { name: 'origin', type: 'origins', default: [] },
 ];
 
+/**
+ * Defaults that differ from the table's, per step: each step opens on the numbers Raschka's chapter 3
+ * prints (the seeds the curriculum follows). Step 6 uses torch.rand weights (seed 123) in the matrix
+ * layout and nn.Linear weights (seed 789) in the Linear layout; steps 7–8 continue with those Linear
+ * weights; steps 10–11 teach with d_out = 4 split into H = 2 heads of d_head = 2. An absent URL
+ * parameter means the step's default, so a link names only what differs from it.
+ */
+export const STEP_DEFAULTS = {
+  causal: { layout: 'linear', seed: 789 },
+  dropout: { layout: 'linear', seed: 789 },
+  multihead: { layout: 'linear', dOut: 4, heads: 2 },
+  cross: { layout: 'linear', dOut: 4, heads: 2 },
+};
+// Defaults that follow another value on the same step: the Linear layout is the book's seed 789.
+const LAYOUT_SEED = { weights: { linear: 789 } };
+
+/** Every property's default on `step` (an id) with weight layout `layout` (the step's own when left out). */
+export function defaultsFor(step, layout) {
+  const defaults = tableDefaults();
+  Object.assign(defaults, STEP_DEFAULTS[step] ?? {});
+  defaults.step = step;
+  if (layout !== undefined) defaults.layout = layout;
+  const seed = LAYOUT_SEED[step]?.[defaults.layout];
+  if (seed !== undefined) defaults.seed = seed;
+  return defaults;
+}
+
+/** The head counts d_out can be split into (its divisors up to the table's largest H). */
+export function headChoices(state) {
+  const max = 8;
+  const choices = [];
+  for (let h = 1; h <= Math.min(max, state.dOut); h++) if (state.dOut % h === 0) choices.push(h);
+  return choices;
+}
+
+/** The divisor of dOut nearest to `heads` (the smaller one on a tie). */
+export function nearestHeads(dOut, heads) {
+  return headChoices({ dOut }).reduce((best, h) => (Math.abs(h - heads) < Math.abs(best - heads) ? h : best), 1);
+}
+
+// dOut must split into `heads` heads: otherwise heads moves to the nearest divisor, with a notice.
+function fixHeads(state, notices) {
+  if (state.dOut % state.heads === 0) return;
+  const heads = nearestHeads(state.dOut, state.heads);
+  notices.push(format(STATE_STRINGS.headsMoved, { dOut: state.dOut, heads: state.heads, to: heads }));
+  state.heads = heads;
+}
+
 export const CONTROL_NAMES = STATE_TABLE.filter((p) => p.control).map((p) => p.name);
 STATE_TABLE.find((p) => p.name === 'lock').values = CONTROL_NAMES;
 
@@ -67,11 +116,19 @@ export function property(name) {
   return BY_NAME.get(name);
 }
 
-/** A fresh state holding every default. */
-export function defaultState() {
+function tableDefaults() {
   const state = {};
   for (const p of STATE_TABLE) state[p.name] = Array.isArray(p.default) ? [...p.default] : p.default;
   return state;
+}
+
+/** A fresh state holding every default of the first step (what an empty URL shows). */
+export function defaultState() {
+  return defaultsFor(STEP_IDS[0]);
+}
+
+function copyValue(value) {
+  return Array.isArray(value) ? [...value] : value;
 }
 
 // Shown in notices: short, one line, never markup (the page sets it as text).
@@ -242,35 +299,42 @@ function sameValue(p, a, b) {
  */
 export function parseState(search) {
   const params = search instanceof URLSearchParams ? search : new URLSearchParams(search);
-  const state = defaultState();
-  const notices = [];
+  const given = {};
+  const entries = []; // notices in URL order; a rejected value's names the step's default, known at the end
   const seen = new Set();
   for (const [name, raw] of params) {
     const p = BY_NAME.get(name);
     if (!p) {
-      notices.push(format(STATE_STRINGS.unknownParameter, { name: quote(name) }));
+      entries.push(format(STATE_STRINGS.unknownParameter, { name: quote(name) }));
       continue;
     }
     if (seen.has(name)) {
-      notices.push(format(STATE_STRINGS.repeatedParameter, { name }));
+      entries.push(format(STATE_STRINGS.repeatedParameter, { name }));
       continue;
     }
     seen.add(name);
     const result = parseValue(p, raw);
-    if ('error' in result) {
-      notices.push(format(STATE_STRINGS.rejectedParameter, { name, value: quote(raw), reason: result.error, fallback: quote(formatValue(p, p.default)) }));
-    } else {
-      state[name] = result.value;
-    }
+    if ('error' in result) entries.push({ p, raw, error: result.error });
+    else given[name] = result.value;
   }
+  // What is absent takes the step's default (and, on step 6, the layout's seed).
+  const step = given.step ?? STEP_IDS[0];
+  const defaults = defaultsFor(step, given.layout);
+  const state = { ...defaults, ...given };
+  const notices = entries.map((entry) => (typeof entry === 'string' ? entry : format(STATE_STRINGS.rejectedParameter, {
+    name: entry.p.name, value: quote(entry.raw), reason: entry.error, fallback: quote(formatValue(entry.p, defaults[entry.p.name])),
+  })));
+  fixHeads(state, notices);
   return { state, notices };
 }
 
-/** The query string (without "?") for a state: only values that differ from the defaults. */
+/** The query string (without "?") for a state: only values that differ from its step's defaults. */
 export function serializeState(state) {
   const params = new URLSearchParams();
+  const defaults = defaultsFor(state.step, state.layout);
   for (const p of STATE_TABLE) {
-    if (!sameValue(p, state[p.name], p.default)) params.set(p.name, formatValue(p, state[p.name]));
+    const base = p.name === 'step' ? STEP_IDS[0] : p.name === 'layout' ? defaultsFor(state.step).layout : defaults[p.name];
+    if (!sameValue(p, state[p.name], base)) params.set(p.name, formatValue(p, state[p.name]));
   }
   return params.toString();
 }
@@ -278,14 +342,18 @@ export function serializeState(state) {
 /**
  * Applies a partial update (from a control, the postMessage API or the custom element's attributes).
  * Values may be typed (numbers, booleans, arrays) or URL text; each is checked against the table, and
- * locked controls keep their value unless `force` is set.
- * @returns {{state: object, notices: string[]}} a new state; the input is not changed.
+ * locked controls keep their value unless `force` is set. A new step (or weight layout) moves every
+ * value still at the old default to the new one, as its URL would read. A d_out that the heads do not
+ * divide moves the heads to the nearest divisor: that is reported in `adjusted`, which the page shows
+ * even for changes made with its own controls.
+ * @returns {{state: object, notices: string[], adjusted: string[]}} a new state; the input is not changed.
  */
 export function updateState(state, changes, { force = false } = {}) {
   const next = { ...state };
   const notices = [];
+  const adjusted = [];
   if (changes === null || typeof changes !== 'object') {
-    return { state: next, notices: [STATE_STRINGS.notAnObject] };
+    return { state: next, notices: [STATE_STRINGS.notAnObject], adjusted };
   }
   for (const [name, input] of Object.entries(changes)) {
     const p = BY_NAME.get(name);
@@ -302,5 +370,16 @@ export function updateState(state, changes, { force = false } = {}) {
     if ('error' in result) notices.push(format(STATE_STRINGS.rejectedSetting, { name, value: quote(raw), reason: result.error }));
     else next[name] = result.value;
   }
-  return { state: next, notices };
+  if (next.step !== state.step || next.layout !== state.layout) {
+    const before = defaultsFor(state.step, state.layout);
+    const follows = (name) => !(name in changes) && !state.lock.includes(name);
+    if (follows('layout') && state.layout === before.layout) next.layout = defaultsFor(next.step).layout;
+    const after = defaultsFor(next.step, next.layout);
+    for (const p of STATE_TABLE) {
+      if (p.name === 'step' || p.name === 'layout' || !follows(p.name)) continue;
+      if (sameValue(p, state[p.name], before[p.name])) next[p.name] = copyValue(after[p.name]);
+    }
+  }
+  fixHeads(next, adjusted);
+  return { state: next, notices, adjusted };
 }

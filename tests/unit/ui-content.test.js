@@ -1,0 +1,201 @@
+// The page's content against its sources: every step's PyTorch panel is the snippet that torch ran
+// (tests/fixtures/torchSnippets.json, `npm run fixtures`) and the page computes the numbers it printed;
+// every step's C++ panel is a region of cpp/attention/*.cpp; the book's numbers (Raschka ch. 3, the
+// curriculum's seed 003) appear at the steps' defaults; per-step defaults and the heads rule hold.
+import { readdirSync, readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { loadAttention } from '../../web/src/core/index.js';
+import { cppPanel, extractRegions } from '../../web/src/ui/cpp-regions.js';
+import { buildInputs } from '../../web/src/ui/inputs.js';
+import { STEP_IDS, headChoices, parseState, serializeState, updateState } from '../../web/src/ui/state.js';
+import { STEPS } from '../../web/src/ui/steps.js';
+import { STRINGS } from '../../web/src/ui/strings.js';
+import { checkFixture, defaultSnippets } from '../fixtures/snippet_texts.mjs';
+
+const RECORDED = JSON.parse(readFileSync(new URL('../fixtures/torchSnippets.json', import.meta.url), 'utf8'));
+const RECORDED_BY_ID = new Map(RECORDED.steps.map((s) => [s.id, s]));
+const CPP_DIR = new URL('../../cpp/attention/', import.meta.url);
+const SOURCES = Object.fromEntries(readdirSync(CPP_DIR).filter((f) => f.endsWith('.cpp'))
+  .map((f) => [`cpp/attention/${f}`, readFileSync(new URL(f, CPP_DIR), 'utf8')]));
+
+let api;
+beforeAll(async () => { api = await loadAttention({ backend: 'js' }); });
+
+/** Runs a step at the state a URL gives and returns its named tensors (and step 1's pairs). */
+async function runStep(search) {
+  const { state } = parseState(search);
+  const step = STEPS.find((s) => s.id === state.step);
+  const inputs = buildInputs(state);
+  const result = await step.run({ api, inputs, state, fixture: checkFixture(), loadBackend: async () => api });
+  const named = Object.fromEntries((result.tensors ?? []).map((view) => [view.name, view.tensor]));
+  if (result.pairs) Object.assign(named, { 'pairs.contexts': result.pairs.contexts, 'pairs.targets': result.pairs.targets });
+  return { state, inputs, named, result };
+}
+
+const round4 = (values) => Array.from(values, (v) => Number(v.toFixed(4)));
+const row = (tensor, r) => { const cols = tensor.shape.at(-1); return round4(tensor.data.subarray(r * cols, (r + 1) * cols)); };
+
+describe('runnable PyTorch', () => {
+  test('every step has a recorded snippet, in step order', () => {
+    expect(RECORDED.steps.map((s) => s.id)).toEqual(STEP_IDS);
+  });
+
+  for (const snippet of defaultSnippets()) {
+    test(`${snippet.id}: the page writes the snippet torch ran, and computes what it printed`, async () => {
+      const recorded = RECORDED_BY_ID.get(snippet.id);
+      expect(snippet.text).toBe(recorded.text);
+      const { named } = await runStep(`step=${snippet.id}`);
+      const step = STEPS.find((s) => s.id === snippet.id);
+      for (const [variable, tensorName] of step.torchChecks) {
+        const expected = recorded.values[variable];
+        const actual = named[tensorName];
+        expect(actual, `${snippet.id}: the page shows no tensor "${tensorName}"`).toBeDefined();
+        expect(actual.data.length).toBe(expected.data.length);
+        expected.data.forEach((value, i) => {
+          expect(Math.abs(actual.data[i] - value), `${snippet.id} ${variable}[${i}]`).toBeLessThanOrEqual(1e-5 + 1e-5 * Math.abs(value));
+        });
+      }
+    });
+  }
+
+  test('a snippet follows the state: the learner’s edits, the layout, the sizes, the scale', () => {
+    const { state } = parseState('step=weights&layout=linear&seed=5&dModel=4&T=3&scale=0&temperature=2&edits=0.1:0.5,Wq.1.2:-0.75');
+    const text = STEPS.find((s) => s.id === 'weights').torch({ state, inputs: buildInputs(state), fixture: checkFixture() });
+    expect(text).toContain('torch.manual_seed(5)');
+    expect(text).toContain('W_query = torch.nn.Linear(d_in, d_out, bias=False)');
+    expect(text).toContain('W_query.weight[1, 2] = -0.75   # your edit');
+    expect(text).toContain('weights = torch.softmax(scores / 2.0, dim=-1)');
+    expect(text).toMatch(/x = torch\.tensor\(\[\n(    \[[^\]]+\],  # \S+\n){3}\]\)/);
+    expect(text).toContain('0.5, '); // x's edited cell, written out with the rest of x
+  });
+
+  test('float literals read back as the same float32', async () => {
+    const { pyFloat } = await import('../../web/src/ui/torch-snippets.js');
+    for (const value of [0.43, 0.1, -0.75, 1, 100, 1e-7, 0.2961, Math.PI, -1 / 3, 3.4e38]) {
+      const text = pyFloat(value);
+      expect(Math.fround(Number(text))).toBe(Math.fround(value));
+      expect(text).toMatch(/[.e]/); // Python reads it as a float
+    }
+  });
+
+  test('dropout passes the mask in as a tensor and says why', () => {
+    const text = RECORDED_BY_ID.get('dropout').text;
+    expect(text).toMatch(/keep = torch\.tensor\(/);
+    expect(text).toMatch(/not from torch's/);
+    expect(text).toMatch(/docs\/api\.md/);
+  });
+});
+
+describe('the book’s numbers at the defaults (seed 003, Raschka ch. 3)', () => {
+  test('step 5: the six 3-d inputs, weights of "journey"', async () => {
+    const { named, inputs } = await runStep('step=self-attention');
+    expect(round4(inputs.x.data)).toEqual([0.43, 0.15, 0.89, 0.55, 0.87, 0.66, 0.57, 0.85, 0.64, 0.22, 0.58, 0.33, 0.77, 0.25, 0.1, 0.05, 0.8, 0.55]);
+    expect(row(named.weights, 1)).toEqual([0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]);
+  });
+
+  test('step 6, matrix layout: seed 123 and torch.rand(3, 2) three times', async () => {
+    const { named, state } = await runStep('step=weights');
+    expect(state).toMatchObject({ seed: 123, layout: 'matrix', dOut: 2 });
+    expect(round4(named.W_query.data)).toEqual([0.2961, 0.5166, 0.2517, 0.6886, 0.0740, 0.8665]);
+    expect(row(named.output, 1)).toEqual([0.3061, 0.8210]);
+  });
+
+  test('step 6, Linear layout: seed 789 and three nn.Linear(3, 2, bias=False)', async () => {
+    const { named, state } = await runStep('step=weights&layout=linear');
+    expect(state.seed).toBe(789);
+    expect(round4(named['W_query.weight'].data)).toEqual([0.3161, 0.4568, 0.5118, -0.1683, -0.3379, -0.0918]);
+    expect(named['W_query.weight'].shape).toEqual([2, 3]);
+    expect(row(named.output, 0)).toEqual([-0.0739, 0.0713]);
+  });
+
+  test('step 7: the seed-789 weights, row 0 before the mask', async () => {
+    const { named } = await runStep('step=causal');
+    expect(row(named['weights before the mask'], 0)).toEqual([0.1921, 0.1646, 0.1652, 0.1550, 0.1721, 0.1510]);
+    expect(row(named.weights, 0)).toEqual([1, 0, 0, 0, 0, 0]);
+  });
+
+  test('step 10 teaches with d_out = 4 split into H = 2 heads', async () => {
+    const { state, named } = await runStep('step=multihead');
+    expect(state).toMatchObject({ dOut: 4, heads: 2 });
+    expect(named.weights.shape.slice(-3)).toEqual([2, 6, 6]);
+  });
+});
+
+describe('the real C++', () => {
+  const regions = extractRegions(SOURCES);
+
+  for (const step of STEPS) {
+    test(`${step.id}: every block of the C++ panel is a region of the source, line for line`, () => {
+      const panel = cppPanel(step.cpp, regions);
+      const blocks = panel.split(/\n\n(?=\/\/ cpp\/attention\/)/);
+      expect(blocks).toHaveLength(step.cpp.length);
+      for (const block of blocks) {
+        const [where, ...code] = block.split('\n');
+        const [, path, first, last] = /^\/\/ (\S+), lines (\d+)–(\d+)$/.exec(where);
+        const source = SOURCES[path].split('\n').slice(Number(first) - 1, Number(last));
+        expect(source[0 - 0]).not.toMatch(/region/);
+        const kept = source.filter((line) => !/^\s*\/\/ (region: |endregion)/.test(line));
+        const indent = /^ */.exec(kept[0])[0].length;
+        expect(code).toEqual(kept.map((line) => line.slice(Math.min(indent, /^ */.exec(line)[0].length))));
+        expect(SOURCES[path].split('\n')[Number(first) - 2]).toMatch(/\/\/ region: /);
+        expect(SOURCES[path].split('\n')[Number(last)]).toMatch(/\/\/ endregion/);
+      }
+    });
+  }
+
+  test('a panel naming a region the source lacks fails', () => {
+    expect(() => cppPanel(['no-such-region'], regions)).toThrow(/cppPanel: no region "no-such-region"/);
+  });
+
+  test('malformed markers are refused', () => {
+    expect(() => extractRegions({ 'a.cpp': '// region: x\nint a;\n' })).toThrow(/never closed/);
+    expect(() => extractRegions({ 'a.cpp': 'int a;\n// endregion\n' })).toThrow(/never opened/);
+    expect(() => extractRegions({ 'a.cpp': '// region: x\n// endregion\n// region: x\n// endregion\n' })).toThrow(/marked twice/);
+  });
+});
+
+describe('per-step defaults and the heads rule', () => {
+  test('an absent parameter means the step’s default; links name only what differs', () => {
+    expect(parseState('step=causal').state).toMatchObject({ seed: 789, layout: 'linear', dOut: 2 });
+    expect(parseState('step=framing').state.T).toBe(6);
+    expect(serializeState(parseState('step=multihead').state)).toBe('step=multihead');
+    expect(serializeState(parseState('step=causal&seed=123').state)).toBe('step=causal&seed=123');
+  });
+
+  test('moving between steps carries what was changed and takes the new step’s defaults for the rest', () => {
+    let { state } = parseState('step=weights');
+    state = updateState(state, { step: 'causal' }).state;
+    expect(state).toMatchObject({ seed: 789, layout: 'linear' });
+    state = updateState(state, { T: 8 }).state;
+    state = updateState(state, { step: 'multihead' }).state;
+    expect(state).toMatchObject({ T: 8, seed: 123, dOut: 4, heads: 2 });
+    state = updateState(state, { step: 'weights', layout: 'linear' }).state;
+    expect(state).toMatchObject({ seed: 789, dOut: 2, T: 8 });
+  });
+
+  test('the heads control offers the divisors of d_out only', () => {
+    expect(headChoices({ dOut: 4 })).toEqual([1, 2, 4]);
+    expect(headChoices({ dOut: 12 })).toEqual([1, 2, 3, 4, 6]);
+    expect(headChoices({ dOut: 7 })).toEqual([1, 7]);
+  });
+
+  test('a d_out change that breaks H moves H to the nearest divisor, with a notice', () => {
+    const { state } = parseState('step=multihead');
+    const moved = updateState(state, { dOut: 6 });
+    expect(moved.state.heads).toBe(2);
+    expect(moved.adjusted).toEqual([]);
+    const broken = updateState({ ...state, heads: 4, dOut: 8 }, { dOut: 6 });
+    expect(broken.state.heads).toBe(3);
+    expect(broken.adjusted).toEqual(['d_out=6 does not split into heads=4; using heads=3, the nearest divisor of d_out.']);
+  });
+
+  test('a URL with an invalid pair gets the same notice', () => {
+    const { state, notices } = parseState('step=multihead&dOut=5&heads=2');
+    expect(state.heads).toBe(1);
+    expect(notices).toEqual(['d_out=5 does not split into heads=2; using heads=1, the nearest divisor of d_out.']);
+  });
+
+  test('the page mentions the ←/→ shortcut', () => {
+    expect(STRINGS.arrowKeys).toMatch(/←.*→/);
+  });
+});

@@ -1,0 +1,309 @@
+// The PyTorch panel of every step: a complete, runnable snippet (imports, seed, inputs, what the step
+// shows) that prints the page's numbers for the current state. `npm run fixtures` runs each step's
+// snippet at its default state under torch 1.13 and records its text, its output and its variables
+// (tests/fixtures/torchSnippets.json); tests/unit/torch-snippets.test.js checks the page still writes
+// that text and computes those numbers. Pure text building: no DOM, no attention math.
+import { lowbias32 } from '../core/random.js';
+import { CLASSIC_EMBEDDINGS } from './inputs.js';
+
+/**
+ * A short decimal that reads back as the same float32 (what torch.tensor([...]) will store): 9
+ * significant digits always do; fewer are tried, from 8 down, while they still read back the same.
+ */
+export function pyFloat(value) {
+  if (Number.isNaN(value)) return 'float("nan")';
+  if (!Number.isFinite(value)) return value > 0 ? 'float("inf")' : 'float("-inf")';
+  const target = Math.fround(value);
+  let text = String(Number(target.toPrecision(9)));
+  for (let digits = 8; digits >= 1; digits--) {
+    const shorter = String(Number(target.toPrecision(digits)));
+    if (Math.fround(Number(shorter)) !== target) break;
+    text = shorter;
+  }
+  return /[.en]/.test(text) ? text : `${text}.0`;
+}
+
+/** A Python string literal (JSON's escapes are Python's for the text a sentence may hold). */
+export function pyString(text) {
+  return JSON.stringify(text);
+}
+
+/** `torch.tensor([...])` of a (rows, cols) or rank-3 tensor, one row a line, rows optionally labelled. */
+export function pyTensor(tensor, { indent = '', labels = null } = {}) {
+  const { data, shape } = tensor;
+  const cols = shape[shape.length - 1];
+  const rows = data.length / cols;
+  const lines = [];
+  for (let r = 0; r < rows; r++) {
+    const values = Array.from(data.subarray(r * cols, (r + 1) * cols), pyFloat).join(', ');
+    const label = labels ? `  # ${labels[r]}` : '';
+    lines.push(`${indent}    [${values}],${label}`);
+  }
+  const open = '['.repeat(shape.length - 1);
+  const close = ']'.repeat(shape.length - 1);
+  if (shape.length === 3) return `torch.tensor([[\n${lines.join('\n')}\n${indent}]])`;
+  return `torch.tensor(${open.slice(1)}[\n${lines.join('\n')}\n${indent}]${close.slice(1)})`;
+}
+
+function isClassic(tokens, dModel) {
+  return dModel === 3 && tokens.every((word) => CLASSIC_EMBEDDINGS.has(word.toLowerCase()));
+}
+
+// The first lines of every snippet that uses x: imports, print options, the embeddings.
+function header(state, inputs) {
+  const classic = isClassic(inputs.tokens, state.dModel);
+  const source = classic
+    ? "the book's 3-d embeddings of the sentence"
+    : 'the page\'s seeded embeddings, written out';
+  return [
+    'import torch',
+    'torch.set_grad_enabled(False)',
+    'torch.set_printoptions(precision=4, sci_mode=False)',
+    '',
+    `# x: ${source}, (T=${inputs.tokens.length}, d_in=${state.dModel})`,
+    `x = ${pyTensor(inputs.x, { labels: inputs.tokens })}`,
+    'T, d_in = x.shape',
+  ];
+}
+
+const PROJECTIONS = ['query', 'key', 'value'];
+const MODULE_NAMES = { query: 'W_query', key: 'W_key', value: 'W_value' };
+
+// The seeded weights, as the page makes them (inputs.js projectionWeights), with the learner's edits.
+function weightLines(state, { editNames = ['Wq', 'Wk', 'Wv'] } = {}) {
+  const linear = state.layout === 'linear';
+  const lines = [`d_out = ${state.dOut}`, `torch.manual_seed(${state.seed})`];
+  for (const name of PROJECTIONS) {
+    lines.push(linear
+      ? `${MODULE_NAMES[name]} = torch.nn.Linear(d_in, d_out, bias=False)   # weight: (d_out, d_in)`
+      : `${MODULE_NAMES[name]} = torch.rand(d_in, d_out)`);
+  }
+  PROJECTIONS.forEach((name, i) => {
+    for (const e of state.edits.filter((edit) => edit.matrix === editNames[i])) {
+      if (e.row >= (linear ? state.dOut : state.dModel) || e.col >= (linear ? state.dModel : state.dOut)) continue;
+      lines.push(`${MODULE_NAMES[name]}${linear ? '.weight' : ''}[${e.row}, ${e.col}] = ${pyFloat(e.value)}   # your edit`);
+    }
+  });
+  return lines;
+}
+
+function project(state, name, input = 'x') {
+  return state.layout === 'linear' ? `${MODULE_NAMES[name]}(${input})` : `${input} @ ${MODULE_NAMES[name]}`;
+}
+
+// " / d_k ** 0.5", with the temperature, as the page's scale and temperature controls say.
+function scaleText(state, dk) {
+  const t = state.temperature === 1 ? null : pyFloat(state.temperature);
+  if (state.scale) return t ? ` / (${dk} ** 0.5 * ${t})` : ` / ${dk} ** 0.5`;
+  return t ? ` / ${t}` : '';
+}
+
+const FUTURE = 'future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)   # True above the diagonal';
+
+/** Dropout's keep mask as the core draws it (docs/api.md): u(seed, i) ≥ p for the flat index i. */
+export function dropoutKeepMask(seed, p, rows, cols) {
+  const data = new Float32Array(rows * cols);
+  const seedHash = lowbias32(seed);
+  for (let i = 0; i < data.length; i++) {
+    const u = (lowbias32((i ^ seedHash) >>> 0) >>> 8) / 16777216;
+    data[i] = u >= p ? 1 : 0;
+  }
+  return { data, shape: [rows, cols] };
+}
+
+function normalizationLines(state) {
+  switch (state.normalization) {
+    case 'naive': return ['weights = scores.exp() / scores.exp().sum(dim=-1, keepdim=True)   # overflows for scores above ~88'];
+    case 'sum': return ['weights = scores / scores.sum(dim=-1, keepdim=True)   # not a distribution for negative scores'];
+    default: return ['weights = torch.softmax(scores, dim=-1)   # subtracts each row\'s max first'];
+  }
+}
+
+function maskLines(state) {
+  const scale = scaleText(state, 'd_k');
+  const lines = ['d_k = key.shape[-1]', `scaled = scores${scale}`,
+    'unmasked = torch.softmax(scaled, dim=-1)   # the weights before the mask', 'print(unmasked)', FUTURE];
+  if (state.mask === 'renormalize') {
+    lines.push('masked = unmasked.masked_fill(future, 0.0)', 'weights = masked / masked.sum(dim=-1, keepdim=True)   # renormalise each row');
+  } else if (state.mask === 'zero') {
+    lines.push('masked = scaled.masked_fill(future, 0.0)', 'weights = torch.softmax(masked, dim=-1)   # the mistake: exp(0) = 1, the future leaks in');
+  } else {
+    lines.push('masked = scaled.masked_fill(future, float("-inf"))', 'weights = torch.softmax(masked, dim=-1)');
+  }
+  return lines;
+}
+
+function projectLines(state) {
+  return PROJECTIONS.map((name) => `${name} = ${project(state, name)}   # (T, d_out)`);
+}
+
+/**
+ * Each step's snippet, keyed by step id: ({state, inputs, fixture}) → text. `checks` lists, per step,
+ * the Python variables the fixture records and the page's tensor each must equal.
+ */
+export const SNIPPETS = {
+  framing({ state }) {
+    return [
+      `sentence = ${pyString(state.sentence)}`,
+      'words = sentence.split()',
+      `T = ${Math.max(2, state.T)}`,
+      'tokens = [words[t % len(words)] for t in range(T)]   # T tokens give T-1 pairs',
+      'vocabulary = {}',
+      'ids = [vocabulary.setdefault(word.lower(), len(vocabulary)) for word in tokens]',
+      'contexts, targets = ids[:-1], ids[1:]',
+      'for t in range(T - 1):',
+      '    print(tokens[:t + 1], "->", tokens[t + 1])',
+    ].join('\n');
+  },
+  loop({ state, inputs }) {
+    return [...header(state, inputs), '',
+      'y = torch.zeros_like(x)',
+      'for t in range(T):',
+      '    for c in range(d_in):',
+      '        y[t, c] = x[:t + 1, c].sum() / (t + 1)   # the mean of rows 0..t',
+      'print(y)'].join('\n');
+  },
+  matmul({ state, inputs }) {
+    return [...header(state, inputs), '',
+      'weights = torch.tril(torch.ones(T, T))',
+      'weights = weights / weights.sum(dim=1, keepdim=True)   # rows 1, 1/2 1/2, 1/3 1/3 1/3, …',
+      'y = weights @ x',
+      'print(weights)', 'print(y)'].join('\n');
+  },
+  softmax({ state, inputs }) {
+    return [...header(state, inputs), '',
+      'scores = torch.zeros(T, T)', FUTURE,
+      'masked = scores.masked_fill(future, float("-inf"))',
+      'weights = torch.softmax(masked, dim=-1)   # exp(-inf) = 0: the same rows as the matrix average',
+      'y = weights @ x',
+      'print(weights)', 'print(y)'].join('\n');
+  },
+  'self-attention'({ state, inputs }) {
+    return [...header(state, inputs), '',
+      'scores = x @ x.T   # (T, T): token i · token j',
+      ...normalizationLines(state),
+      'context = weights @ x',
+      'print(weights)', 'print(context)'].join('\n');
+  },
+  weights({ state, inputs }) {
+    const linear = state.layout === 'linear';
+    return [...header(state, inputs), ...weightLines(state), '',
+      ...projectLines(state),
+      'scores = query @ key.T',
+      'd_k = key.shape[-1]',
+      `weights = torch.softmax(scores${scaleText(state, 'd_k')}, dim=-1)`,
+      'context = weights @ value',
+      `print(${linear ? 'W_query.weight' : 'W_query'})`, 'print(weights)', 'print(context)',
+      linear
+        ? '# the matrix layout: the same numbers transposed, used as x @ W, give the same query'
+        : '# nn.Linear stores (d_out, d_in) and computes x @ weight.T: the transposed matrix gives the same query',
+      ...(linear
+        ? ['print(torch.allclose(x @ W_query.weight.T, query))']
+        : ['linear = torch.nn.Linear(d_in, d_out, bias=False)', 'linear.weight.copy_(W_query.T)', 'print(torch.allclose(linear(x), query))']),
+      '',
+      '# why the scale: a softmax of large scores is nearly one-hot',
+      'example = torch.tensor([0.0, 1.0, 2.0, 3.0, 10.0])',
+      'print(torch.softmax(example, dim=-1), torch.softmax(example / 64 ** 0.5, dim=-1))'].join('\n');
+  },
+  causal({ state, inputs }) {
+    return [...header(state, inputs), ...weightLines(state), '',
+      ...projectLines(state),
+      'scores = query @ key.T',
+      ...maskLines(state),
+      'context = weights @ value',
+      'print(weights)', 'print(context)'].join('\n');
+  },
+  dropout({ state, inputs }) {
+    const T = inputs.tokens.length;
+    const keep = dropoutKeepMask(state.dropoutSeed, state.dropout, T, T);
+    const lines = [...header(state, inputs), ...weightLines(state), '',
+      ...projectLines(state),
+      'scores = query @ key.T',
+      'd_k = key.shape[-1]',
+      'scaled = scores / d_k ** 0.5'];
+    if (state.causal) lines.push(FUTURE, 'scaled = scaled.masked_fill(future, float("-inf"))');
+    lines.push('weights = torch.softmax(scaled, dim=-1)');
+    if (state.dropout > 0) {
+      lines.push('',
+        '# The page draws its dropout mask from its own seeded counter-based generator (docs/api.md:',
+        '# keep element i when u(seed, i) >= p), not from torch\'s, so the mask comes in as a tensor:',
+        '# torch.nn.Dropout(p) would draw a different one. 1 = kept, 0 = dropped.',
+        `p = ${pyFloat(state.dropout)}`,
+        `keep = ${pyTensor(keep)}   # dropout seed ${state.dropoutSeed}`,
+        'dropped = weights * keep / (1 - p)   # what torch.nn.Dropout(p) does with its own mask');
+    } else {
+      lines.push('dropped = weights   # p = 0: nothing is dropped');
+    }
+    lines.push('context = dropped @ value', 'print(dropped)', 'print(context)');
+    return lines.join('\n');
+  },
+  check({ fixture }) {
+    const [x, projection] = fixture.args;
+    const expected = fixture.expected.output;
+    return ['import torch', 'torch.set_printoptions(precision=4, sci_mode=False)', '',
+      `# the fixture case "${fixture.name}": x (B, T, d_in) and the weights (d_in, d_out)`,
+      `x = ${pyTensor(x)}`,
+      ...PROJECTIONS.map((name) => `${MODULE_NAMES[name]} = ${pyTensor(projection[name])}`),
+      'B, T, d_in = x.shape',
+      'query, key, value = x @ W_query, x @ W_key, x @ W_value',
+      'scores = query @ key.transpose(-2, -1) / key.shape[-1] ** 0.5',
+      FUTURE,
+      'weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)',
+      'output = weights @ value',
+      '# the numbers every backend on the page is compared with',
+      `fixture = ${pyTensor(expected)}`,
+      'torch.testing.assert_close(output, fixture, atol=1e-5, rtol=1e-5)',
+      'print(output)',
+      'print((output - fixture).abs().max())'].join('\n');
+  },
+  multihead({ state, inputs }) {
+    const lines = [...header(state, inputs), ...weightLines(state), '',
+      `B, H = 1, ${state.heads}`,
+      'd_head = d_out // H',
+      'xb = x.unsqueeze(0)   # (B, T, d_in)',
+      ...PROJECTIONS.map((name) => `${name[0]} = ${project(state, name, 'xb')}.view(B, T, H, d_head).transpose(1, 2)   # (B, H, T, d_head)`),
+      'scores = q @ k.transpose(-2, -1)   # (B, H, T, T)'];
+    if (state.causal) lines.push(FUTURE, 'scores = scores.masked_fill(future, float("-inf"))');
+    lines.push(`weights = torch.softmax(scores${scaleText(state, 'd_head')}, dim=-1)`,
+      'context = (weights @ v).transpose(1, 2).reshape(B, T, d_out)   # (B, H, T, d_head) -> (B, T, d_out)',
+      'print(weights)', 'print(context)');
+    return lines.join('\n');
+  },
+  cross({ state, inputs }) {
+    const classic = isClassic(inputs.tokens, state.dModel);
+    return ['import torch', 'torch.set_grad_enabled(False)', 'torch.set_printoptions(precision=4, sci_mode=False)', '',
+      `# x_query: ${classic ? "the book's 3-d embeddings of the sentence" : "the page's seeded embeddings, written out"}, (Tq=${inputs.tokens.length}, d_in=${state.dModel})`,
+      `x_query = ${pyTensor(inputs.x, { labels: inputs.tokens })}`,
+      `# x_context: the page's seeded embeddings of the context sentence, (Tk=${inputs.contextTokens.length}, d_in=${state.dModel})`,
+      `x_context = ${pyTensor(inputs.xContext, { labels: inputs.contextTokens })}`,
+      'Tq, d_in = x_query.shape',
+      'Tk = x_context.shape[0]',
+      ...weightLines(state, { editNames: ['crossWq', 'crossWk', 'crossWv'] }), '',
+      `B, H = 1, ${state.heads}`,
+      'd_head = d_out // H',
+      `q = ${project(state, 'query', 'x_query.unsqueeze(0)')}.view(B, Tq, H, d_head).transpose(1, 2)   # (B, H, Tq, d_head)`,
+      `k = ${project(state, 'key', 'x_context.unsqueeze(0)')}.view(B, Tk, H, d_head).transpose(1, 2)   # (B, H, Tk, d_head)`,
+      `v = ${project(state, 'value', 'x_context.unsqueeze(0)')}.view(B, Tk, H, d_head).transpose(1, 2)`,
+      `weights = torch.softmax(q @ k.transpose(-2, -1)${scaleText(state, 'd_head')}, dim=-1)   # (B, H, Tq, Tk), no mask`,
+      'output = (weights @ v).transpose(1, 2).reshape(B, Tq, d_out)',
+      'print(weights)', 'print(output)'].join('\n');
+  },
+};
+
+/**
+ * Per step: the snippet's variables the fixture records, each with the name of the page's tensor it
+ * equals (step 1 compares the pairs' ids).
+ */
+export const SNIPPET_CHECKS = {
+  framing: [['contexts', 'pairs.contexts'], ['targets', 'pairs.targets']],
+  loop: [['y', 'output']],
+  matmul: [['weights', 'weights'], ['y', 'output']],
+  softmax: [['weights', 'weights'], ['y', 'output']],
+  'self-attention': [['scores', 'scores'], ['weights', 'weights'], ['context', 'output']],
+  weights: [['query', 'query'], ['weights', 'weights'], ['context', 'output']],
+  causal: [['unmasked', 'weights before the mask'], ['weights', 'weights'], ['context', 'output']],
+  dropout: [['weights', 'weights'], ['dropped', 'dropped'], ['context', 'output']],
+  check: [['output', 'PyTorch output']],
+  multihead: [['weights', 'weights'], ['context', 'context (split heads)']],
+  cross: [['weights', 'weights'], ['output', 'output']],
+};
