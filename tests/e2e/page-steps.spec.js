@@ -54,10 +54,12 @@ test('walks all 11 steps with Next, each matching the core, with a screenshot of
 test('step 1 pairs every context with the next word as its target', async ({ page }) => {
   await openPage(page, '?step=framing');
   const targets = await page.locator('.pairs .target .word').allTextContents();
-  expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step', 'your']);
-  // Ids number the distinct words in order: the repeated "your" is 0 again.
+  // Six words frame five pairs: the last pair never wraps around to the sentence's first word.
+  expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step']);
+  // Ids number the distinct words in order.
   const ids = await page.locator('.pairs .target').evaluateAll((chips) => chips.map((c) => Number(c.dataset.id)));
-  expect(ids).toEqual([1, 2, 3, 4, 5, 0]);
+  expect(ids).toEqual([1, 2, 3, 4, 5]);
+  await expect(page.locator('[data-view="pairs-shape"]')).toHaveText('contexts (B=1, T=5), targets (B=1, T=5)');
   await expect(page.locator('.pairs tbody tr').nth(2).locator('.context .token .word')).toHaveText(['your', 'journey', 'starts']);
 });
 
@@ -133,7 +135,13 @@ test('the Benchmark tab shows the latest committed benchmark report', async ({ p
   await expect(page.locator('#bench-explanation')).not.toContainText('{');
   await expect(page.locator('#bench-chart')).toHaveAttribute('alt', /Bar chart of the latest benchmark run/);
   const shipped = await page.evaluate(async () => (await fetch('bench-results/index.json')).json());
-  if (shipped.md) await expect(page.locator('#bench-table')).toContainText('| contestant |');
+  if (shipped.md) {
+    // The report's Markdown is rendered: tables as tables, bold as bold, no raw markup left.
+    await expect(page.locator('#bench-table table th').first()).toHaveText('contestant');
+    await expect(page.locator('#bench-table strong').first()).toBeVisible();
+    await expect(page.locator('#bench-table')).not.toContainText('**');
+    await expect(page.locator('#bench-table')).not.toContainText('|---');
+  }
   else await expect(page.locator('#bench-table')).toContainText('no benchmark results yet');
   if (shipped.svg) {
     await expect.poll(() => page.locator('#bench-chart').evaluate((img) => img.complete && img.naturalWidth)).toBeGreaterThan(0);

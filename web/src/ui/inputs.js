@@ -118,8 +118,9 @@ export function buildInputs(state) {
   const words = tokenize(state.sentence);
   const tokens = takeTokens(words, state.T);
   const { ids, vocabulary } = tokenIds(tokens);
-  // Step 1 frames T+1 tokens as T (context, target) pairs.
-  const framing = tokenIds(takeTokens(words, state.T + 1));
+  // Step 1 frames T+1 tokens as T (context, target) pairs, never wrapping around the sentence: a
+  // sentence of fewer than T+1 words gives one pair fewer than it has words.
+  const framing = tokenIds(words.length >= 2 ? words.slice(0, state.T + 1) : takeTokens(words, state.T + 1));
   const x = applyEdits(embed(tokens, state.dModel, state.seed), state.edits, 'x');
   const contextTokens = tokenize(state.context).slice(0, 32);
   const xContext = embed(contextTokens, state.dModel, state.seed);
