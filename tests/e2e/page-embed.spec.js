@@ -79,6 +79,7 @@ test('every heatmap exports as PNG, SVG, CSV and JSON', async ({ page }) => {
   await openPage(page, '?step=causal');
   const figure = page.locator('figure[data-tensor="masked"]');
   const save = async (kind) => {
+    await figure.locator('.export-menu summary').click(); // one menu per tensor
     const [download] = await Promise.all([page.waitForEvent('download'), figure.locator(`[data-export="${kind}"]`).click()]);
     expect(download.suggestedFilename()).toBe(`masked.${kind}`);
     return readFileSync(await download.path());

@@ -13,17 +13,14 @@ const STEPS = [
 const NEW_VALUES = {
   sentence: 'the quick brown fox jumps over',
   context: 'le renard brun saute',
-  T: '5', dModel: '4', dOut: '6', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
+  T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
   normalization: 'sum', mask: 'renormalize',
 };
 
 async function changeControl(page, name) {
   const control = page.locator(`.controls [data-control="${name}"]`);
   const tag = await control.evaluate((node) => `${node.tagName}:${node.type}`);
-  if (name === 'layout') {
-    // Each step has its own default layout: take the other one.
-    await control.selectOption(await control.evaluate((node) => [...node.options].find((o) => !o.selected).value));
-  } else if (tag === 'SELECT:select-one') await control.selectOption(NEW_VALUES[name]);
+  if (tag === 'SELECT:select-one') await control.selectOption(NEW_VALUES[name]);
   else if (tag === 'INPUT:checkbox') await control.click();
   else if (tag === 'INPUT:range') {
     const box = page.locator(`.controls [data-control-number="${name}"]`);
@@ -57,10 +54,12 @@ test('walks all 11 steps with Next, each matching the core, with a screenshot of
 test('step 1 pairs every context with the next word as its target', async ({ page }) => {
   await openPage(page, '?step=framing');
   const targets = await page.locator('.pairs .target .word').allTextContents();
-  // T = 6 tokens are T − 1 = 5 pairs: the sentence does not wrap around.
+  // Six words frame five pairs: the last pair never wraps around to the sentence's first word.
   expect(targets).toEqual(['journey', 'starts', 'with', 'one', 'step']);
+  // Ids number the distinct words in order.
   const ids = await page.locator('.pairs .target').evaluateAll((chips) => chips.map((c) => Number(c.dataset.id)));
   expect(ids).toEqual([1, 2, 3, 4, 5]);
+  await expect(page.locator('[data-view="pairs-shape"]')).toHaveText('contexts (B=1, T=5), targets (B=1, T=5)');
   await expect(page.locator('.pairs tbody tr').nth(2).locator('.context .token .word')).toHaveText(['your', 'journey', 'starts']);
 });
 
@@ -136,7 +135,13 @@ test('the Benchmark tab shows the latest committed benchmark report', async ({ p
   await expect(page.locator('#bench-explanation')).not.toContainText('{');
   await expect(page.locator('#bench-chart')).toHaveAttribute('alt', /Bar chart of the latest benchmark run/);
   const shipped = await page.evaluate(async () => (await fetch('bench-results/index.json')).json());
-  if (shipped.md) await expect(page.locator('#bench-table')).toContainText('| contestant |');
+  if (shipped.md) {
+    // The report's Markdown is rendered: tables as tables, bold as bold, no raw markup left.
+    await expect(page.locator('#bench-table table th').first()).toHaveText('contestant');
+    await expect(page.locator('#bench-table strong').first()).toBeVisible();
+    await expect(page.locator('#bench-table')).not.toContainText('**');
+    await expect(page.locator('#bench-table')).not.toContainText('|---');
+  }
   else await expect(page.locator('#bench-table')).toContainText('no benchmark results yet');
   if (shipped.svg) {
     await expect.poll(() => page.locator('#bench-chart').evaluate((img) => img.complete && img.naturalWidth)).toBeGreaterThan(0);

@@ -11,7 +11,8 @@ import { STEP_BY_ID } from './steps.js';
 import { createShell, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
-import { syncChildren } from './tensor-view.js';
+import { exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
+import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
 
 /**
@@ -77,6 +78,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.title.textContent = strings.title;
     shell.explanation.textContent = strings.text;
     shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
+    shell.cellMath.reset();
     shell.cpp.textContent = CPP_PANELS[step.id]; // regions of cpp/attention/*.cpp, cut out at build time
     shell.controls.replaceChildren(renderControls(step.controls, state, (changes) => update(changes, { fromControl: true })));
     shell.tocLinks.forEach((link) => {
@@ -132,6 +134,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const showsEditable = result.tensors?.some((view) => view.editable);
     if (editable && state.edits.length > 0 && showsEditable) nodes.unshift(resetEditsButton);
     syncChildren(shell.results, nodes);
+    const tensors = result.tensors ?? [];
+    if (shell.viewTools.hidden !== (tensors.length === 0)) shell.viewTools.hidden = tensors.length === 0;
+    const weights = tensors.some((view) => view.kind === 'weights');
+    if (shell.scaleField.hidden !== !weights) shell.scaleField.hidden = !weights;
     lastRun = { state, inputs, result, error: null, backend: api.backend, ms };
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.measure('ap:draw', 'ap:computed');
@@ -164,8 +170,23 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   }).observe(shell.main);
   // Colour maps follow the colour scheme; redraw when the reader switches it.
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => recompute());
+  // Heatmaps use the column's whole width (their cells stop growing at 40 px).
   function resultsWidth() {
-    return Math.max(240, Math.min(440, availableWidth - 24));
+    return Math.max(240, availableWidth - 4);
+  }
+
+  // Values in the formula: the inspected weight's computation under the formula.
+  onInspect((view, panel, row, col) => shell.cellMath.show(view, panel, row, col));
+  followFlowLinks(shell.results);
+  shell.scaleSelect.addEventListener('change', () => {
+    setScaleMode(shell.scaleSelect.value);
+    if (lastRun) recompute();
+  });
+  for (const [button, kind] of [[shell.figureSvgButton, 'svg'], [shell.figurePngButton, 'png']]) {
+    button.addEventListener('click', () => {
+      const step = STEP_BY_ID.get(state.step);
+      exportStepFigure(`${step.number}. ${STRINGS.steps[step.id].title}`, kind, `step-${step.number}-${step.id}`).catch(showError);
+    });
   }
 
   const resetEditsButton = document.createElement('button');

@@ -26,14 +26,53 @@ export function prefersDark() {
   return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
 }
 
+/** The weights' colour scales a reader can pick: linear in the value, stretched per row, or logarithmic. */
+export const SCALE_MODES = ['linear', 'row', 'log'];
+
+// Decades shown by the log scale: from max / 10^LOG_DECADES (and below, all the darkest colour) to max.
+export const LOG_DECADES = 3;
+
+// The largest finite value of each row of a panel, found once per panel and kept with its values.
+const rowMaxima = new WeakMap();
+function rowMax(panel, row) {
+  let maxima = rowMaxima.get(panel.values);
+  if (!maxima) {
+    maxima = new Float64Array(panel.rows);
+    for (let r = 0; r < panel.rows; r++) {
+      let max = 0;
+      for (let c = 0; c < panel.cols; c++) {
+        const v = panel.values[r * panel.cols + c];
+        if (Number.isFinite(v) && v > max) max = v;
+      }
+      maxima[r] = max;
+    }
+    rowMaxima.set(panel.values, maxima);
+  }
+  return maxima[row];
+}
+
 /**
- * A colour function for one tensor: finite value → [r, g, b].
+ * A colour function for one tensor: (finite value, row, panel) → [r, g, b].
  * @param {'weights'|'signed'} kind
  * @param {number} maxAbs the largest finite |value| in the tensor: the top of the weights' map (so
  *   uniform weights of 1/T still show their differences) and the ends of the signed map
+ * @param {boolean} dark
+ * @param {'linear'|'row'|'log'} mode for weights: 'row' stretches each row to its own largest value,
+ *   'log' spreads the decades below the largest value evenly (0.03 and 0.003 look different)
  */
-export function colorScale(kind, maxAbs, dark = prefersDark()) {
-  if (kind === 'weights') return (value) => sample(VIRIDIS, maxAbs > 0 ? value / maxAbs : 0);
+export function colorScale(kind, maxAbs, dark = prefersDark(), mode = 'linear') {
+  if (kind === 'weights') {
+    if (mode === 'row') {
+      return (value, row, panel) => {
+        const top = panel ? rowMax(panel, row) : maxAbs;
+        return sample(VIRIDIS, top > 0 ? value / top : 0);
+      };
+    }
+    if (mode === 'log') {
+      return (value) => sample(VIRIDIS, value > 0 && maxAbs > 0 ? 1 + Math.log10(value / maxAbs) / LOG_DECADES : 0);
+    }
+    return (value) => sample(VIRIDIS, maxAbs > 0 ? value / maxAbs : 0);
+  }
   const middle = dark ? [40, 42, 48] : [247, 247, 247];
   const range = maxAbs > 0 ? maxAbs : 1;
   return (value) => {

@@ -33,7 +33,16 @@ function numberControl(p, value, id, onChange) {
     box.value = range.value;
     onChange({ [p.name]: Number(range.value) });
   });
-  box.addEventListener('change', () => onChange({ [p.name]: box.value }));
+  // Typing moves the slider at once (a number inside its range); the value is applied on change, when
+  // the reader leaves the box or presses Enter, so a half-typed number recomputes nothing.
+  box.addEventListener('input', () => {
+    const typed = Number(box.value);
+    if (box.value.trim() !== '' && Number.isFinite(typed) && typed >= p.min && typed <= p.max) range.value = String(typed);
+  });
+  box.addEventListener('change', () => {
+    onChange({ [p.name]: box.value });
+    range.value = box.value;
+  });
   group.append(range, box);
   return group;
 }

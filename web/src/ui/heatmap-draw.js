@@ -5,7 +5,7 @@
 import { css, textColorOn } from './colormap.js';
 
 const FONT = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
-const CELL_FONT = '11px ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace';
+const CELL_FONT = '10px ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace';
 const LABEL_CHARS = 12;
 
 /** A value as the heatmap writes it (short) and as tables and tooltips write it (4 decimals). */
@@ -26,7 +26,9 @@ function shortLabel(text) {
 }
 
 /**
- * Where everything goes for a panel of `rows` × `cols` cells.
+ * Where everything goes for a panel of `rows` × `cols` cells, in at most `maxWidth` CSS pixels: cells
+ * as big as the width allows (up to 40 px), numbers written on them from 30 px, and room on the right
+ * for the last column's label when labels are written diagonally.
  * @param {{rows: number, cols: number, rowLabels?: string[], colLabels?: string[], title?: string}} panel
  */
 export function layoutPanel(panel, maxWidth = 420) {
@@ -34,16 +36,22 @@ export function layoutPanel(panel, maxWidth = 420) {
   const left = Math.min(100, 14 + rowLabelChars * 7.5);
   const colLabelChars = panel.colLabels ? Math.max(...panel.colLabels.map((l) => shortLabel(l).length)) : 0;
   const titleHeight = panel.title ? 18 : 0;
-  const cell = Math.max(6, Math.min(40, Math.floor((maxWidth - left - 4) / panel.cols)));
-  // Column labels are written diagonally when they do not fit across a cell.
-  const diagonal = panel.colLabels && colLabelChars * 7 > cell;
+  // A diagonal label reaches about 5 px right per character past its column's centre.
+  const diagonalRight = Math.ceil(colLabelChars * 5);
+  let cell = Math.max(6, Math.min(40, Math.floor((maxWidth - left - 4) / panel.cols)));
+  let diagonal = Boolean(panel.colLabels) && colLabelChars * 7 > cell;
+  if (diagonal) {
+    cell = Math.max(6, Math.min(40, Math.floor((maxWidth - left - Math.max(4, diagonalRight - 10)) / panel.cols)));
+    diagonal = colLabelChars * 7 > cell;
+  }
+  const right = diagonal ? Math.max(4, diagonalRight - Math.floor(cell / 2)) : 4;
   const labelHeight = panel.colLabels ? (diagonal ? Math.min(70, 12 + colLabelChars * 5) : 18) : 16;
   const top = titleHeight + labelHeight;
   return {
     cell, left, top, titleHeight, diagonal,
-    width: left + panel.cols * cell + 4,
+    width: left + panel.cols * cell + right,
     height: top + panel.rows * cell + 4,
-    showNumbers: cell >= 34,
+    showNumbers: cell >= 30,
     showIndices: cell >= 14,
   };
 }
@@ -61,18 +69,26 @@ function cellStyle(panel, row, col, colors) {
   const value = panel.values[row * panel.cols + col];
   const masked = panel.masked(row, col);
   if (!Number.isFinite(value) || (masked && value === 0)) return { rgb: colors.maskedRgb, hatched: true, neutral: true };
-  return { rgb: colors.scale(value), hatched: masked, neutral: false };
+  return { rgb: colors.scale(value, row, panel), hatched: masked, neutral: false };
 }
 
 // The text written on a cell, and its colour.
-function cellText(panel, index, style, colors) {
+// Cells under 36 px drop the leading zero (0.14 → .14) so that a signed value still fits.
+function cellText(panel, index, style, colors, compact = false) {
   const value = panel.values[index];
-  const text = style.neutral && value === 0 ? '0' : formatCell(value);
+  let text = style.neutral && value === 0 ? '0' : formatCell(value);
+  if (compact) text = text.replace(/^(−?)0\./, '$1.');
   return { text, color: style.neutral ? colors.label : textColorOn(style.rgb) };
 }
 
 function labelFor(labels, index) {
   return labels ? shortLabel(labels[index]) : String(index);
+}
+
+// Every how-many-th label is written: all of them down to 13 px cells, then every other one, and so on,
+// so that labels never overlap (the hover and the tables still name every cell).
+function labelStride(cell) {
+  return Math.max(1, Math.ceil(13 / cell));
 }
 
 function drawLabels(ctx, panel, layout, colors) {
@@ -87,10 +103,10 @@ function drawLabels(ctx, panel, layout, colors) {
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
   if (panel.rowLabels || layout.showIndices) {
-    for (let r = 0; r < panel.rows; r++) ctx.fillText(labelFor(panel.rowLabels, r), left - 4, top + r * cell + cell / 2);
+    for (let r = 0; r < panel.rows; r += labelStride(cell)) ctx.fillText(labelFor(panel.rowLabels, r), left - 4, top + r * cell + cell / 2);
   }
   if (panel.colLabels || layout.showIndices) {
-    for (let c = 0; c < panel.cols; c++) {
+    for (let c = 0; c < panel.cols; c += labelStride(cell)) {
       const x = left + c * cell + cell / 2;
       ctx.save();
       ctx.translate(x, top - 4);
@@ -175,7 +191,7 @@ export function drawPanel(ctx, panel, layout, colors) {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     styles.forEach((style, i) => {
-      const { text, color } = cellText(panel, i, style, colors);
+      const { text, color } = cellText(panel, i, style, colors, layout.cell < 36);
       ctx.fillStyle = color;
       ctx.fillText(text, left + (i % panel.cols) * cell + cell / 2, top + Math.floor(i / panel.cols) * cell + cell / 2);
     });
@@ -193,11 +209,11 @@ export function panelSvg(panel, layout, colors, x0, y0) {
   const { cell, left, top } = layout;
   const parts = [`<g transform="translate(${x0} ${y0})" font-family="system-ui, sans-serif" font-size="12">`];
   if (panel.title) parts.push(`<text x="${left}" y="13" fill="${colors.label}">${escapeXml(panel.title)}</text>`);
-  for (let r = 0; r < panel.rows; r++) {
+  for (let r = 0; r < panel.rows; r += labelStride(cell)) {
     if (!panel.rowLabels && !layout.showIndices) break;
     parts.push(`<text x="${left - 4}" y="${top + r * cell + cell / 2 + 4}" text-anchor="end" fill="${colors.label}">${escapeXml(labelFor(panel.rowLabels, r))}</text>`);
   }
-  for (let c = 0; c < panel.cols; c++) {
+  for (let c = 0; c < panel.cols; c += labelStride(cell)) {
     if (!panel.colLabels && !layout.showIndices) break;
     const x = left + c * cell + cell / 2;
     const label = escapeXml(labelFor(panel.colLabels, c));
@@ -213,8 +229,8 @@ export function panelSvg(panel, layout, colors, x0, y0) {
       parts.push(`<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${css(style.rgb)}"${style.hatched ? ' class="masked"' : ''}/>`);
       if (style.hatched) parts.push(`<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="url(#hatch)"/>`);
       if (layout.showNumbers) {
-        const { text, color } = cellText(panel, r * panel.cols + c, style, colors);
-        parts.push(`<text x="${x + cell / 2}" y="${y + cell / 2 + 4}" text-anchor="middle" font-family="monospace" font-size="11" fill="${color}">${escapeXml(text)}</text>`);
+        const { text, color } = cellText(panel, r * panel.cols + c, style, colors, layout.cell < 36);
+        parts.push(`<text x="${x + cell / 2}" y="${y + cell / 2 + 4}" text-anchor="middle" font-family="monospace" font-size="10" fill="${color}">${escapeXml(text)}</text>`);
       }
     }
   }

@@ -2,6 +2,7 @@
 // context/target table and step 9's table of implementations. Everything shown is a value the core
 // returned; the only arithmetic here is counting kept weights for a label.
 import { renderTensors, syncChildren } from './tensor-view.js';
+import { renderFlow } from './flow.js';
 import { STRINGS, format } from './strings.js';
 
 function element(tag, attributes = {}, text = null) {
@@ -66,11 +67,16 @@ function renderPairs({ contexts, targets, vocabulary }) {
   const thead = element('thead');
   thead.append(head);
   table.append(thead, body);
-  return table;
+  // The shapes of what the core returned: L tokens framed as L − 1 (context, target) pairs.
+  const wrap = element('div', { class: 'pairs-wrap' });
+  const shape = element('p', { class: 'tensor-shape pairs-shape', 'data-view': 'pairs-shape' },
+    `contexts (B=${contexts.shape[0]}, T=${L}), targets (B=${targets.shape[0]}, T=${L})`);
+  wrap.append(shape, table);
+  return wrap;
 }
 
 function renderBackends({ fixtureName, rows }, currentBackend) {
-  const wrap = element('div', { class: 'backends' });
+  const wrap = element('div', { class: 'backends', role: 'region', tabindex: '0', 'aria-label': format(STRINGS.views.tableRegion, { name: STRINGS.compareBackends }) });
   wrap.append(element('h3', {}, STRINGS.compareBackends), element('p', { class: 'note' }, format(STRINGS.fixtureCase, { name: fixtureName })));
   const table = element('table', { 'data-view': 'backends' });
   const head = element('tr');
@@ -83,7 +89,11 @@ function renderBackends({ fixtureName, rows }, currentBackend) {
     const name = STRINGS.backendNames[row.backend] ?? row.backend;
     tr.append(element('th', { scope: 'row' }, row.name === currentBackend ? `${name} ★` : name));
     if (row.error) {
-      const cell = element('td', { colspan: '3', class: 'unavailable' }, format(STRINGS.notAvailable, { reason: row.error }));
+      // Plain words in the row; the technical reason behind a disclosure.
+      const cell = element('td', { colspan: '3', class: 'unavailable' });
+      const why = element('details');
+      why.append(element('summary', {}, STRINGS.views.backendDetails), element('span', { class: 'reason' }, row.error));
+      cell.append(element('span', {}, STRINGS.views.backendUnavailable), ' ', why);
       tr.append(cell);
     } else {
       const verdictCell = element('td');
@@ -112,6 +122,8 @@ let checksList = null;
  */
 export function renderResults(result, { onEdit, hideChecks, backend, maxWidth }) {
   const nodes = [];
+  const flow = result.tensors?.length ? renderFlow(result.tensors) : null;
+  if (flow) nodes.push(flow);
   if (result.pairs) nodes.push(renderPairs(result.pairs));
   if (result.backends) nodes.push(renderBackends(result.backends, backend));
   if (result.checks?.length && !hideChecks) {

@@ -3,6 +3,8 @@
 // in through textContent.
 import { BACKENDS, STEP_IDS } from './state.js';
 import { STRINGS, format } from './strings.js';
+import { createCellMath } from './cell-math.js';
+import { SCALE_MODES } from './colormap.js';
 
 function element(tag, attributes = {}, text = null) {
   const node = document.createElement(tag);
@@ -51,10 +53,12 @@ export function createShell(root, { benchmarkUrl }) {
   const stepCount = element('p', { class: 'step-count' });
   const title = element('h2', { class: 'step-title' });
   const explanation = element('p', { class: 'explanation' });
-  const formula = element('div', { class: 'formula', 'aria-label': STRINGS.formula });
+  // Wide formulas and code scroll sideways inside named regions a keyboard can reach (and scroll).
+  const formula = element('div', { class: 'formula', role: 'region', tabindex: '0', 'aria-label': STRINGS.views.formulaRegion });
+  const cellMath = createCellMath();
   const code = element('div', { class: 'code' });
-  const cpp = element('pre');
-  const torch = element('pre');
+  const cpp = element('pre', { tabindex: '0', role: 'region', 'aria-label': format(STRINGS.views.codeRegion, { language: STRINGS.codeCpp }) });
+  const torch = element('pre', { tabindex: '0', role: 'region', 'aria-label': format(STRINGS.views.codeRegion, { language: STRINGS.codeTorch }) });
   const copyTorch = element('button', { type: 'button', class: 'copy', 'data-action': 'copy-torch' }, STRINGS.copy);
   copyTorch.addEventListener('click', async () => {
     try {
@@ -74,6 +78,17 @@ export function createShell(root, { benchmarkUrl }) {
     figure.append(caption, pre);
     code.append(figure);
   }
+  // The results' tools: the weights' colour scale and the whole step as one picture for slides.
+  const viewTools = element('div', { class: 'view-tools' });
+  const scaleField = element('label', { class: 'scale-field' });
+  const scaleSelect = element('select', { 'data-view-control': 'colour-scale' });
+  for (const mode of SCALE_MODES) scaleSelect.append(element('option', { value: mode }, STRINGS.views.scaleModes[mode]));
+  scaleField.append(element('span', {}, STRINGS.views.colourScale), scaleSelect);
+  const figureExport = element('span', { class: 'figure-export', role: 'group', 'aria-label': STRINGS.views.exportFigure });
+  const figureSvgButton = element('button', { type: 'button', 'data-export-figure': 'svg' }, STRINGS.views.exportFigureSvg);
+  const figurePngButton = element('button', { type: 'button', 'data-export-figure': 'png' }, STRINGS.views.exportFigurePng);
+  figureExport.append(element('span', { class: 'figure-export-label' }, STRINGS.views.exportFigure), figureSvgButton, figurePngButton);
+  viewTools.append(scaleField, figureExport);
   const controls = element('div', { class: 'controls-slot' });
   const error = element('p', { class: 'error', role: 'alert' });
   error.hidden = true;
@@ -82,12 +97,12 @@ export function createShell(root, { benchmarkUrl }) {
   const previous = element('button', { type: 'button', class: 'previous', 'data-action': 'previous' }, STRINGS.previous);
   const next = element('button', { type: 'button', class: 'next', 'data-action': 'next' }, STRINGS.next);
   pager.append(previous, element('span', { class: 'keys-hint' }, STRINGS.arrowKeys), next);
-  main.append(stepCount, title, explanation, formula, code, controls, error, results, pager);
+  main.append(stepCount, title, explanation, formula, cellMath.node, code, controls, error, viewTools, results, pager);
 
   const layout = element('div', { class: 'layout' });
   layout.append(toc, main);
   root.append(skip, header, notices, layout);
-  return { header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cpp, torch, code, controls, error, results, previous, next };
+  return { header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, previous, next };
 }
 
 /** Writes the step's count line. */

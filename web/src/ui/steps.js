@@ -133,7 +133,7 @@ export const STEPS = [
         tensors: [
           show('x', inputs.x, { rows: inputs.tokens, editable: 'x', axes: TOKENS_D_IN }),
           show('scores', result.scores, tokens),
-          show('weights', result.weights, { ...tokens, kind: 'weights', hover: { scores: result.scores } }),
+          show('weights', result.weights, { ...tokens, kind: 'weights', hover: { query: inputs.x, key: inputs.x, scores: result.scores } }),
           show('output', result.output, { rows: inputs.tokens, axes: TOKENS_D_IN }),
         ],
       };
@@ -168,7 +168,7 @@ export const STEPS = [
           show('value', result.value, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
           show('scores', result.scores, tokens),
           show('scaled', result.scaled, tokens),
-          show('weights', result.weights, { ...tokens, kind: 'weights', hover: { scores: result.scores, scaled: result.scaled } }),
+          show('weights', result.weights, { ...tokens, kind: 'weights', hover: { query: result.query, key: result.key, scores: result.scores, scaled: result.scaled, masked: result.masked } }),
           show('output', result.output, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
           show('softmax([0,1,2,3,10])', unscaled.output, { kind: 'weights' }),
           show('softmax([0,1,2,3,10] / √64)', scaled.output, { kind: 'weights' }),
@@ -201,7 +201,7 @@ export const STEPS = [
           show('weights before the mask', unmasked.weights, { rows: inputs.tokens, cols: inputs.tokens, kind: 'weights', axes: TOKENS_TOKENS }),
           show('scaled', result.scaled, { rows: inputs.tokens, cols: inputs.tokens, axes: TOKENS_TOKENS }),
           show('masked', result.masked, tokens),
-          show('weights', result.weights, { ...tokens, kind: 'weights', hover: { scores: result.scores, scaled: result.scaled } }),
+          show('weights', result.weights, { ...tokens, kind: 'weights', hover: { query: result.query, key: result.key, scores: result.scores, scaled: result.scaled, masked: result.masked } }),
           show('output', result.output, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
         ],
         checks,
@@ -287,7 +287,7 @@ export const STEPS = [
       return {
         tensors: [
           ...weightViews(inputs.weights),
-          show('weights', split.weights, { ...tokens, kind: 'weights', panels: true, hover: { scores: split.scores, scaled: split.scaled } }),
+          show('weights', split.weights, { ...tokens, kind: 'weights', panels: true, hover: { query: split.query, key: split.key, scores: split.scores, scaled: split.scaled, masked: split.masked } }),
           show('context (split heads)', split.context, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
           show('context (stacked heads)', stacked.context, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
         ],
@@ -310,7 +310,7 @@ export const STEPS = [
           show('x_query', inputs.x, { rows: inputs.tokens, editable: 'x', axes: ['Tq', 'd_in'] }),
           show('x_context', inputs.xContext, { rows: inputs.contextTokens, axes: ['Tk', 'd_in'] }),
           ...weightViews(inputs.crossWeights, { cross: true }),
-          show('weights', result.weights, { rows: inputs.tokens, cols: inputs.contextTokens, kind: 'weights', panels: true, axes: ['Tq', 'Tk'], hover: { scores: result.scores, scaled: result.scaled } }),
+          show('weights', result.weights, { rows: inputs.tokens, cols: inputs.contextTokens, kind: 'weights', panels: true, axes: ['Tq', 'Tk'], hover: { query: result.query, key: result.key, scores: result.scores, scaled: result.scaled } }),
           show('output', result.output, { rows: inputs.tokens, axes: ['Tq', 'd_out'] }),
         ],
       };

@@ -1,8 +1,8 @@
 // One shown tensor: a figure with its name and shape, the heatmap (one panel per head when the tensor
 // has a heads axis), a tooltip that explains the cell under the pointer or the keyboard focus, the
 // values as a table for screen readers, and the export buttons. Values come from the core unchanged.
-import { colorScale, css, prefersDark } from './colormap.js';
-import { cellAt, drawPanel, figureSvg, formatCell, formatValue, layoutPanel } from './heatmap-draw.js';
+import { colorScale, css, LOG_DECADES, prefersDark, SCALE_MODES } from './colormap.js';
+import { cellAt, drawPanel, figureSvg, formatCell, formatValue, layoutPanel, panelSvg } from './heatmap-draw.js';
 import { download, fileName, tensorCsv, tensorJson } from './export.js';
 import { STRINGS, format } from './strings.js';
 
@@ -11,6 +11,35 @@ const EDITABLE_CELLS = 512;
 // behind a disclosure, built when opened: a table of thousands of cells costs more layout than the
 // whole repaint budget, on every change.
 const EAGER_TABLE_CELLS = 256;
+
+// The weights' colour scale the reader picked (colormap.js SCALE_MODES), for every weights heatmap.
+let scaleMode = 'linear';
+/** Sets the weights' colour scale: 'linear', 'row' or 'log'. */
+export function setScaleMode(mode) {
+  if (!SCALE_MODES.includes(mode)) throw new Error(`setScaleMode: mode is ${JSON.stringify(mode)}; expected one of ${SCALE_MODES.join(', ')}`);
+  scaleMode = mode;
+}
+export function getScaleMode() {
+  return scaleMode;
+}
+
+/** The id of a tensor's figure on the page (the flow picture links to it). */
+export function figureId(name) {
+  return `tensor-${name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '')}`;
+}
+
+/**
+ * A float32 value as the shortest decimal that reads back as the same float32 (0.55, not
+ * 0.550000011920929): what a cell editor opens with.
+ */
+export function shortestFloat32(value) {
+  if (!Number.isFinite(value)) return String(value);
+  for (let digits = 1; digits <= 9; digits++) {
+    const text = value.toPrecision(digits);
+    if (Math.fround(Number(text)) === Math.fround(value)) return String(Number(text));
+  }
+  return String(value);
+}
 
 function palette() {
   return prefersDark()
@@ -74,7 +103,7 @@ function escapeHtml(text) {
 function valuesTableHtml(view, panel, className = 'sr-only') {
   const label = (labels, i) => escapeHtml(labels ? labels[i] : String(i));
   const parts = [`<table class="${className}" data-tensor="${escapeHtml(view.name)}" data-panel="${panel.index}">`,
-    `<caption>${escapeHtml(`${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}`)}</caption><thead><tr><th scope="col"></th>`];
+    `<caption>${escapeHtml(`${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}`)}</caption><thead><tr><th scope="col">${panel.rowLabels ? 'token' : 'row'}</th>`];
   for (let c = 0; c < panel.cols; c++) parts.push(`<th scope="col">${label(panel.colLabels, c)}</th>`);
   parts.push('</tr></thead><tbody>');
   for (let r = 0; r < panel.rows; r++) {
@@ -124,7 +153,7 @@ function pooledCanvas(key) {
 // again, so a control that leaves a matrix as it was (W_query under a temperature change) costs nothing.
 function drawingKey(view, panel, layout, colors) {
   const { scale, ...paletteColors } = colors; // the scale follows from kind and the tensor's largest value
-  return JSON.stringify([view.kind, view.causal ?? false, maxAbsFinite(view.tensor.data), panel.title, panel.rows,
+  return JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbsFinite(view.tensor.data), panel.title, panel.rows,
     panel.cols, panel.rowLabels, panel.colLabels, layout, paletteColors, window.devicePixelRatio || 1]);
 }
 
@@ -180,6 +209,10 @@ function legendParts(view, colors) {
   const maxAbs = maxAbsFinite(view.tensor.data);
   const low = view.kind === 'weights' ? 0 : -maxAbs;
   const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale(low + ((maxAbs - low) * i) / 6)));
+  if (view.kind === 'weights' && scaleMode === 'row') return { low: '0', high: 'row max', gradient: `linear-gradient(to right, ${stops.join(', ')})` };
+  if (view.kind === 'weights' && scaleMode === 'log') {
+    return { low: `≤${(maxAbs / 10 ** LOG_DECADES).toExponential(0).replace('-', '−')}`, high: formatCell(maxAbs), gradient: `linear-gradient(to right, ${stops.join(', ')})` };
+  }
   return { low: formatCell(low), high: formatCell(maxAbs), gradient: `linear-gradient(to right, ${stops.join(', ')})` };
 }
 
@@ -204,7 +237,7 @@ const figurePool = new Map();
 function pooledFigure(name) {
   let entry = figurePool.get(name);
   if (entry) return entry;
-  const figure = element('figure', { 'data-tensor': name });
+  const figure = element('figure', { 'data-tensor': name, id: figureId(name) });
   const caption = element('figcaption');
   const shape = element('span', { class: 'tensor-shape' });
   const legendLow = element('span');
@@ -212,14 +245,19 @@ function pooledFigure(name) {
   const legendHigh = element('span');
   const legend = element('span', { class: 'legend', 'aria-hidden': 'true' });
   legend.append(legendLow, legendBar, legendHigh);
+  // One menu per tensor: a disclosure whose buttons save the heatmap or the values.
+  const exportMenu = element('details', { class: 'export-menu' });
+  const exportSummary = element('summary', { 'aria-label': format(STRINGS.views.exportMenuLabel, { name }) }, STRINGS.views.exportMenu);
   const exports = element('span', { class: 'export', role: 'group', 'aria-label': format(STRINGS.exportAs, { name }) });
-  caption.append(element('span', { class: 'tensor-name' }, name), ' ', shape, legend, exports);
+  exportMenu.append(exportSummary, exports);
+  caption.append(element('span', { class: 'tensor-name' }, name), ' ', shape, legend, exportMenu);
   const panelsRow = element('div', { class: 'panels' });
   const tooltip = element('div', { class: 'tooltip', role: 'status', 'aria-live': 'polite' });
   tooltip.hidden = true;
   const maskedNote = element('p', { class: 'note' }, STRINGS.maskedNote);
   const editNote = element('p', { class: 'note' }, STRINGS.editHint);
-  const tables = element('div', { class: 'values-tables' });
+  // The screen-reader tables sit in one visually hidden box (a table ignores a 1 px width of its own).
+  const tables = element('div', { class: 'values-tables sr-only' });
   const details = element('details', { class: 'values' });
   const summary = element('summary');
   details.append(summary);
@@ -234,7 +272,10 @@ function pooledFigure(name) {
   };
   for (const [label, action] of Object.entries(actions)) {
     const button = element('button', { type: 'button', 'data-export': label.toLowerCase(), 'aria-label': `${format(STRINGS.exportAs, { name })} ${label}` }, label);
-    button.addEventListener('click', () => action(entry.current));
+    button.addEventListener('click', () => {
+      action(entry.current);
+      exportMenu.open = false;
+    });
     exports.append(button);
   }
   // Big tensors' tables are built when the reader opens them, and dropped when the values change.
@@ -250,7 +291,7 @@ function pooledFigure(name) {
 
 // The screen-reader tables of a small tensor, rebuilt only when their text changes.
 function updateEagerTables(entry, view, panels) {
-  const html = panels.map((panel) => valuesTableHtml(view, panel)).join('');
+  const html = panels.map((panel) => valuesTableHtml(view, panel, 'values-sr')).join('');
   if (entry.tablesHtml !== html) {
     entry.tables.innerHTML = html;
     entry.tablesHtml = html;
@@ -266,15 +307,26 @@ function updateLazyTables(entry, view, valuesChanged) {
   }
 }
 
+// The width of each panel of a tensor with several (one per head): as many side by side as still get
+// cells of 30 px (numbers on them), at least one per line; a single panel takes the whole width.
+const PANEL_GAP = 12;
+function panelWidth(panels, maxWidth) {
+  if (panels.length === 1) return maxWidth;
+  const wanted = layoutPanel(panels[0], 100000);
+  const perCell = 30;
+  const natural = wanted.left + panels[0].cols * perCell + (wanted.width - wanted.left - panels[0].cols * wanted.cell);
+  const perLine = Math.max(1, Math.min(panels.length, Math.floor((maxWidth + PANEL_GAP) / (natural + PANEL_GAP))));
+  return Math.floor((maxWidth - (perLine - 1) * PANEL_GAP) / perLine);
+}
+
 // A repaint's first pass: the pixels, for every figure, before any text or attribute on the page
 // changes. Drawing on a canvas while the page's style is out of date brings the style up to date
 // first, so painting figure by figure between text updates cost a style recalculation per panel.
 function paintTensor(view, maxWidth) {
   const entry = pooledFigure(view.name);
   const panels = panelsOf(view);
-  const perPanelWidth = panels.length > 1 ? Math.max(160, Math.floor(maxWidth / Math.min(panels.length, 2))) : maxWidth;
-  const layouts = panels.map((panel) => layoutPanel(panel, perPanelWidth));
-  const colors = { ...palette(), scale: colorScale(view.kind, maxAbsFinite(view.tensor.data)) };
+  const layouts = panels.map((panel) => layoutPanel(panel, panelWidth(panels, maxWidth)));
+  const colors = { ...palette(), scale: colorScale(view.kind, maxAbsFinite(view.tensor.data), prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
   const canvases = panels.map((panel, i) => {
     const pooled = pooledCanvas(`${view.name}#${i}`);
     const key = drawingKey(view, panel, layouts[i], colors);
@@ -335,7 +387,85 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
  */
 export function renderTensors(views, { onEdit = null, maxWidth = 420 } = {}) {
   const painted = views.map((view) => paintTensor(view, maxWidth));
+  lastPainted = painted;
   return painted.map((figure) => updateFigure(figure, onEdit));
+}
+
+// The tensors of the last repaint, for the whole-step figure.
+let lastPainted = [];
+
+/**
+ * The whole step as one SVG document: the title, then every tensor's heatmaps (all their panels) as
+ * on screen, laid out in rows no wider than `width`, each under its name and shape.
+ * @returns {{svg: string, width: number, height: number}}
+ */
+export function stepFigureSvg(title, width = 1200) {
+  const gap = 24;
+  const blocks = lastPainted.map(({ view, panels, layouts, colors }) => {
+    const bodyWidth = layouts.reduce((sum, l) => sum + l.width + 16, 0) - 16;
+    return { view, panels, layouts, colors, width: Math.max(bodyWidth, 120), height: Math.max(...layouts.map((l) => l.height)) + 24 };
+  });
+  const placed = [];
+  let x = 0;
+  let y = 36;
+  let rowHeight = 0;
+  for (const block of blocks) {
+    if (x > 0 && x + block.width > width) {
+      x = 0;
+      y += rowHeight + gap;
+      rowHeight = 0;
+    }
+    placed.push({ ...block, x, y });
+    x += block.width + gap;
+    rowHeight = Math.max(rowHeight, block.height);
+  }
+  const totalWidth = Math.max(width, ...placed.map((b) => b.x + b.width));
+  const totalHeight = y + rowHeight + 8;
+  const colors = lastPainted[0]?.colors ?? { ...palette() };
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${totalWidth}" height="${totalHeight}" viewBox="0 0 ${totalWidth} ${totalHeight}">`,
+    `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="${colors.hatch}" stroke-width="1"/></pattern></defs>`,
+    `<rect width="100%" height="100%" fill="${colors.background}"/>`,
+    `<text x="0" y="22" font-family="system-ui, sans-serif" font-size="20" font-weight="600" fill="${colors.label}">${escapeHtml(title)}</text>`,
+  ];
+  for (const block of placed) {
+    parts.push(`<g data-tensor="${escapeHtml(block.view.name)}" transform="translate(${block.x} ${block.y})">`,
+      `<text x="0" y="15" font-family="system-ui, sans-serif" font-size="14" font-weight="600" fill="${block.colors.label}">${escapeHtml(`${block.view.name} ${shapeText(block.view)}`)}</text>`);
+    let panelX = 0;
+    block.panels.forEach((panel, i) => {
+      parts.push(panelSvg(panel, block.layouts[i], block.colors, panelX, 24));
+      panelX += block.layouts[i].width + 16;
+    });
+    parts.push('</g>');
+  }
+  parts.push('</svg>');
+  return { svg: parts.join(''), width: totalWidth, height: totalHeight };
+}
+
+/** Saves the whole step as SVG, or as PNG (the same SVG drawn at twice the size). */
+export function exportStepFigure(title, kind, name) {
+  const { svg, width, height } = stepFigureSvg(title);
+  if (kind === 'svg') {
+    download(new Blob([svg], { type: 'image/svg+xml' }), fileName(name, 'svg'));
+    return Promise.resolve();
+  }
+  return new Promise((resolve, reject) => {
+    const image = new Image();
+    image.onload = () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = width * 2;
+      canvas.height = height * 2;
+      const ctx = canvas.getContext('2d');
+      ctx.scale(2, 2);
+      ctx.drawImage(image, 0, 0);
+      canvas.toBlob((blob) => {
+        download(blob, fileName(name, 'png'));
+        resolve();
+      }, 'image/png');
+    };
+    image.onerror = () => reject(new Error('exportStepFigure: the step\'s SVG could not be drawn as PNG'));
+    image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+  });
 }
 
 /**
@@ -352,10 +482,18 @@ export function syncChildren(parent, nodes) {
   while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
 }
 
+// Who hears of the cell under the pointer or the keyboard focus (cell-math.js shows its computation).
+let inspectListener = null;
+/** Calls `listener(view, panel, row, col)` whenever a cell is inspected. */
+export function onInspect(listener) {
+  inspectListener = listener;
+}
+
 // Pointer and keyboard inspection of cells, and editing of the cells of an input matrix (x, W_query…).
 function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit, signal }) {
   let focus = { row: 0, col: 0 };
   const showCell = (cell, x, y) => {
+    inspectListener?.(view, panel, cell.row, cell.col);
     tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
     tooltip.hidden = false;
     tooltip.style.left = `${wrap.offsetLeft + x + 14}px`;
@@ -395,7 +533,7 @@ function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable
     const input = element('input', {
       type: 'number', step: 'any', class: 'cell-editor',
       'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
-      value: String(panel.values[cell.row * panel.cols + cell.col]),
+      value: shortestFloat32(panel.values[cell.row * panel.cols + cell.col]),
     });
     input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
     input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;

@@ -1,0 +1,125 @@
+// Values in the formula: the computation behind one attention weight, with the numbers plugged in, shown
+// under the step's formula while a weights cell is pointed at or focused. Every number is one the core
+// returned (the step's `hover` intermediates: query, key, scores, scaled, masked, and the weights); the
+// view writes q_i and k_j side by side, term by term, and multiplies nothing itself.
+import { formatValue } from './heatmap-draw.js';
+import { STRINGS, format } from './strings.js';
+
+const MAX_TERMS = 8; // terms written out; the rest are counted
+
+const words = () => STRINGS.views;
+
+// The leading-axis block of `tensor` that belongs to panel `p` of a tensor with `panels` panels: a
+// tensor with one block (the same query for every head) serves them all.
+function rowOf(tensor, panelIndex, rowCount, row) {
+  const width = tensor.shape[tensor.shape.length - 1];
+  const blocks = tensor.data.length / (rowCount * width);
+  const block = blocks > 1 ? panelIndex : 0;
+  const start = (block * rowCount + row) * width;
+  return tensor.data.subarray(start, start + width);
+}
+
+// A factor of a product: a negative number in brackets, so "0.93×(−0.51)" reads as one term.
+function factor(value) {
+  const text = formatValue(value);
+  return value < 0 ? `(${text})` : text;
+}
+
+function list(values, max = Infinity) {
+  const shown = Array.from(values.slice(0, max), formatValue);
+  if (values.length > max) shown.push(`… ${values.length - max} more`);
+  return shown.join(', ');
+}
+
+/**
+ * The lines that explain weights[row, col] of `panel` (one head's slice of `view`), or null when the
+ * view is not a weights matrix with scores behind it.
+ * @returns {{title: string, lines: {kind: string, text: string}[]}|null}
+ */
+export function cellComputation(view, panel, row, col) {
+  if (view.kind !== 'weights' || !view.cols || !view.hover) return null;
+  const { query, key, scores, scaled, masked } = view.hover;
+  const w = words();
+  const cellIndex = panel.index * panel.rows * panel.cols + row * panel.cols + col;
+  const lines = [];
+  if (query && key) {
+    const q = rowOf(query, panel.index, panel.rows, row);
+    const k = rowOf(key, panel.index, panel.cols, col);
+    lines.push({ kind: 'query', text: format(w.cellMathQuery, { row, values: list(q, MAX_TERMS) }) });
+    lines.push({ kind: 'key', text: format(w.cellMathKey, { col, values: list(k, MAX_TERMS) }) });
+    const terms = [];
+    for (let c = 0; c < Math.min(q.length, MAX_TERMS); c++) terms.push(`${factor(q[c])}×${factor(k[c])}`);
+    if (q.length > MAX_TERMS) terms.push(`… ${q.length - MAX_TERMS} more`);
+    lines.push({ kind: 'terms', text: format(w.cellMathTerms, { terms: terms.join(' + ') }) });
+  }
+  if (scores) lines.push({ kind: 'score', text: format(w.cellMathScore, { value: formatValue(scores.data[cellIndex]) }) });
+  if (scaled) {
+    const dk = key ? key.shape[key.shape.length - 1] : '—';
+    lines.push({ kind: 'scaled', text: format(w.cellMathScaled, { dk, value: formatValue(scaled.data[cellIndex]) }) });
+  }
+  const isMasked = panel.masked(row, col);
+  if (masked && view.causal) {
+    lines.push({ kind: 'mask', text: format(isMasked ? w.cellMathMasked : w.cellMathKept, { row, col, value: formatValue(masked.data[cellIndex]) }) });
+  }
+  const before = (view.causal ? masked : null) ?? scaled ?? scores;
+  if (before) {
+    const rowStart = cellIndex - col;
+    lines.push({ kind: 'row', text: format(w.cellMathRow, { row, values: list(before.data.subarray(rowStart, rowStart + panel.cols), 16) }) });
+    lines.push({ kind: 'softmax', text: format(w.cellMathSoftmax, { row, values: list(view.tensor.data.subarray(rowStart, rowStart + panel.cols), 16) }) });
+  }
+  lines.push({ kind: 'weight', text: format(w.cellMathWeight, { row, col, value: formatValue(view.tensor.data[cellIndex]) }) });
+  const head = panel.title ? format(w.cellMathHead, { h: panel.index + 1 }) : '';
+  const title = format(w.cellMathTitle, {
+    tensor: view.name, row, col, head,
+    query: panel.rowLabels?.[row] ?? row, key: panel.colLabels?.[col] ?? col,
+  });
+  return { title, lines };
+}
+
+/**
+ * The panel under the formula: a hint until a weights cell is inspected, then that cell's computation.
+ * @returns {{node: HTMLElement, show: (view: object, panel: object, row: number, col: number) => void, reset: () => void}}
+ */
+export function createCellMath() {
+  const node = document.createElement('div');
+  node.className = 'cell-math';
+  node.setAttribute('role', 'region');
+  node.setAttribute('aria-label', words().cellMath);
+  node.tabIndex = 0; // it scrolls sideways when a row of numbers is wider than the column
+  const hint = document.createElement('p');
+  hint.className = 'cell-math-hint';
+  hint.textContent = words().cellMathHint;
+  node.append(hint);
+  let shownKey = null;
+  let shownData = null;
+  return {
+    node,
+    show(view, panel, row, col) {
+      const computation = cellComputation(view, panel, row, col);
+      if (!computation) return;
+      const key = `${view.name}#${panel.index}#${row}#${col}`;
+      if (key === shownKey && shownData === view.tensor.data) return;
+      shownKey = key;
+      shownData = view.tensor.data;
+      const title = document.createElement('p');
+      title.className = 'cell-math-title';
+      title.textContent = computation.title;
+      const body = document.createElement('div');
+      body.className = 'cell-math-lines';
+      for (const line of computation.lines) {
+        const item = document.createElement('div');
+        item.dataset.line = line.kind;
+        item.textContent = line.text;
+        body.append(item);
+      }
+      node.dataset.cell = `${view.name}[${panel.index}, ${row}, ${col}]`;
+      node.replaceChildren(title, body);
+    },
+    reset() {
+      shownKey = null;
+      shownData = null;
+      delete node.dataset.cell;
+      node.replaceChildren(hint);
+    },
+  };
+}
