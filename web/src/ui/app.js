@@ -12,6 +12,7 @@ import { renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
 import { syncChildren } from './tensor-view.js';
 import { STRINGS, format } from './strings.js';
+import { createExerciseSlot } from '../exercises/ui/slot.js';
 
 /**
  * Starts the playground in `root`.
@@ -30,6 +31,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   let lastRun = null;
   let renderedStep = null;
   const listeners = new Set();
+  const exercises = createExerciseSlot(shell.exercises, { openExercise: (id) => update({ exercise: id }, { force: true, push: true }) });
 
   function loadBackend(name) {
     if (!backends.has(name)) {
@@ -58,6 +60,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   function applyChrome() {
     root.classList.toggle('embed', state.embed);
+    root.classList.toggle('exercise-only', state.embed && state.exercise !== '');
     for (const part of ['explanation', 'formula', 'code', 'controls', 'nav', 'checks']) {
       root.classList.toggle(`hide-${part}`, state.hide.includes(part));
     }
@@ -85,6 +88,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.previous.disabled = step.number === 1;
     shell.next.disabled = step.number === STEP_IDS.length;
     renderedStep = step.id;
+    exercises.render(state);
   }
 
   // A cell typed into one of the editable matrices (x or a projection weight): one edits list for all.

@@ -7,6 +7,7 @@
 // booleans, members of a fixed list or plain text that the views put in the DOM as text, never as
 // markup, so no parameter can inject markup or script. No DOM here: Vitest runs this in Node.
 import { STRINGS, format } from './strings.js';
+import { EXERCISE_IDS } from '../exercises/bank/index.js';
 
 const STATE_STRINGS = STRINGS.state;
 
@@ -55,6 +56,7 @@ export const STATE_TABLE = [
   { name: 'hide', type: 'set', values: HIDEABLE, default: [] },
   { name: 'lock', type: 'set', values: [], default: [] }, // values filled below: the control names
   { name: 'origin', type: 'origins', default: [] },
+  { name: 'exercise', type: 'enum', values: ['', ...EXERCISE_IDS], default: '' }, // the open exercise (docs/exercises.md)
 ];
 
 export const CONTROL_NAMES = STATE_TABLE.filter((p) => p.control).map((p) => p.name);
