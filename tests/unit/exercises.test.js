@@ -77,3 +77,14 @@ describe.each(EXERCISES.map((e) => [e.id, e]))('%s', (id, exercise) => {
     expect({ case: verdict.firstMismatch.case, index: verdict.firstMismatch.index }).toEqual(expected);
   });
 });
+
+describe('docs', () => {
+  test('docs/exercises.md lists every exercise id with its entry function', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync('docs/exercises.md', 'utf8');
+    for (const e of EXERCISES) {
+      expect(text, e.id).toContain(`| \`${e.id}\` |`);
+      expect(text, e.id).toContain(`\`${e.entry.name}(`);
+    }
+  });
+});
