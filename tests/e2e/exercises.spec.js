@@ -66,6 +66,16 @@ test('an infinite loop is stopped and reported; the next check runs again', asyn
   await check(view, 'pass');
 });
 
+test('a result past the size limit is refused, and a module without a default export is an error', async ({ page }) => {
+  const view = await openExercise(page, SOFTMAX);
+  await setCode(page, view, 'export default () => ({ data: new Float32Array(2000000), shape: [2000000] });');
+  await check(view, 'error');
+  await expect(view.locator('.exercise-cases')).toContainText('returned 2000000 values; the limit is 1000000');
+  await setCode(page, view, 'export const softmax = (x) => x;');
+  await check(view, 'error');
+  await expect(view.locator('.exercise-error')).toContainText('default export is missing');
+});
+
 test('learner code gets nothing: no fetch, no parent, no localStorage, no document, no channel', async ({ page }) => {
   const requests = [];
   page.on('request', (request) => { if (request.url().includes('exfiltrate')) requests.push(request.url()); });

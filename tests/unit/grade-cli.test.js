@@ -60,6 +60,13 @@ describe('npm run grade -- --exercise', () => {
     expect(JSON.parse(stdout).error).toContain('time limit');
   });
 
+  test('a submission that outgrows its memory limit is stopped: exit 2', async () => {
+    const hog = 'export default function softmax(x) { const a = []; for (;;) a.push({ s: "x".repeat(64) + a.length, o: [a.length] }); }\n';
+    const { code, stdout } = await grade('--memory', '64', '--timeout', '30000', '--exercise', SOFTMAX.id, submission('hog.js', hog));
+    expect(code).toBe(2);
+    expect(JSON.parse(stdout).error).toContain('memory limit (64 MB)');
+  });
+
   test('a function that throws, and a syntax error: exit 2', async () => {
     const threw = await grade('--exercise', SOFTMAX.id, submission('throws.js', 'export default () => { throw new Error("boom"); };\n'));
     expect(threw.code).toBe(2);
