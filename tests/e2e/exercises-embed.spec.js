@@ -65,6 +65,23 @@ test('a course page on another origin hears exercise events only when origin= al
   }
 });
 
+test('the custom element shows one exercise and turns its messages into exercise events', async ({ page }) => {
+  await page.goto('/examples/course-page.html');
+  await page.evaluate((id) => {
+    window.__exerciseEvents = [];
+    const element = document.createElement('attention-playground');
+    element.id = 'one-exercise';
+    element.setAttribute('exercise', id);
+    element.addEventListener('exercise', (event) => window.__exerciseEvents.push(event.detail));
+    document.body.prepend(element);
+  }, ID);
+  const frame = page.locator('#one-exercise').frameLocator('iframe');
+  const view = frame.locator(`article.exercise[data-exercise="${ID}"]`);
+  await expect(view).toBeVisible({ timeout: 20_000 });
+  await view.locator('.exercise-hint').click();
+  await expect.poll(() => page.evaluate(() => window.__exerciseEvents)).toEqual([{ id: ID, action: 'hint', outcome: 'unattempted', attempts: 0 }]);
+});
+
 test('an unknown exercise id falls back with a notice', async ({ page }) => {
   await page.goto('/dist/index.html?exercise=causal%2Fnope');
   await expect(page.locator('.notices')).toContainText('exercise');
