@@ -139,6 +139,16 @@ test('estimate and choice exercises check like code', async ({ page }) => {
   await check(choice, 'pass');
 });
 
+test('a link to an exercise opens its step; going to another step closes it', async ({ page }) => {
+  const view = await openExercise(page, 'dropout/scale-kept');
+  await expect(page.locator('.step-title')).toHaveText('Dropout on the attention weights');
+  await expect(view).toBeVisible();
+  await page.locator('.pager .next').click();
+  await expect(page.locator('article.exercise')).toHaveCount(0);
+  await expect(page).not.toHaveURL(/exercise=/);
+  await expect(page.locator('.exercises-list li[data-exercise="check/max-abs-error"]')).toBeVisible();
+});
+
 test('the editor is reachable and leavable by keyboard, and Tab is never trapped', async ({ page }) => {
   const view = await openExercise(page, 'loop/running-mean');
   await view.locator('.cm-content').focus();

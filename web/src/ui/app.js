@@ -31,7 +31,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   let lastRun = null;
   let renderedStep = null;
   const listeners = new Set();
-  const exercises = createExerciseSlot(shell.exercises, { openExercise: (id) => update({ exercise: id }, { force: true, push: true }) });
+  const exercises = createExerciseSlot(shell.exercises, {
+    openExercise: (id) => update({ exercise: id }, { force: true, push: id !== '' }),
+    showStep: (step) => update({ step }, { force: true }),
+  });
 
   function loadBackend(name) {
     if (!backends.has(name)) {

@@ -17,9 +17,10 @@ const element = (tag, attributes = {}, text = null) => {
 
 /**
  * @param {HTMLElement} section the shell's exercises slot
- * @param {{openExercise: (id: string) => void}} actions how the slot changes the page's state
+ * @param {{openExercise: (id: string) => void, showStep: (step: string) => void}} actions how the slot
+ *   changes the page's state: open (or with '' close) an exercise; go to a step
  */
-export function createExerciseSlot(section, { openExercise }) {
+export function createExerciseSlot(section, { openExercise, showStep }) {
   const heading = element('h2', { id: 'exercises-title' }, S.section);
   const intro = element('p', { class: 'exercises-intro' }, S.sectionIntro);
   const list = element('ul', { class: 'exercises-list' });
@@ -76,6 +77,11 @@ export function createExerciseSlot(section, { openExercise }) {
     /** Shows the step's exercises and the open one, as the state says; idempotent. */
     render(state) {
       allowedOrigins = state.origin;
+      // An exercise belongs to its step: a link to it opens that step; leaving the step closes it. (After
+      // this render: the page is in the middle of applying the state that got here.)
+      const exercise = EXERCISE_BY_ID.get(state.exercise);
+      const first = shownStep === null;
+      if (exercise && exercise.step !== state.step) queueMicrotask(() => (first ? showStep(exercise.step) : openExercise('')));
       if (state.step !== shownStep) {
         shownStep = state.step;
         renderList(shownStep);
