@@ -156,6 +156,15 @@ test('the editor is reachable and leavable by keyboard, and Tab is never trapped
   await page.keyboard.press('Tab');
   await expect(view.locator('.cm-content')).not.toBeFocused();
   await expect(view.locator('.cm-content')).toHaveAttribute('aria-label', /Code editor for/);
+
+  const cells = await openExercise(page, 'softmax/predict-masked-cells');
+  await cells.locator('[data-cell="0.0"]').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  await expect(cells.locator('[data-cell="1.1"]')).toBeFocused();
+  await page.keyboard.press('Space');
+  await expect(cells.locator('[data-cell="1.1"]')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('.step-title')).toHaveText(/softmax/i); // the arrows stayed in the grid
 });
 
 for (const id of ['loop/running-mean', 'softmax/predict-masked-cells', 'self-attention/which-heatmap-next', 'matmul/estimate-weight']) {

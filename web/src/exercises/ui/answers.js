@@ -27,6 +27,17 @@ function cellsAnswer(exercise, saved) {
       grid.append(button);
     }
   }
+  // Arrow keys move between cells (and stay in the grid: the page's ←/→ would change the step).
+  const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+  grid.addEventListener('keydown', (event) => {
+    const move = moves[event.key];
+    const at = buttons.indexOf(event.target);
+    if (!move || at < 0) return;
+    event.preventDefault();
+    const row = Math.min(rows - 1, Math.max(0, Math.floor(at / cols) + move[0]));
+    const col = Math.min(cols - 1, Math.max(0, (at % cols) + move[1]));
+    buttons[row * cols + col].focus();
+  });
   const set = (values) => values.forEach((v, i) => buttons[i]?.setAttribute('aria-pressed', v ? 'true' : 'false'));
   if (Array.isArray(saved)) set(saved);
   const values = () => buttons.map((b) => (b.getAttribute('aria-pressed') === 'true' ? 1 : 0));
