@@ -157,6 +157,16 @@ test('the editor is reachable and leavable by keyboard, and Tab is never trapped
   await expect(view.locator('.cm-content')).not.toBeFocused();
   await expect(view.locator('.cm-content')).toHaveAttribute('aria-label', /Code editor for/);
 
+  // Enter indents, Ctrl+Z undoes.
+  await view.locator('.cm-content').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.insertText('\nfunction extra() {');
+  await page.keyboard.press('Enter');
+  await page.keyboard.insertText('return 1;');
+  await expect(view.locator('.cm-line').last()).toHaveText(/^\s+return 1;$/);
+  await page.keyboard.press('Control+z');
+  await expect(view.locator('.cm-content')).not.toContainText('return 1;');
+
   const cells = await openExercise(page, 'softmax/predict-masked-cells');
   await cells.locator('[data-cell="0.0"]').focus();
   await page.keyboard.press('ArrowRight');
