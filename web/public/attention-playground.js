@@ -9,7 +9,8 @@
 //   element.getTensors()     → Promise<{step, backend, tensors: {name: {shape, data}}, error}>
 //   element.next(), element.previous()
 //
-// Events: 'ready' and 'rendered' (detail: {step}) when the playground has drawn a step. The methods
+// Events: 'exercise' (detail: {id, action, outcome, attempts}) after a check, hint or revealed solution
+// in an exercise (exercise="ID" shows one). 'ready' and 'rendered' (detail: {step}) when the playground has drawn a step. The methods
 // wait for 'ready', so they may be called at once. `loading="lazy"` defers the frame until it nears
 // the viewport (then the methods wait for that too).
 // Attributes are the page's URL parameters in kebab case (d-model → dModel, t → T).
@@ -17,7 +18,7 @@
 const PREFIX = 'attention-playground:';
 const PARAMETERS = [
   'step', 'sentence', 'context', 't', 'd-model', 'd-out', 'heads', 'seed', 'layout', 'normalization', 'causal', 'mask',
-  'scale', 'temperature', 'dropout', 'dropout-seed', 'edits', 'backend', 'hide', 'lock',
+  'scale', 'temperature', 'dropout', 'dropout-seed', 'edits', 'backend', 'hide', 'lock', 'exercise',
 ];
 
 function parameterName(attribute) {
@@ -92,6 +93,9 @@ class AttentionPlaygroundElement extends HTMLElement {
     } else if (kind === 'ready' || kind === 'rendered') {
       if (kind === 'ready') this.#markReady();
       this.dispatchEvent(new CustomEvent(kind, { detail: { step: message.step } }));
+    } else if (kind === 'exercise') {
+      const { id, action, outcome, attempts } = message;
+      this.dispatchEvent(new CustomEvent('exercise', { detail: { id, action, outcome, attempts } }));
     } else if (message.id && this.#pending.has(message.id)) {
       this.#pending.get(message.id)(message);
       this.#pending.delete(message.id);

@@ -14,6 +14,7 @@ import { renderResults } from './results-view.js';
 import { exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
 import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
+import { createExerciseSlot } from '../exercises/ui/slot.js';
 
 /**
  * Starts the playground in `root`.
@@ -34,6 +35,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   let snippetTimer = null;
   let renderedSnippetStep = null;
   const listeners = new Set();
+  const exercises = createExerciseSlot(shell.exercises, {
+    openExercise: (id) => update({ exercise: id }, { force: true, push: id !== '' }),
+    showStep: (step) => update({ step }, { force: true }),
+  });
 
   function loadBackend(name) {
     if (!backends.has(name)) {
@@ -62,6 +67,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   function applyChrome() {
     root.classList.toggle('embed', state.embed);
+    root.classList.toggle('exercise-only', state.embed && state.exercise !== '');
     for (const part of ['explanation', 'formula', 'code', 'controls', 'nav', 'checks']) {
       root.classList.toggle(`hide-${part}`, state.hide.includes(part));
     }
@@ -89,6 +95,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.previous.disabled = step.number === 1;
     shell.next.disabled = step.number === STEP_IDS.length;
     renderedStep = step.id;
+    exercises.render(state);
   }
 
   // A cell typed into one of the editable matrices (x or a projection weight): one edits list for all.

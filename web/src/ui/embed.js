@@ -9,6 +9,8 @@
 //        {type: 'attention-playground:next'} / {type: 'attention-playground:previous'}
 //   out  {type: 'attention-playground:ready', step}, {type: 'attention-playground:rendered', step},
 //        {type: 'attention-playground:height', height}  (to the parent window)
+//        {type: 'attention-playground:exercise', id, action, outcome, attempts}  (exercises/ui/events.js:
+//          only to the origins in `origin=`, to none when it lists none; docs/exercises.md)
 //
 // Only messages from allowed origins are read: this page's own origin and those listed in the URL's
 // `origin=` parameter by the embedding page. Everything else is ignored. Replies go to the sender's

@@ -97,12 +97,13 @@ export function createShell(root, { benchmarkUrl }) {
   const previous = element('button', { type: 'button', class: 'previous', 'data-action': 'previous' }, STRINGS.previous);
   const next = element('button', { type: 'button', class: 'next', 'data-action': 'next' }, STRINGS.next);
   pager.append(previous, element('span', { class: 'keys-hint' }, STRINGS.arrowKeys), next);
-  main.append(stepCount, title, explanation, formula, cellMath.node, code, controls, error, viewTools, results, pager);
+  const exercises = element('section', { class: 'exercises' });
+  main.append(stepCount, title, explanation, formula, cellMath.node, code, controls, error, viewTools, results, exercises, pager);
 
   const layout = element('div', { class: 'layout' });
   layout.append(toc, main);
   root.append(skip, header, notices, layout);
-  return { header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, previous, next };
+  return { header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 /** Writes the step's count line. */

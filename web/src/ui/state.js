@@ -7,6 +7,7 @@
 // booleans, members of a fixed list or plain text that the views put in the DOM as text, never as
 // markup, so no parameter can inject markup or script. No DOM here: Vitest runs this in Node.
 import { STRINGS, format } from './strings.js';
+import { EXERCISE_IDS } from '../exercises/bank/index.js';
 
 const STATE_STRINGS = STRINGS.state;
 
@@ -56,6 +57,7 @@ export const STATE_TABLE = [
   { name: 'hide', type: 'set', values: HIDEABLE, default: [] },
   { name: 'lock', type: 'set', values: [], default: [] }, // values filled below: the control names
   { name: 'origin', type: 'origins', default: [] },
+  { name: 'exercise', type: 'enum', values: ['', ...EXERCISE_IDS], default: '' }, // the open exercise (docs/exercises.md)
 ];
 
 /**
