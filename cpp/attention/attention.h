@@ -1,9 +1,11 @@
 // The attention core, every curriculum step: include this one header.
 #pragma once
 
+#include "attention/attention_backward.h"
 #include "attention/attention_without_weights.h"
 #include "attention/causal_average.h"
 #include "attention/checks.h"
+#include "attention/checks_backward.h"
 #include "attention/compare.h"
 #include "attention/cross_attention.h"
 #include "attention/dropout.h"

@@ -1,0 +1,258 @@
+// The trainer of docs/api.md "Training": createTrainer / loadTrainer and the Trainer object. It owns the
+// parameters (state_dict names and layouts), the AdamW state and the last gradients; the math is in
+// model.js, ops.js and adamw.js.
+import { describeValue, formatShape } from '../core/tensor.js';
+import { adamwStep, clipGradNorm, createAdamState } from './adamw.js';
+import { initParameters, parameterSpec, runModel } from './model.js';
+import { jsLinear, wasmLinear } from './linear.js';
+import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
+
+const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js'];
+const OPTIONS = ['vocabSize', 'contextLength', 'dModel', 'heads', 'layers', 'layerNorm', 'seed', 'parameters',
+  'optimizer', 'gradClip', 'backend', 'threads'];
+export const OPTIMIZER_DEFAULTS = { name: 'adamw', lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 0.01 };
+const META_KEY = 'attention_playground';
+
+function fail(fn, message) {
+  throw new Error(`${fn}: ${message}`);
+}
+function integer(fn, name, value, min, max) {
+  if (!Number.isInteger(value) || value < min || value > max) fail(fn, `options.${name}=${describeValue(value)}; expected an integer from ${min} to ${max}`);
+  return value;
+}
+function positive(fn, name, value, { allowZero = false } = {}) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    fail(fn, `options.${name}=${describeValue(value)}; expected a finite number ${allowZero ? '≥ 0' : '> 0'}`);
+  }
+  return value;
+}
+
+/** Fills defaults and checks every option; returns the trainer's config. */
+export function normalizeTrainerOptions(fn, options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) fail(fn, `options is ${describeValue(options)}; expected an object`);
+  for (const key of Object.keys(options)) {
+    if (!OPTIONS.includes(key)) fail(fn, `options.${key} is not an option; expected one of ${OPTIONS.join(', ')}`);
+  }
+  const config = {
+    vocabSize: integer(fn, 'vocabSize', options.vocabSize, 2, 1 << 20),
+    contextLength: integer(fn, 'contextLength', options.contextLength, 1, 1 << 16),
+    dModel: integer(fn, 'dModel', options.dModel, 1, 1 << 14),
+    heads: integer(fn, 'heads', options.heads ?? 1, 1, 1024),
+    layers: integer(fn, 'layers', options.layers ?? 1, 1, 64),
+    layerNorm: options.layerNorm ?? false,
+    seed: integer(fn, 'seed', options.seed ?? 0, 0, 2 ** 32 - 1),
+  };
+  if (typeof config.layerNorm !== 'boolean') fail(fn, `options.layerNorm=${describeValue(config.layerNorm)}; expected true or false`);
+  if (config.dModel % config.heads !== 0) fail(fn, `dModel=${config.dModel} is not divisible by heads=${config.heads}`);
+  const given = options.optimizer ?? {};
+  if (given === null || typeof given !== 'object') fail(fn, `options.optimizer is ${describeValue(given)}; expected an object`);
+  for (const key of Object.keys(given)) {
+    if (!(key in OPTIMIZER_DEFAULTS)) fail(fn, `options.optimizer.${key} is not an option; expected one of ${Object.keys(OPTIMIZER_DEFAULTS).join(', ')}`);
+  }
+  const optimizer = { ...OPTIMIZER_DEFAULTS, ...given };
+  if (optimizer.name !== 'adamw') fail(fn, `options.optimizer.name=${describeValue(optimizer.name)}; expected 'adamw'`);
+  positive(fn, 'optimizer.lr', optimizer.lr, { allowZero: true });
+  positive(fn, 'optimizer.eps', optimizer.eps);
+  positive(fn, 'optimizer.weightDecay', optimizer.weightDecay, { allowZero: true });
+  const betasOk = Array.isArray(optimizer.betas) && optimizer.betas.length === 2 && optimizer.betas.every((b) => typeof b === 'number' && b >= 0 && b < 1);
+  if (!betasOk) fail(fn, `options.optimizer.betas=${Array.isArray(optimizer.betas) ? JSON.stringify(optimizer.betas) : describeValue(optimizer.betas)}; expected [β₁, β₂], each in [0, 1)`);
+  config.optimizer = { ...optimizer, betas: [...optimizer.betas] };
+  config.gradClip = options.gradClip ?? null;
+  if (config.gradClip !== null) positive(fn, 'gradClip', config.gradClip);
+  const backend = options.backend ?? 'auto';
+  if (!BACKENDS.includes(backend)) fail(fn, `options.backend=${describeValue(backend)}; expected one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`);
+  const threads = options.threads ?? 'auto';
+  if (threads !== 'auto' && !(Number.isInteger(threads) && threads >= 1 && threads <= 64)) fail(fn, `options.threads=${describeValue(threads)}; expected 'auto' or an integer from 1 to 64`);
+  return { config, backend, threads };
+}
+
+/** Checks {name: tensor} against the model's spec; every name must exist with its shape (a subset is allowed). */
+function checkParameters(fn, spec, parameters, argument) {
+  if (parameters === null || typeof parameters !== 'object') fail(fn, `${argument} is ${describeValue(parameters)}; expected {name: tensor} in state_dict names`);
+  const shapes = new Map(spec.map(([name, shape]) => [name, shape]));
+  for (const [name, t] of Object.entries(parameters)) {
+    if (!shapes.has(name)) fail(fn, `${argument} has '${name}', which this model does not have; expected state_dict names such as ${spec.slice(0, 3).map(([n]) => `'${n}'`).join(', ')}`);
+    const shape = shapes.get(name);
+    if (!t || !(t.data instanceof Float32Array) || !Array.isArray(t.shape) || t.shape.join() !== shape.join() || t.data.length !== shape.reduce((a, b) => a * b, 1)) {
+      fail(fn, `${argument}['${name}'] ${t && Array.isArray(t.shape) ? `has shape ${formatShape(t.shape)}` : 'is not a tensor {data: Float32Array, shape}'}; expected ${formatShape(shape)}`);
+    }
+    if (!t.data.every(Number.isFinite)) fail(fn, `${argument}['${name}'] holds NaN or ±∞; expected finite values`);
+  }
+}
+
+function checkTokens(fn, name, t, config, { allowIgnore = false } = {}) {
+  if (!t || !(t.data instanceof Int32Array) || !Array.isArray(t.shape) || t.shape.length !== 2 || t.data.length !== t.shape[0] * t.shape[1]) {
+    fail(fn, `${name} ${t && Array.isArray(t.shape) ? `has shape ${formatShape(t.shape)}` : `is ${describeValue(t)}`}; expected a tensor {data: Int32Array, shape: [B, T]}`);
+  }
+  const [B, T] = t.shape;
+  if (B < 1 || T < 1 || T > config.contextLength) fail(fn, `${name} has shape ${formatShape(t.shape)}; expected B ≥ 1 and 1 ≤ T ≤ contextLength=${config.contextLength}`);
+  for (let i = 0; i < t.data.length; i++) {
+    const v = t.data[i];
+    if (!(v >= 0 && v < config.vocabSize) && !(allowIgnore && v === -100)) {
+      fail(fn, `${name}.data[${i}]=${v}; expected a token id from 0 to vocabSize−1=${config.vocabSize - 1}${allowIgnore ? ' or −100 (ignored)' : ''}`);
+    }
+  }
+  return { B, T };
+}
+
+function checkBatch(fn, batch, config) {
+  if (!batch || typeof batch !== 'object') fail(fn, `batch is ${describeValue(batch)}; expected {inputs, targets}`);
+  const { B, T } = checkTokens(fn, 'inputs', batch.inputs, config);
+  checkTokens(fn, 'targets', batch.targets, config, { allowIgnore: true });
+  if (batch.targets.shape.join() !== batch.inputs.shape.join()) fail(fn, `targets has shape ${formatShape(batch.targets.shape)}; expected ${formatShape(batch.inputs.shape)}, the inputs' shape`);
+  return { B, T };
+}
+
+const copyTensors = (tensors) => Object.fromEntries(Object.entries(tensors).map(([n, t]) => [n, { data: t.data.slice(), shape: [...t.shape] }]));
+
+class Trainer {
+  constructor({ config, backend, threads }, params, optimizerState, engine) {
+    this.config = config;
+    this.spec = parameterSpec(config);
+    this.params = params;
+    this.adam = optimizerState ?? createAdamState(params);
+    this.grads = null;
+    this.disposed = false;
+    this.requested = { backend, threads };
+    this.linear = engine.linear;
+    /** The backend whose GEMM runs the linear layers ('js', 'wasm-simd' or 'wasm-baseline'); the rest is JS. */
+    this.backend = engine.linear.name;
+    this.backendReason = engine.reason;
+    /** One thread: training does not use workers yet. */
+    this.threads = 1;
+    this.threadsReason = threads === 1 ? null : 'the trainer runs on the calling thread (no workers yet)';
+  }
+
+  get steps() { return this.adam.step; }
+
+  alive(fn) {
+    if (this.disposed) fail(`trainer.${fn}`, 'the trainer was disposed; create or load a new one');
+  }
+
+  async step(batch) {
+    this.alive('step');
+    const { B, T } = checkBatch('trainer.step', batch, this.config);
+    const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, wantGradients: true, linear: this.linear });
+    const grads = {};
+    for (const [name, g] of Object.entries(run.grads)) grads[name] = Float32Array.from(g);
+    const gradNorm = clipGradNorm(grads, this.config.gradClip);
+    adamwStep(this.params, grads, this.adam, this.config.optimizer);
+    this.grads = grads;
+    return { loss: run.loss, gradNorm };
+  }
+
+  async evaluate(batch) {
+    this.alive('evaluate');
+    const { B, T } = checkBatch('trainer.evaluate', batch, this.config);
+    const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, linear: this.linear });
+    return { loss: run.loss, accuracy: run.count ? run.correct / run.count : 0 };
+  }
+
+  async attention(inputs) {
+    this.alive('attention');
+    const { B, T } = checkTokens('trainer.attention', 'inputs', inputs, this.config);
+    const run = runModel(this.config, this.params, inputs.data, null, { B, T, wantLoss: false, linear: this.linear });
+    return run.attention.map((w) => ({ data: Float32Array.from(w), shape: [B, this.config.heads, T, T] }));
+  }
+
+  parameters() {
+    this.alive('parameters');
+    return copyTensors(this.params);
+  }
+
+  setParameters(parameters) {
+    this.alive('setParameters');
+    checkParameters('trainer.setParameters', this.spec, parameters, 'parameters');
+    for (const [name, t] of Object.entries(parameters)) this.params[name].data.set(t.data);
+  }
+
+  /** The last step's gradients (after clipping, as the optimiser used them), or null before the first step. */
+  gradients() {
+    this.alive('gradients');
+    if (!this.grads) return null;
+    return Object.fromEntries(this.spec.map(([name, shape]) => [name, { data: this.grads[name].slice(), shape: [...shape] }]));
+  }
+
+  /** safetensors bytes: the parameters under their state_dict names, the AdamW state and the config. */
+  save() {
+    this.alive('save');
+    const tensors = copyTensors(this.params);
+    for (const [name, shape] of this.spec) {
+      tensors[`optimizer.exp_avg.${name}`] = { data: this.adam.expAvg[name], shape };
+      tensors[`optimizer.exp_avg_sq.${name}`] = { data: this.adam.expAvgSq[name], shape };
+    }
+    const { seed, ...rest } = this.config;
+    return encodeSafetensors(tensors, {
+      format: 'pt',
+      [META_KEY]: JSON.stringify({ version: 1, config: { ...rest, seed } }),
+      optimizer_step: String(this.adam.step),
+    });
+  }
+
+  dispose() {
+    this.disposed = true;
+    this.linear = null;
+    this.params = null;
+    this.adam = null;
+    this.grads = null;
+  }
+}
+
+const WASM_BUILDS = { auto: 'wasm', wasm: 'wasm', 'wasm-simd': 'wasm-simd', 'wasm-baseline': 'wasm-baseline' };
+
+/**
+ * The linear layers' engine for options.backend: 'js' → JS loops; 'wasm-simd', 'wasm-baseline', 'wasm' → that
+ * WASM build's matmul (loaded with loadAttention, one thread; a load failure throws); 'auto' → WASM, or JS
+ * with a reason when WASM cannot load. Never WebGPU: its calls would return Promises mid-step.
+ */
+async function loadEngine(fn, backend) {
+  if (backend === 'js') return { linear: jsLinear, reason: null };
+  const { loadAttention } = await import('../core/index.js');
+  try {
+    const attention = await loadAttention({ backend: WASM_BUILDS[backend], threads: 1 });
+    return { linear: wasmLinear(attention), reason: null };
+  } catch (error) {
+    if (backend !== 'auto') throw new Error(`${fn}: backend '${backend}' could not load: ${error.message}`);
+    return { linear: jsLinear, reason: `WASM could not load (${error.message}); the JS engine runs` };
+  }
+}
+
+/** createTrainer(options) → Promise<Trainer>: a new model, initialised from options.seed or options.parameters. */
+export async function createTrainer(options) {
+  const fn = 'createTrainer';
+  const normalized = normalizeTrainerOptions(fn, options);
+  const spec = parameterSpec(normalized.config);
+  const params = initParameters(normalized.config, normalized.config.seed);
+  if (options.parameters !== undefined) {
+    checkParameters(fn, spec, options.parameters, 'options.parameters');
+    for (const [name, t] of Object.entries(options.parameters)) params[name].data.set(t.data);
+  }
+  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend));
+}
+
+/**
+ * loadTrainer(bytes, options) → Promise<Trainer>: the trainer saved by trainer.save(), with its parameters,
+ * AdamW state and step count; options may set backend and threads (the rest comes from the file).
+ */
+export async function loadTrainer(bytes, options = {}) {
+  const fn = 'loadTrainer';
+  const { tensors, metadata } = decodeSafetensors(bytes);
+  if (!metadata[META_KEY]) fail(fn, `the file has no '${META_KEY}' metadata; expected a file written by trainer.save()`);
+  const { config } = JSON.parse(metadata[META_KEY]);
+  for (const key of Object.keys(options ?? {})) {
+    if (key !== 'backend' && key !== 'threads') fail(fn, `options.${key} is not an option; expected backend or threads (the rest is in the file)`);
+  }
+  const normalized = normalizeTrainerOptions(fn, { ...config, ...options });
+  const spec = parameterSpec(normalized.config);
+  const params = {};
+  const adam = { step: Number(metadata.optimizer_step ?? 0), expAvg: {}, expAvgSq: {} };
+  for (const [name, shape] of spec) {
+    for (const key of [name, `optimizer.exp_avg.${name}`, `optimizer.exp_avg_sq.${name}`]) {
+      if (!tensors[key] || tensors[key].shape.join() !== shape.join()) fail(fn, `the file's tensor '${key}' is ${tensors[key] ? `of shape ${formatShape(tensors[key].shape)}` : 'missing'}; expected ${formatShape(shape)}`);
+    }
+    params[name] = tensors[name];
+    adam.expAvg[name] = tensors[`optimizer.exp_avg.${name}`].data;
+    adam.expAvgSq[name] = tensors[`optimizer.exp_avg_sq.${name}`].data;
+  }
+  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend));
+}
