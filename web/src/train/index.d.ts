@@ -69,6 +69,8 @@ export interface Trainer {
   evaluate(batch: Batch): Promise<{ loss: number; accuracy: number }>;
   /** One (B, H, T, T) weights tensor per layer. */
   attention(inputs: IntTensor): Promise<Tensor[]>;
+  /** The logits (B, T, V) for inputs (B, T): next-token scores, no update. */
+  predict(inputs: IntTensor): Promise<Tensor>;
   /** Copies, in state_dict order. */
   parameters(): StateDict;
   setParameters(parameters: StateDict): void;

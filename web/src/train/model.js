@@ -86,6 +86,7 @@ export function runModel(config, params, inputs, targets, { B, T, wantGradients 
   const lnFinal = layerNorm ? layerNormForward(h, p('ln_final.weight'), p('ln_final.bias'), N, d) : null;
   const hf = lnFinal ? lnFinal.y : h;
   const logits = linearForward(hf, p('unembed.weight'), p('unembed.bias'), N, d, V);
+  if (targets === null) return { attention, logits }; // trainer.predict: the logits, no loss
   const ce = crossEntropy(logits, targets, N, V, wantGradients);
   const result = { loss: ce.loss, correct: ce.correct, count: ce.count, attention };
   if (!wantGradients) return result;

@@ -155,6 +155,14 @@ class Trainer {
     return run.attention.map((w) => ({ data: Float32Array.from(w), shape: [B, this.config.heads, T, T] }));
   }
 
+  /** The logits (B, T, V) for inputs (B, T): the model's next-token scores, no update. */
+  async predict(inputs) {
+    this.alive('predict');
+    const { B, T } = checkTokens('trainer.predict', 'inputs', inputs, this.config);
+    const run = runModel(this.config, this.params, inputs.data, null, { B, T, linear: this.linear });
+    return { data: Float32Array.from(run.logits), shape: [B, T, this.config.vocabSize] };
+  }
+
   parameters() {
     this.alive('parameters');
     return copyTensors(this.params);

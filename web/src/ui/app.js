@@ -65,7 +65,55 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     }
   }
 
+  // The Training tab and step 12's demo (training/view.js, loaded when first needed: the walk does not pay for it).
+  let trainingModule = null;
+  let trainingTab = null;
+  let learnDemo = null;
+  const trainingListeners = new Set();
+  function withTraining(make) {
+    trainingModule ??= import('./training/view.js');
+    return trainingModule.then(make);
+  }
+  function trainingNotice(text) { showNotices([text]); }
+  function watchProgress(view) {
+    view.onProgress((progress) => { for (const listener of trainingListeners) listener(progress); });
+    return view;
+  }
+  function syncTraining({ fromControl = false } = {}) {
+    const tab = state.view === 'train';
+    const demo = !tab && state.step === 'learn';
+    if (!tab) trainingTab?.pause();
+    if (!demo) {
+      learnDemo?.pause();
+      if (shell.learnSlot.firstChild) shell.learnSlot.replaceChildren();
+    }
+    if (!tab && !demo) return Promise.resolve(null);
+    return withTraining(({ createTrainingView }) => {
+      const onUpdate = (changes, options = {}) => update(changes, { fromControl: true, ...options });
+      if (state.view === 'train') {
+        trainingTab ??= watchProgress(createTrainingView({ mode: 'tab', update: onUpdate, notice: trainingNotice }));
+        if (trainingTab.node.parentNode !== shell.trainingRoot) shell.trainingRoot.replaceChildren(trainingTab.node);
+        trainingTab.sync(state, { fromControl });
+        return trainingTab;
+      }
+      if (state.step === 'learn') {
+        learnDemo ??= watchProgress(createTrainingView({ mode: 'demo', update: onUpdate, notice: trainingNotice }));
+        if (learnDemo.node.parentNode !== shell.learnSlot) shell.learnSlot.replaceChildren(learnDemo.node);
+        learnDemo.sync(state, { fromControl });
+        return learnDemo;
+      }
+      return null;
+    });
+  }
+
   function applyChrome() {
+    const train = state.view === 'train';
+    root.classList.toggle('view-train', train);
+    shell.trainingRoot.hidden = !train;
+    shell.playgroundTab.toggleAttribute('aria-current', !train);
+    if (!train) shell.playgroundTab.setAttribute('aria-current', 'page');
+    shell.trainingTab.toggleAttribute('aria-current', train);
+    if (train) shell.trainingTab.setAttribute('aria-current', 'page');
     root.classList.toggle('embed', state.embed);
     root.classList.toggle('exercise-only', state.embed && state.exercise !== '');
     for (const part of ['explanation', 'formula', 'code', 'controls', 'nav', 'checks']) {
@@ -259,6 +307,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     applyChrome();
     if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout) renderStep();
     else refreshChoices(shell.controls, state);
+    syncTraining({ fromControl });
     if (stepChanged) {
       // A new step starts at its top, with keyboard focus on it (the pager sits at the bottom).
       shell.main.focus({ preventScroll: true });
@@ -273,6 +322,13 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (index >= 0 && index < STEP_IDS.length) update({ step: STEP_IDS[index] }, { force: true });
   }
 
+  for (const [link, view] of [[shell.playgroundTab, 'walk'], [shell.trainingTab, 'train']]) {
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      update({ view }, { push: true });
+      (view === 'train' ? shell.trainingRoot : shell.main).focus({ preventScroll: true });
+    });
+  }
   shell.previous.addEventListener('click', () => go(-1));
   shell.next.addEventListener('click', () => go(1));
   shell.backendSelect.addEventListener('change', () => update({ backend: shell.backendSelect.value }, { fromControl: true }));
@@ -285,6 +341,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   document.addEventListener('keydown', (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.target.closest?.('input, select, textarea, [contenteditable]')) return;
+    if (state.view === 'train') return; // the arrows page through the walk's steps only
     if (event.key === 'ArrowLeft') go(-1);
     else if (event.key === 'ArrowRight') go(1);
   });
@@ -294,6 +351,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     showNotices(notices);
     applyChrome();
     renderStep();
+    syncTraining();
     recompute();
   });
 
@@ -301,6 +359,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   writeUrl(false); // the address bar shows the state actually on screen, rejected values dropped
   applyChrome();
   renderStep();
+  syncTraining();
   recompute();
 
   return {
@@ -320,5 +379,17 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     /** The core's loader, one thread unless `options.threads` says otherwise (as the page itself). */
     loadAttention: (options) => loadAttention({ threads: 1, ...options }),
     get renderedStep() { return renderedStep; },
+    /**
+     * The training view on screen (the Training tab, or step 12's demo), loaded if needed; null elsewhere.
+     * Its methods: play, pause, step, reset, getRun() → {config, step, losses}, snapshot(), entropy(), evaluate().
+     */
+    training: () => syncTraining({ fromControl: true }),
+    /** The training view on screen if it is already loaded, else null (synchronous, for polling). */
+    trainingView: () => (state.view === 'train' ? trainingTab : state.step === 'learn' ? learnDemo : null),
+    /** Calls `listener({step, loss})` after every chunk of training steps. */
+    onTrainProgress: (listener) => {
+      trainingListeners.add(listener);
+      return () => trainingListeners.delete(listener);
+    },
   };
 }

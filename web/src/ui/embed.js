@@ -7,6 +7,10 @@
 //        {type: 'attention-playground:get-tensors', id?} → {type: '…:tensors', id, step, backend, tensors, error}
 //          tensors: {name: {shape: number[], data: number[]}} as shown on the current step
 //        {type: 'attention-playground:next'} / {type: 'attention-playground:previous'}
+//        {type: 'attention-playground:train-start'} / '…:train-pause' / '…:train-step' (one step): the training
+//          view on screen (the Training tab, view=train, or step 12's demo)
+//        {type: 'attention-playground:get-run', id?} → {type: '…:run', id, config, step, losses}
+//   out  {type: 'attention-playground:train-progress', step, loss}  after every chunk of training steps
 //   out  {type: 'attention-playground:ready', step}, {type: 'attention-playground:rendered', step},
 //        {type: 'attention-playground:height', height}  (to the parent window)
 //        {type: 'attention-playground:exercise', id, action, outcome, attempts}  (exercises/ui/events.js:
@@ -69,6 +73,27 @@ export function startEmbedApi(playground, allowedOrigins) {
       case 'next':
         playground.next();
         break;
+      case 'train-start':
+      case 'train-pause':
+      case 'train-step': {
+        const action = { 'train-start': 'play', 'train-pause': 'pause', 'train-step': 'step' }[message.type.slice(PREFIX.length)];
+        playground.training().then(async (view) => {
+          if (!view) {
+            reply({ type: `${PREFIX}notices`, notices: [STRINGS.training.noView] });
+            return;
+          }
+          await view.ready();
+          view[action]();
+        });
+        break;
+      }
+      case 'get-run':
+        playground.training().then(async (view) => {
+          if (view) await view.ready();
+          const run = view ? view.getRun() : { config: null, step: 0, losses: [] };
+          reply({ type: `${PREFIX}run`, config: run.config, step: run.step, losses: run.losses.map((l) => (l == null ? null : jsonNumber(l))) });
+        });
+        break;
       case 'previous':
         playground.previous();
         break;
@@ -89,6 +114,7 @@ export function startEmbedApi(playground, allowedOrigins) {
     }
   };
   new ResizeObserver(reportHeight).observe(document.body);
+  playground.onTrainProgress(({ step, loss }) => toParent({ type: `${PREFIX}train-progress`, step, loss: loss == null ? null : jsonNumber(loss) }));
   playground.onRender((run) => {
     if (!ready) {
       ready = true;

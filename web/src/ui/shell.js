@@ -26,7 +26,9 @@ export function createShell(root, { benchmarkUrl }) {
   const brand = element('div', { class: 'brand' });
   brand.append(element('h1', {}, STRINGS.title), element('p', { class: 'subtitle' }, STRINGS.subtitle));
   const tabs = element('nav', { class: 'tabs', 'aria-label': STRINGS.sections });
-  tabs.append(element('a', { href: '#', 'aria-current': 'page' }, STRINGS.playground));
+  const playgroundTab = element('a', { href: '?', 'aria-current': 'page', 'data-view': 'walk' }, STRINGS.playground);
+  const trainingTab = element('a', { href: '?view=train', 'data-view': 'train' }, STRINGS.training.tab);
+  tabs.append(playgroundTab, trainingTab);
   if (benchmarkUrl) tabs.append(element('a', { href: benchmarkUrl }, STRINGS.benchmark));
   const backendBox = element('div', { class: 'backend' });
   const backendSelect = element('select', { id: 'backend-select', 'data-control': 'backend' });
@@ -98,12 +100,17 @@ export function createShell(root, { benchmarkUrl }) {
   const next = element('button', { type: 'button', class: 'next', 'data-action': 'next' }, STRINGS.next);
   pager.append(previous, element('span', { class: 'keys-hint' }, STRINGS.arrowKeys), next);
   const exercises = element('section', { class: 'exercises' });
-  main.append(stepCount, title, explanation, formula, cellMath.node, code, controls, error, viewTools, results, exercises, pager);
+  // Step 12's live demo (training/view.js) sits below the results.
+  const learnSlot = element('div', { class: 'learn-slot' });
+  main.append(stepCount, title, explanation, formula, cellMath.node, code, controls, error, viewTools, results, learnSlot, exercises, pager);
 
   const layout = element('div', { class: 'layout' });
   layout.append(toc, main);
-  root.append(skip, header, notices, layout);
-  return { header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  // The Training tab (view=train), filled in when first opened.
+  const trainingRoot = element('main', { class: 'training-root', id: 'training', tabindex: '-1' });
+  trainingRoot.hidden = true;
+  root.append(skip, header, notices, layout, trainingRoot);
+  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 /** Writes the step's count line. */

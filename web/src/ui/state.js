@@ -11,11 +11,16 @@ import { EXERCISE_IDS } from '../exercises/bank/index.js';
 
 const STATE_STRINGS = STRINGS.state;
 
-/** The curriculum's steps, in order; `step=` takes the id or the number 1–11. */
+/** The curriculum's steps, in order; `step=` takes the id or the number 1–12. */
 export const STEP_IDS = [
   'framing', 'loop', 'matmul', 'softmax', 'self-attention', 'weights',
-  'causal', 'dropout', 'check', 'multihead', 'cross',
+  'causal', 'dropout', 'check', 'multihead', 'cross', 'learn',
 ];
+
+/** The Training tab's tasks (the trainer's makeBatch tasks, docs/api.md "Training"). */
+export const TRAIN_TASKS = ['corpus', 'text', 'previous', 'copy', 'reverse', 'sort', 'induction'];
+/** What step 12's one-layer model learns: the page's sentence (task 'text') or a synthetic task. */
+export const LEARN_TASKS = ['sentence', 'previous', 'copy', 'reverse', 'sort'];
 
 export const BACKENDS = ['auto', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 
@@ -53,6 +58,21 @@ export const STATE_TABLE = [
   { name: 'dropoutSeed', type: 'int', min: 0, max: MAX_UINT32, default: 0, control: true },
   { name: 'edits', type: 'edits', default: [], control: true },
   { name: 'backend', type: 'enum', values: BACKENDS, default: 'auto', control: true },
+  // Step 12 ('learn'): what its one-layer model trains on.
+  { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'sentence', control: true },
+  // The Training tab (`view=train`); its parameters are prefixed `train-` so they never collide with the walk's.
+  { name: 'view', type: 'enum', values: ['walk', 'train'], default: 'walk' },
+  { name: 'train-task', type: 'enum', values: TRAIN_TASKS, default: 'induction', control: true },
+  { name: 'train-text', type: 'text', maxLength: MAX_TEXT, default: 'the cat sat on the mat and the dog sat on the rug and the cat saw the dog', control: true },
+  { name: 'train-layers', type: 'int', min: 1, max: 4, default: 2, control: true },
+  { name: 'train-heads', type: 'int', min: 1, max: 8, default: 2, control: true },
+  { name: 'train-d-model', type: 'int', min: 4, max: 64, default: 32, control: true },
+  { name: 'train-context', type: 'int', min: 4, max: 32, default: 16, control: true },
+  { name: 'train-lr', type: 'number', min: 0.0001, max: 1, step: 0.0001, default: 0.01, control: true },
+  { name: 'train-wd', type: 'number', min: 0, max: 1, step: 0.001, default: 0.01, control: true },
+  { name: 'train-batch', type: 'int', min: 1, max: 64, default: 16, control: true },
+  { name: 'train-seed', type: 'int', min: 0, max: MAX_UINT32, default: 1, control: true },
+  { name: 'train-steps', type: 'int', min: 1, max: 100000, default: 400, control: true },
   { name: 'embed', type: 'bool', default: false },
   { name: 'hide', type: 'set', values: HIDEABLE, default: [] },
   { name: 'lock', type: 'set', values: [], default: [] }, // values filled below: the control names

@@ -316,6 +316,24 @@ export const STEPS = [
       };
     },
   },
+  {
+    // The model learns in the page (training/learn-demo.js); `run` only names what it trains on.
+    id: 'learn',
+    controls: ['sentence', 'learn-task', 'seed'],
+    formula: String.raw`\mathcal{L} = -\frac{1}{T}\sum_{t=0}^{T-1} \log \operatorname{softmax}\big(h_t W_{\text{unembed}}^{\top}\big)_{x_{t+1}}, \qquad \theta \leftarrow \operatorname{AdamW}(\theta, \nabla_{\theta}\mathcal{L})`,
+    cpp: `// The trainer (web/src/train, docs/api.md "Training"): forward, backward, AdamW.
+SelfAttentionGrads self_attention_backward(const Tensor& x, const ProjectionWeights& w,
+                                           const Tensor& grad_output, const AttentionOptions& options);
+// dP = dO·Vᵀ;  dS = P ⊙ (dP − rowsum(dP ⊙ P));  dQ = dS·K·scale;  dK = dSᵀ·Q·scale`,
+    torch: `model = AttentionOnly(V, T, d, H=1, L=1)
+opt = torch.optim.AdamW(model.parameters(), lr=0.03)
+logits = model(inputs)                                   # (B, T, V)
+loss = F.cross_entropy(logits.view(-1, V), targets.view(-1), ignore_index=-100)
+opt.zero_grad(); loss.backward(); opt.step()`,
+    async run({ state }) {
+      return { learn: { task: state['learn-task'], sentence: state.sentence, seed: state.seed } };
+    },
+  },
 ];
 
 export const STEP_BY_ID = new Map(STEPS.map((step, index) => [step.id, { ...step, number: index + 1 }]));

@@ -1,0 +1,148 @@
+// One training session, the same code in the Web Worker (train-worker.js) and, where workers cannot start,
+// on the page itself (runner.js). It owns the trainer of docs/api.md "Training" and answers messages:
+//   init {config}        → a new trainer from config.seed (its initial state kept for reset)
+//   steps {count, view}  → `count` AdamW steps on makeBatch(task, {seed, step: trainer.steps}), their losses
+//   snapshot {view}      → what the page draws: held-out loss, attention, weights, gradients, predictions
+//   reset                → back to the initial weights (the same ones: the saved step-0 file)
+//   save                 → trainer.save()'s bytes;  load {bytes} → the trainer in the file
+// Batches depend only on (task, seed, step), so pausing, stepping and resetting reproduce the same losses.
+import { createTrainer, inductionScore, loadTrainer, makeBatch, taskVocabulary, tokenizeText } from '../../train/index.js';
+
+/** The synthetic tasks' vocabulary size (token 0 is the separator of copy, reverse and sort). */
+export const SYNTHETIC_VOCAB = 16;
+/** The held-out sequences are makeBatch's batch at this step, which training (≤ 100,000 steps) never reaches. */
+export const HELD_OUT_STEP = 2 ** 31;
+export const HELD_OUT_BATCH = 8;
+
+/**
+ * The session's config from plain settings: {task, text, layers, heads, dModel, context, lr, wd, batch, seed, steps}
+ * → the same plus vocabSize and vocabulary (the words, or null for synthetic tasks). Throws on settings that cannot train.
+ */
+export function completeConfig(settings) {
+  const config = { ...settings };
+  if (config.task === 'text' && (typeof config.text !== 'string' || tokenizeText(config.text).tokens.length < 2)) {
+    throw new Error('the text task needs a text of at least two words');
+  }
+  if (config.dModel % config.heads !== 0) throw new Error(`d_model=${config.dModel} is not divisible by heads=${config.heads}`);
+  config.vocabulary = taskVocabulary(config.task, { text: config.text });
+  config.vocabSize = config.vocabulary ? config.vocabulary.length : (settings.vocabSize ?? SYNTHETIC_VOCAB);
+  return config;
+}
+
+function batchOptions(config, batch, step) {
+  return { batch, contextLength: config.context, vocabSize: config.vocabSize, seed: config.seed, step, text: config.text };
+}
+
+function topGuesses(logits, V, index, k = 3) {
+  const row = logits.subarray(index * V, (index + 1) * V);
+  let max = -Infinity;
+  for (const v of row) if (v > max) max = v;
+  let sum = 0;
+  for (const v of row) sum += Math.exp(v - max);
+  const order = Array.from(row.keys()).sort((a, b) => row[b] - row[a]).slice(0, k);
+  return order.map((token) => ({ token, p: Math.exp(row[token] - max) / sum }));
+}
+
+export function createSession() {
+  let trainer = null;
+  let config = null;
+  let initial = null;
+  let held = null;
+
+  async function snapshot({ layer = 0, predictions = 2, weights = true } = {}) {
+    const { loss, accuracy } = await trainer.evaluate(held);
+    const attention = await trainer.attention(held.inputs);
+    const [B, H, T] = attention[0].shape;
+    const result = {
+      step: trainer.steps, evalLoss: loss, evalAccuracy: accuracy, heads: H, T,
+      // The first held-out sequence's weights, (H, T, T) per layer.
+      attention: attention.map((w) => w.data.slice(0, H * T * T)),
+      induction: config.task === 'induction' ? attention.map((w) => inductionScore(w, held.inputs).heads) : null,
+    };
+    if (weights) {
+      const l = Math.min(layer, config.layers - 1);
+      const params = trainer.parameters();
+      const grads = trainer.gradients();
+      result.layer = l;
+      result.weights = ['q_proj', 'k_proj', 'v_proj'].map((name) => {
+        const key = `blocks.${l}.${name}.weight`;
+        return { name, weight: params[key], grad: grads ? grads[key] : null };
+      });
+    }
+    if (predictions > 0) {
+      const logits = await trainer.predict(held.inputs);
+      const V = config.vocabSize;
+      result.predictions = Array.from({ length: Math.min(predictions, B) }, (_, b) => Array.from({ length: T }, (_, t) => ({
+        input: held.inputs.data[b * T + t], target: held.targets.data[b * T + t], guesses: topGuesses(logits.data, V, b * T + t),
+      })));
+    }
+    return result;
+  }
+
+  function info() {
+    return { backend: trainer.backend, backendReason: trainer.backendReason, threads: trainer.threads, step: trainer.steps, config };
+  }
+
+  async function init(newConfig, bytes = null) {
+    trainer?.dispose();
+    config = newConfig;
+    if (bytes) {
+      trainer = await loadTrainer(bytes, { backend: config.backend ?? 'auto' });
+    } else {
+      trainer = await createTrainer({
+        vocabSize: config.vocabSize, contextLength: config.context, dModel: config.dModel, heads: config.heads,
+        layers: config.layers, seed: config.seed, backend: config.backend ?? 'auto',
+        optimizer: { name: 'adamw', lr: config.lr, weightDecay: config.wd },
+      });
+      initial = trainer.save();
+    }
+    held = makeBatch(config.task, batchOptions(config, HELD_OUT_BATCH, HELD_OUT_STEP));
+  }
+
+  /** Answers one message; the reply is structured-clone safe. */
+  async function handle(message) {
+    switch (message.type) {
+      case 'init':
+        await init(message.config);
+        return { ...info(), snapshot: await snapshot(message.view) };
+      case 'load': {
+        // The file fixes the model; the task, text and batch stay the page's (the vocabulary must match).
+        const probe = await loadTrainer(message.bytes, { backend: 'js' });
+        const c = probe.config;
+        probe.dispose();
+        const next = { ...message.config, layers: c.layers, heads: c.heads, dModel: c.dModel, context: c.contextLength, seed: c.seed, lr: c.optimizer.lr, wd: c.optimizer.weightDecay };
+        if (c.vocabSize !== next.vocabSize) throw new Error(`the file's model has ${c.vocabSize} tokens; the task '${next.task}' has ${next.vocabSize}`);
+        await init(next, message.bytes);
+        // Reset goes back to the seed's initial weights of the same model.
+        const fresh = await createTrainer({ vocabSize: c.vocabSize, contextLength: c.contextLength, dModel: c.dModel, heads: c.heads, layers: c.layers, seed: c.seed, backend: 'js', optimizer: c.optimizer });
+        initial = fresh.save();
+        fresh.dispose();
+        return { ...info(), snapshot: await snapshot(message.view) };
+      }
+      case 'reset':
+        trainer.dispose();
+        trainer = await loadTrainer(initial, { backend: config.backend ?? 'auto' });
+        return { ...info(), snapshot: await snapshot(message.view) };
+      case 'steps': {
+        const first = trainer.steps;
+        const losses = [];
+        const started = performance.now();
+        for (let i = 0; i < message.count; i++) {
+          const { loss } = await trainer.step(makeBatch(config.task, batchOptions(config, config.batch, trainer.steps)));
+          losses.push(loss);
+        }
+        const ms = performance.now() - started;
+        return { first, losses, ms, step: trainer.steps, snapshot: message.view ? await snapshot(message.view) : null };
+      }
+      case 'snapshot':
+        return { snapshot: await snapshot(message.view) };
+      case 'save':
+        return { bytes: trainer.save(), step: trainer.steps };
+      case 'evaluate':
+        return { step: trainer.steps, ...(await trainer.evaluate(held)) };
+      default:
+        throw new Error(`training session: unknown message type ${JSON.stringify(message.type)}`);
+    }
+  }
+  return { handle };
+}
