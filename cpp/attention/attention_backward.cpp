@@ -44,6 +44,11 @@ InputGradients projections_backward(const Tensor& x_query, const Tensor& x_conte
 ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
                                             const Tensor& grad_output, const AttentionOptions& options) {
   require_valid(check_self_attention_backward(x, weights, grad_output, options));
+  return self_attention_backward_unchecked(x, weights, grad_output, options);
+}
+
+ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                      const Tensor& grad_output, const AttentionOptions& options) {
   // 1. project (as the forward) and 2. attend as one head, backwards: (B, T, d_out) is (B, T, 1·d_out)
   const Tensor query = project(x, weights.query, weights.query_bias, options.layout);
   const Tensor key = project(x, weights.key, weights.key_bias, options.layout);
@@ -61,6 +66,12 @@ ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWei
 ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
                                                        const Tensor& grad_output, const AttentionOptions& options) {
   require_valid(check_multihead_attention_split_backward(x, weights, grad_output, options));
+  return multihead_attention_split_backward_unchecked(x, weights, grad_output, options);
+}
+
+ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                                 const Tensor& grad_output,
+                                                                 const AttentionOptions& options) {
   if (fused_kernel_applies(options)) return fused_kernel_backward_split(x, weights, grad_output, options);
   // 1. one projection each for Q, K, V: (B, T, d_in)·(d_in, d_out) -> (B, T, d_out)
   const Tensor query = project(x, weights.query, weights.query_bias);
@@ -83,6 +94,12 @@ ProjectionGradients multihead_attention_split_backward(const Tensor& x, const Pr
 StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
                                                       const Tensor& grad_output, const AttentionOptions& options) {
   require_valid(check_multihead_attention_stacked_backward(x, weights, grad_output, options));
+  return multihead_attention_stacked_backward_unchecked(x, weights, grad_output, options);
+}
+
+StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x, const StackedWeights& weights,
+                                                                const Tensor& grad_output,
+                                                                const AttentionOptions& options) {
   if (fused_kernel_applies(options)) return fused_kernel_backward_stacked(x, weights, grad_output, options);
   const int heads = static_cast<int>(weights.heads.size());
   // 1. every head projects on its own, and 2. the heads lie side by side (split's layout), as the forward
@@ -119,6 +136,11 @@ StackedGradients multihead_attention_stacked_backward(const Tensor& x, const Sta
 FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
                                                   const Tensor& grad_output, const AttentionOptions& options) {
   require_valid(check_multihead_attention_fused_backward(x, weights, grad_output, options));
+  return multihead_attention_fused_backward_unchecked(x, weights, grad_output, options);
+}
+
+FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, const FusedWeights& weights,
+                                                            const Tensor& grad_output, const AttentionOptions& options) {
   if (fused_kernel_applies(options)) return fused_kernel_backward_fused(x, weights, grad_output, options);
   const int d_out = weights.in_projection.shape[1] / 3;
   // 1. one projection for all three, (B, T, d_in)·(d_in, 3·d_out), and 2. cut into [Q | K | V], as the forward
@@ -146,6 +168,12 @@ CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Te
                                                  const ProjectionWeights& weights, const Tensor& grad_output,
                                                  const AttentionOptions& options) {
   require_valid(check_cross_attention_backward(x_query, x_context, weights, grad_output, options));
+  return cross_attention_backward_unchecked(x_query, x_context, weights, grad_output, options);
+}
+
+CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query, const Tensor& x_context,
+                                                           const ProjectionWeights& weights, const Tensor& grad_output,
+                                                           const AttentionOptions& options) {
   if (fused_kernel_applies(options)) {
     return fused_kernel_backward_cross(x_query, x_context, weights, grad_output, options);
   }

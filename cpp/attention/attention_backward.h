@@ -7,7 +7,11 @@
 // (an optional bias, the output projection) has an absent gradient.
 //
 // The forward is recomputed (with every intermediate: the teaching path) and the chain rule walks its
-// numbered passes backwards. Dropout uses the forward's mask: the same seed gives the same mask.
+// numbered passes backwards. Dropout uses the forward's mask: the same seed gives the same mask. Where the
+// forward would run the fused kernel (options.intermediates false, no dropout, a causal mask 'neg_inf'), the
+// multi-head and cross backward run the fused backward instead: O(T·d) memory, the weights recomputed from
+// each row's saved log-sum-exp. Bad arguments throw std::invalid_argument with check_*_backward's message
+// (checks_backward.h).
 #pragma once
 
 #include "attention/options.h"
@@ -57,5 +61,21 @@ FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWe
 CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
                                                  const ProjectionWeights& weights, const Tensor& grad_output,
                                                  const AttentionOptions& options = {});
+
+// The same five for arguments that already passed their check_*_backward (checks_backward.h): a binding checks
+// once, against the heap that is left, and the inputs are not scanned a second time.
+ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                      const Tensor& grad_output, const AttentionOptions& options);
+StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x, const StackedWeights& weights,
+                                                                const Tensor& grad_output,
+                                                                const AttentionOptions& options);
+ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                                 const Tensor& grad_output,
+                                                                 const AttentionOptions& options);
+FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, const FusedWeights& weights,
+                                                            const Tensor& grad_output, const AttentionOptions& options);
+CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query, const Tensor& x_context,
+                                                           const ProjectionWeights& weights, const Tensor& grad_output,
+                                                           const AttentionOptions& options);
 
 }  // namespace ap
