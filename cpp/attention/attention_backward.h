@@ -7,11 +7,10 @@
 // (an optional bias, the output projection) has an absent gradient.
 //
 // The forward is recomputed (with every intermediate: the teaching path) and the chain rule walks its
-// numbered passes backwards. Dropout uses the forward's mask: the same seed gives the same mask. Where the
-// forward would run the fused kernel (options.intermediates false, no dropout, a causal mask 'neg_inf'), the
-// multi-head and cross backward run the fused backward instead: O(T·d) memory, the weights recomputed from
-// each row's saved log-sum-exp. Bad arguments throw std::invalid_argument with check_*_backward's message
-// (checks_backward.h).
+// numbered passes backwards. Dropout uses the forward's mask: the same seed gives the same mask. These are
+// pure math; the multi-head and cross backward's fast entry points (fast_attention_backward.h) run the fused
+// backward where the forward would run the fused kernel. Bad arguments throw std::invalid_argument with
+// check_*_backward's message (checks_backward.h).
 #pragma once
 
 #include "attention/options.h"

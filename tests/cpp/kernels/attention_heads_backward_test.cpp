@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attention/attention_backward.h"
+#include "attention/fast_attention_backward.h"
 #include "kernels/attention_heads.h"
 #include "kernels/attention_heads_backward.h"
 #include "test_data.h"
@@ -162,7 +163,7 @@ TEST(FastBackwardPipeline, EqualsTheTeachingBackwardForEveryForm) {
     fast.intermediates = false;
 
     const ProjectionGradients slow = multihead_attention_split_backward(x, w, grad, teaching);
-    const ProjectionGradients quick = multihead_attention_split_backward(x, w, grad, fast);
+    const ProjectionGradients quick = multihead_attention_split_backward_fast(x, w, grad, fast);
     for (const auto& [name, a, b] : {std::tuple{"x", &quick.x, &slow.x}, std::tuple{"query", &quick.weights.query, &slow.weights.query},
                                      std::tuple{"key", &quick.weights.key, &slow.weights.key},
                                      std::tuple{"value", &quick.weights.value, &slow.weights.value},
@@ -174,13 +175,15 @@ TEST(FastBackwardPipeline, EqualsTheTeachingBackwardForEveryForm) {
       EXPECT_EQ(a->shape, b->shape) << name;
     }
     EXPECT_FALSE(quick.weights.key_bias.present());
+    // the fast entry point did run the fused backward: bit for bit its result
+    EXPECT_EQ(quick.x.data, fused_kernel_backward_split(x, w, grad, fast).x.data);
 
     const Tensor context = random_tensor({batch, 23, 10}, 40, 1.0f);
     ProjectionWeights cw = w;
     cw.key = random_tensor({10, d_out}, 41, 0.3f);
     cw.value = random_tensor({10, d_out}, 42, 0.3f);
     const CrossAttentionGradients cross_slow = cross_attention_backward(x, context, cw, grad, teaching);
-    const CrossAttentionGradients cross_fast = cross_attention_backward(x, context, cw, grad, fast);
+    const CrossAttentionGradients cross_fast = cross_attention_backward_fast(x, context, cw, grad, fast);
     EXPECT_TRUE(all_close(cross_fast.x_query.data, cross_slow.x_query.data, 1e-5, 1e-5));
     EXPECT_TRUE(all_close(cross_fast.x_context.data, cross_slow.x_context.data, 1e-5, 1e-5));
     EXPECT_TRUE(all_close(cross_fast.weights.key.data, cross_slow.weights.key.data, 1e-5, 1e-5));
