@@ -1,15 +1,12 @@
 // The backward of steps 6–11: each function's forward passes, in reverse. The attention itself (the part
-// every form shares) is scaled_dot_product_backward.cpp; here are the projections around it. Where the
-// forward would run the fused kernel (fused_kernel_applies), the multi-head and cross backward run the fused
-// backward pipeline instead (fast_attention_backward.h), as the forward does.
+// every form shares) is scaled_dot_product_backward.cpp; here are the projections around it. Pure math:
+// the fast entry points (fast_attention_backward.h) run the fused backward where the options allow it.
 #include "attention/attention_backward.h"
 
 #include <vector>
 
 #include "attention/check_helpers.h"
 #include "attention/checks_backward.h"
-#include "attention/fast_attention.h"
-#include "attention/fast_attention_backward.h"
 #include "attention/projection.h"
 #include "attention/projection_backward.h"
 #include "attention/scaled_dot_product_backward.h"
@@ -44,6 +41,11 @@ InputGradients projections_backward(const Tensor& x_query, const Tensor& x_conte
 ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
                                             const Tensor& grad_output, const AttentionOptions& options) {
   require_valid(check_self_attention_backward(x, weights, grad_output, options));
+  return self_attention_backward_unchecked(x, weights, grad_output, options);
+}
+
+ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                      const Tensor& grad_output, const AttentionOptions& options) {
   // 1. project (as the forward) and 2. attend as one head, backwards: (B, T, d_out) is (B, T, 1·d_out)
   const Tensor query = project(x, weights.query, weights.query_bias, options.layout);
   const Tensor key = project(x, weights.key, weights.key_bias, options.layout);
@@ -61,7 +63,12 @@ ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWei
 ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
                                                        const Tensor& grad_output, const AttentionOptions& options) {
   require_valid(check_multihead_attention_split_backward(x, weights, grad_output, options));
-  if (fused_kernel_applies(options)) return fused_kernel_backward_split(x, weights, grad_output, options);
+  return multihead_attention_split_backward_unchecked(x, weights, grad_output, options);
+}
+
+ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                                 const Tensor& grad_output,
+                                                                 const AttentionOptions& options) {
   // 1. one projection each for Q, K, V: (B, T, d_in)·(d_in, d_out) -> (B, T, d_out)
   const Tensor query = project(x, weights.query, weights.query_bias);
   const Tensor key = project(x, weights.key, weights.key_bias);
@@ -83,7 +90,12 @@ ProjectionGradients multihead_attention_split_backward(const Tensor& x, const Pr
 StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
                                                       const Tensor& grad_output, const AttentionOptions& options) {
   require_valid(check_multihead_attention_stacked_backward(x, weights, grad_output, options));
-  if (fused_kernel_applies(options)) return fused_kernel_backward_stacked(x, weights, grad_output, options);
+  return multihead_attention_stacked_backward_unchecked(x, weights, grad_output, options);
+}
+
+StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x, const StackedWeights& weights,
+                                                                const Tensor& grad_output,
+                                                                const AttentionOptions& options) {
   const int heads = static_cast<int>(weights.heads.size());
   // 1. every head projects on its own, and 2. the heads lie side by side (split's layout), as the forward
   std::vector<Tensor> queries, keys, values;
@@ -119,7 +131,11 @@ StackedGradients multihead_attention_stacked_backward(const Tensor& x, const Sta
 FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
                                                   const Tensor& grad_output, const AttentionOptions& options) {
   require_valid(check_multihead_attention_fused_backward(x, weights, grad_output, options));
-  if (fused_kernel_applies(options)) return fused_kernel_backward_fused(x, weights, grad_output, options);
+  return multihead_attention_fused_backward_unchecked(x, weights, grad_output, options);
+}
+
+FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, const FusedWeights& weights,
+                                                            const Tensor& grad_output, const AttentionOptions& options) {
   const int d_out = weights.in_projection.shape[1] / 3;
   // 1. one projection for all three, (B, T, d_in)·(d_in, 3·d_out), and 2. cut into [Q | K | V], as the forward
   const Tensor qkv = project(x, weights.in_projection, weights.in_bias);
@@ -146,9 +162,12 @@ CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Te
                                                  const ProjectionWeights& weights, const Tensor& grad_output,
                                                  const AttentionOptions& options) {
   require_valid(check_cross_attention_backward(x_query, x_context, weights, grad_output, options));
-  if (fused_kernel_applies(options)) {
-    return fused_kernel_backward_cross(x_query, x_context, weights, grad_output, options);
-  }
+  return cross_attention_backward_unchecked(x_query, x_context, weights, grad_output, options);
+}
+
+CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query, const Tensor& x_context,
+                                                           const ProjectionWeights& weights, const Tensor& grad_output,
+                                                           const AttentionOptions& options) {
   // 1. queries from one sequence, keys and values from the other, as the forward
   const Tensor query = project(x_query, weights.query, weights.query_bias);
   const Tensor key = project(x_context, weights.key, weights.key_bias);

@@ -7,7 +7,10 @@
 // (an optional bias, the output projection) has an absent gradient.
 //
 // The forward is recomputed (with every intermediate: the teaching path) and the chain rule walks its
-// numbered passes backwards. Dropout uses the forward's mask: the same seed gives the same mask.
+// numbered passes backwards. Dropout uses the forward's mask: the same seed gives the same mask. These are
+// pure math; the multi-head and cross backward's fast entry points (fast_attention_backward.h) run the fused
+// backward where the forward would run the fused kernel. Bad arguments throw std::invalid_argument with
+// check_*_backward's message (checks_backward.h).
 #pragma once
 
 #include "attention/options.h"
@@ -57,5 +60,21 @@ FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWe
 CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
                                                  const ProjectionWeights& weights, const Tensor& grad_output,
                                                  const AttentionOptions& options = {});
+
+// The same five for arguments that already passed their check_*_backward (checks_backward.h): a binding checks
+// once, against the heap that is left, and the inputs are not scanned a second time.
+ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                      const Tensor& grad_output, const AttentionOptions& options);
+StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x, const StackedWeights& weights,
+                                                                const Tensor& grad_output,
+                                                                const AttentionOptions& options);
+ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                                                 const Tensor& grad_output,
+                                                                 const AttentionOptions& options);
+FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, const FusedWeights& weights,
+                                                            const Tensor& grad_output, const AttentionOptions& options);
+CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query, const Tensor& x_context,
+                                                           const ProjectionWeights& weights, const Tensor& grad_output,
+                                                           const AttentionOptions& options);
 
 }  // namespace ap

@@ -23,11 +23,23 @@ struct AttentionHeads {
   int batch = 0, tq = 0, tk = 0, heads = 0, d_head = 0;
   float score_scale = 1.0f;  // > 0: 1/√d_head/temperature, or 1/temperature when unscaled
   bool causal = true;
+  // Asked for by the backward (attention_heads_backward.h): each query row's log-sum-exp
+  //   lse_i = log Σ_j exp(score_scale·q_i·k_j) = score_scale·row_max_i + log_sum_i   over its visible keys,
+  // row_max_i = max_j q_i·k_j (raw, before the scale), log_sum_i = log Σ_j exp(score_scale·(q_i·k_j − row_max_i)),
+  // each (batch, heads, tq). Two floats because near logits of 1e4 a single float lse has an ulp of ~5e-4.
+  // Null: not written.
+  float* row_max = nullptr;
+  float* log_sum = nullptr;
 };
 
 // The slow, obvious version: per query row, all scores, the mask, a stable softmax, the weighted sum
 // of values. O(tk) scratch per row. What the fused kernel is tested against.
 void attention_heads_reference(const AttentionHeads& problem);
+
+// Where query row i of head h, batch b keeps its lse statistics: (batch, heads, tq), row-major.
+inline long statistic_index(const AttentionHeads& problem, int b, int h, int i) {
+  return (static_cast<long>(b) * problem.heads + h) * problem.tq + i;
+}
 
 // The fused kernel: per head, tiles of queries against tiles of keys with an online softmax (a running
 // max and a running sum per query, the partial output rescaled when the max grows), skipping key tiles

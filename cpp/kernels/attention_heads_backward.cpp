@@ -48,47 +48,25 @@ float* row_of(float* base, int stride, int b, int t, int i, int column) {
 // Keys j < visible(i) are seen by query i: all of them, or j ≤ i when causal (top-left aligned).
 int visible_keys(const AttentionHeads& s, int i) { return s.causal ? std::min(i + 1, s.tk) : s.tk; }
 
-// exp(s − lse) with lse = row_max + log_sum: (s − row_max) first, exact where s is near the max.
-float weight(float score, float row_max, float log_sum) { return std::exp((score - row_max) - log_sum); }
+// P_ij from the raw score s = q·k and row i's statistics (attention_heads_backward.h).
+struct RowStatistics {
+  float scale, row_max, log_sum;
+  bool split;  // row_max and log_sum as the forward saves them; else row_max is the lse itself
+  float weight(float score) const {
+    return split ? std::exp(scale * (score - row_max) - log_sum) : std::exp(scale * score - row_max);
+  }
+  f32x4 weight(f32x4 score) const {
+    return split ? exp(sub(mul(splat(scale), sub(score, splat(row_max))), splat(log_sum)))
+                 : exp(sub(mul(splat(scale), score), splat(row_max)));
+  }
+};
 
-std::size_t statistic_index(const AttentionHeads& s, int b, int h, int i) {
-  return (static_cast<std::size_t>(b) * s.heads + h) * s.tq + i;
+RowStatistics statistics_of(const AttentionHeadsBackward& g, int b, int h, int i) {
+  const long at = statistic_index(g.forward, b, h, i);
+  return {g.forward.score_scale, g.row_max[at], g.log_sum ? g.log_sum[at] : 0.0f, g.log_sum != nullptr};
 }
 
 }  // namespace
-
-void attention_heads_with_statistics(const AttentionHeads& s, float* row_max, float* log_sum) {
-  std::vector<float> scores(static_cast<std::size_t>(std::max(s.tk, 1)));
-  for (int b = 0; b < s.batch; ++b) {
-    for (int h = 0; h < s.heads; ++h) {
-      const int column = h * s.d_head;
-      for (int i = 0; i < s.tq; ++i) {
-        const float* q = row_of(s.query, s.query_stride, b, s.tq, i, column);
-        const int visible = visible_keys(s, i);
-        // 1. scores s_j = scale·q·k_j and their max
-        float max_score = -std::numeric_limits<float>::infinity();
-        for (int j = 0; j < visible; ++j) {
-          scores[j] = s.score_scale * dot(q, row_of(s.key, s.key_stride, b, s.tk, j, column), s.d_head);
-          max_score = std::max(max_score, scores[j]);
-        }
-        // 2. exp(s_j − max) and their sum l; lse = max + log l
-        float sum = 0.0f;
-        for (int j = 0; j < visible; ++j) {
-          scores[j] = std::exp(scores[j] - max_score);
-          sum += scores[j];
-        }
-        row_max[statistic_index(s, b, h, i)] = max_score;
-        log_sum[statistic_index(s, b, h, i)] = std::log(sum);
-        // 3. context = Σ_j (exp(s_j − max)/l)·v_j
-        float* out = row_of(s.context, s.context_stride, b, s.tq, i, column);
-        std::fill(out, out + s.d_head, 0.0f);
-        for (int j = 0; j < visible; ++j) {
-          add_scaled(out, scores[j] / sum, row_of(s.value, s.value_stride, b, s.tk, j, column), s.d_head);
-        }
-      }
-    }
-  }
-}
 
 void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
   const AttentionHeads& s = g.forward;
@@ -105,8 +83,7 @@ void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
         const float* o = row_of(s.context, s.context_stride, b, s.tq, i, column);
         const float* d_o = row_of(g.grad_context, g.grad_context_stride, b, s.tq, i, column);
         float* d_q = row_of(g.grad_query, g.grad_query_stride, b, s.tq, i, column);
-        const std::size_t at = statistic_index(s, b, h, i);
-        const float m = g.row_max[at], log_l = g.log_sum ? g.log_sum[at] : 0.0f;
+        const RowStatistics row = statistics_of(g, b, h, i);
         // D_i = dO_i·O_i
         float row_dot = 0.0f;
         for (int p = 0; p < d; ++p) row_dot += d_o[p] * o[p];
@@ -120,7 +97,7 @@ void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
             d_p += d_o[p] * v[p];
           }
           // P_ij = exp(s_ij − lse_i);  dS_ij = P_ij·(dP_ij − D_i)
-          const float p_ij = weight(s.score_scale * score, m, log_l);
+          const float p_ij = row.weight(score);
           const float d_s = p_ij * (d_p - row_dot);
           float* d_k = row_of(g.grad_key, g.grad_key_stride, b, s.tk, j, column);
           float* d_v = row_of(g.grad_value, g.grad_value_stride, b, s.tk, j, column);
@@ -160,13 +137,12 @@ void attention_heads_backward_rowwise(const AttentionHeadsBackward& g) {
           const float* q = row_of(s.query, s.query_stride, b, s.tq, i, column);
           const float* d_o = row_of(g.grad_context, g.grad_context_stride, b, s.tq, i, column);
           float* d_q = row_of(g.grad_query, g.grad_query_stride, b, s.tq, i, column);
-          const std::size_t at = statistic_index(s, b, h, i);
-          const float m = g.row_max[at], log_l = g.log_sum ? g.log_sum[at] : 0.0f;
+          const RowStatistics row = statistics_of(g, b, h, i);
           for (int j = j0; j < j_end; ++j) {
             const float* k = row_of(s.key, s.key_stride, b, s.tk, j, column);
             const float* v = row_of(s.value, s.value_stride, b, s.tk, j, column);
             // 3. P_ij = exp(s_ij − lse_i), recomputed;  dP_ij = dO_i·v_j;  dS_ij = P_ij·(dP_ij − D_i)
-            const float p_ij = weight(s.score_scale * dot(q, k, d), m, log_l);
+            const float p_ij = row.weight(dot(q, k, d));
             const float d_s = s.score_scale * p_ij * (dot(d_o, v, d) - row_dots[i]);
             // 4. dV_j += P_ij·dO_i;  dK_j += c·dS_ij·q_i;  dQ_i += c·dS_ij·k_j
             add_scaled(grad_value.data() + static_cast<std::size_t>(j - j0) * d, p_ij, d_o, d);
@@ -229,27 +205,26 @@ void attention_heads_backward_fused(const AttentionHeadsBackward& g) {
           const int rows = std::min(kQueryTile, s.tq - i0);
           const float* query_tile = query + static_cast<std::size_t>(i0) * s.query_stride;
           const float* grad_context_tile = grad_context + static_cast<std::size_t>(i0) * g.grad_context_stride;
-          // 3. S = Q_i·K_jᵀ (rows, cols), then P = exp(c·S − lse) on the visible keys, 0 on the masked ones
+          // 3. S = Q_i·K_jᵀ (rows, cols), raw; P on the visible keys (step 5), 0 on the masked ones
           matmul(query_tile, key_tile, weights.data(), {rows, d, cols, s.query_stride, s.key_stride, cols, true});
           // 4. dP = dO_i·V_jᵀ (rows, cols)
           matmul(grad_context_tile, value_tile, grad_scores.data(), {rows, d, cols, g.grad_context_stride, s.value_stride, cols, true});
           for (int r = 0; r < rows; ++r) {
             const int i = i0 + r;
-            const std::size_t at = statistic_index(s, b, h, i);
-            const f32x4 row_max = splat(g.row_max[at]), log_sum = splat(g.log_sum ? g.log_sum[at] : 0.0f);
+            const RowStatistics row = statistics_of(g, b, h, i);
             const f32x4 scale = splat(s.score_scale), row_dot = splat(row_dots[i]);
             const int visible = std::clamp(visible_keys(s, i) - j0, 0, cols);
             float* p = weights.data() + static_cast<std::size_t>(r) * cols;
             float* ds = grad_scores.data() + static_cast<std::size_t>(r) * cols;
-            // 5. dS = c·P ⊙ (dP − D_i), four keys at a time
+            // 5. P from the raw scores and the row's lse; dS = c·P ⊙ (dP − D_i), four keys at a time
             int c = 0;
             for (; c + kLanes <= visible; c += kLanes) {
-              const f32x4 weight_lanes = exp(sub(sub(mul(scale, load(p + c)), row_max), log_sum));
+              const f32x4 weight_lanes = row.weight(load(p + c));
               store(p + c, weight_lanes);
               store(ds + c, mul(scale, mul(weight_lanes, sub(load(ds + c), row_dot))));
             }
             for (; c < visible; ++c) {
-              p[c] = weight(s.score_scale * p[c], g.row_max[at], g.log_sum ? g.log_sum[at] : 0.0f);
+              p[c] = row.weight(p[c]);
               ds[c] = s.score_scale * p[c] * (ds[c] - row_dots[i]);
             }
             std::fill(p + visible, p + cols, 0.0f);

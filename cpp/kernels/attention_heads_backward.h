@@ -1,17 +1,13 @@
 // The backward of attention over all heads (attention_heads.h's layout), FlashAttention-2 style: the
 // weights P are never stored; they are recomputed tile by tile from the forward's per-row log-sum-exp.
 //
-// Per query row i of a head (s_ij = score_scale·q_i·k_j over the visible keys j, as the forward):
-//   lse_i = log Σ_j exp(s_ij)                      saved by the forward, as row_max_i + log_sum_i
-//   P_ij  = exp(s_ij − lse_i)                       recomputed
+// Per query row i of a head (s_ij = q_i·k_j over the visible keys j, c = score_scale, as the forward):
+//   lse_i = log Σ_j exp(c·s_ij)                    saved by the forward as c·row_max_i + log_sum_i (attention_heads.h)
+//   P_ij  = exp(c·(s_ij − row_max_i) − log_sum_i)   recomputed: s − row_max first, exact where q·k is
 //   D_i   = Σ_d dO_id·O_id   (= Σ_j P_ij·dP_ij)    one dot product per row, from the forward's output O
 //   dP_ij = dO_i·v_j,  dS_ij = P_ij·(dP_ij − D_i)
-//   dQ_i  = score_scale·Σ_j dS_ij·k_j,  dK_j = score_scale·Σ_i dS_ij·q_i,  dV_j = Σ_i P_ij·dO_i
-//
-// lse is kept as two floats, row_max (the row's largest scaled score) and log_sum = log Σ_j exp(s_ij − row_max):
-// near logits of 1e4 one float lse has an ulp of ~5e-4, so exp(s − lse) would be off by that much, while
-// (s − row_max) is exact there and log_sum is small. A caller holding only lse passes it as row_max and
-// log_sum = null (zeros).
+//   dQ_i  = c·Σ_j dS_ij·k_j,  dK_j = c·Σ_i dS_ij·q_i,  dV_j = Σ_i P_ij·dO_i
+// A caller holding only the lse passes it as row_max with log_sum = null: then P_ij = exp(c·s_ij − lse_i).
 #pragma once
 
 #include "attention_heads.h"
@@ -19,11 +15,12 @@
 namespace ap::kernels {
 
 struct AttentionHeadsBackward {
-  AttentionHeads forward;      // query, key, value, context = the forward's output O (read), sizes, scale, causal
+  AttentionHeads forward;      // query, key, value, context = the forward's output O (read), sizes, scale, causal;
+                               // its row_max and log_sum are not read (the two below are)
   const float* grad_context = nullptr;  // dO (batch·tq, heads·d_head), row stride grad_context_stride
   int grad_context_stride = 0;
-  const float* row_max = nullptr;       // (batch, heads, tq)
-  const float* log_sum = nullptr;       // (batch, heads, tq), or null: zeros (row_max is then lse itself)
+  const float* row_max = nullptr;       // (batch, heads, tq): the forward's, or the lse itself when log_sum is null
+  const float* log_sum = nullptr;       // (batch, heads, tq), or null
   float* grad_query = nullptr;          // dQ (batch·tq, heads·d_head), overwritten
   int grad_query_stride = 0;
   float* grad_key = nullptr;            // dK (batch·tk, heads·d_head), overwritten
@@ -31,10 +28,6 @@ struct AttentionHeadsBackward {
   float* grad_value = nullptr;          // dV (batch·tk, heads·d_head), overwritten
   int grad_value_stride = 0;
 };
-
-// The forward with its statistics: writes problem.context like attention_heads_reference, and row_max and
-// log_sum (batch, heads, tq) as above. One query row at a time: its scores (O(tk) scratch), max, sum, Σ P·v.
-void attention_heads_with_statistics(const AttentionHeads& problem, float* row_max, float* log_sum);
 
 // The slow, obvious backward: one query row at a time, the formulas above as they read. O(tk) scratch.
 void attention_heads_backward_reference(const AttentionHeadsBackward& problem);

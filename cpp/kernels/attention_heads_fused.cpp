@@ -7,7 +7,7 @@
 //   2. per query (one lane):    m' = max(m, max_j s_j),  Pᵀ = 2^(c·(Sᵀ − m')),  α = 2^(c·(m − m')),
 //                               l ← α·l + Σ_j p_j,  Oᵀ ← α·Oᵀ
 //   3. Oᵀ += Vᵀ·Pᵀ              A = V in panels of R head columns, B = Pᵀ as it lies (R×8 tiles)
-//   4. context = (Oᵀ / l)ᵀ
+//   4. context = (Oᵀ / l)ᵀ; when asked, each row's lse as its raw max m and log l (attention_heads.h)
 // R = 6 with the relaxed-SIMD tile installed (12 accumulators), else 4 (the inline tile; a plain 6×8
 // spills). The exponential is in base 2 with c = scale·log2(e) > 0: 2^(c·x) = e^(scale·x), so it needs
 // no range reduction by ln 2. The scores stay raw q·k and the running max is subtracted BEFORE the
@@ -271,11 +271,17 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
     store(sums, w.running_sum[panel * 2]);
     store(sums + kLanes, w.running_sum[panel * 2 + 1]);
     const float* output = w.output.data() + static_cast<size_t>(panel) * w.padded_d_head * kPanelQueries;
+    alignas(16) float maxima[kPanelQueries];
+    store(maxima, w.running_max[panel * 2]);
+    store(maxima + kLanes, w.running_max[panel * 2 + 1]);
     for (int c = 0; c < kPanelQueries && panel * kPanelQueries + c < count; ++c) {
       const int i = i0 + panel * kPanelQueries + c;
       float* context = s.context + static_cast<size_t>(batch_index * s.tq + i) * s.context_stride + column;
       const float factor = 1.0f / sums[c];
       for (int d = 0; d < s.d_head; ++d) context[d] = output[d * kPanelQueries + c] * factor;
+      // when asked: the row's lse = c·m + log l, as its raw max m and log l (attention_heads.h)
+      if (s.row_max != nullptr) s.row_max[statistic_index(s, batch_index, column / s.d_head, i)] = maxima[c];
+      if (s.log_sum != nullptr) s.log_sum[statistic_index(s, batch_index, column / s.d_head, i)] = std::log(sums[c]);
     }
   }
 }

@@ -16,20 +16,23 @@ void attention_heads_reference(const AttentionHeads& s) {
       for (int i = 0; i < s.tq; ++i) {
         const float* q = s.query + static_cast<size_t>(b * s.tq + i) * s.query_stride + column;
         const int visible = s.causal ? std::min(i + 1, s.tk) : s.tk;  // keys j < visible
-        // 1. scores = scale·q·kⱼ  2. mask: j ≥ visible is −∞, i.e. left out  3. stable softmax
-        float max_score = -std::numeric_limits<float>::infinity();
+        // 1. scores = scale·q·kⱼ  2. mask: j ≥ visible is −∞, i.e. left out  3. stable softmax, the max
+        //    subtracted from the raw q·kⱼ before the scale (as the fused kernel: exact where q·k is)
+        float max_dot = -std::numeric_limits<float>::infinity();
         for (int j = 0; j < visible; ++j) {
           const float* k = s.key + static_cast<size_t>(b * s.tk + j) * s.key_stride + column;
           float dot = 0.0f;
           for (int p = 0; p < s.d_head; ++p) dot += q[p] * k[p];
-          weights[j] = s.score_scale * dot;
-          max_score = std::max(max_score, weights[j]);
+          weights[j] = dot;
+          max_dot = std::max(max_dot, dot);
         }
         float sum = 0.0f;
         for (int j = 0; j < visible; ++j) {
-          weights[j] = std::exp(weights[j] - max_score);
+          weights[j] = std::exp(s.score_scale * (weights[j] - max_dot));
           sum += weights[j];
         }
+        if (s.row_max != nullptr) s.row_max[statistic_index(s, b, h, i)] = max_dot;
+        if (s.log_sum != nullptr) s.log_sum[statistic_index(s, b, h, i)] = std::log(sum);
         // 4. context = Σ weights·v
         float* out = s.context + static_cast<size_t>(b * s.tq + i) * s.context_stride + column;
         std::fill(out, out + s.d_head, 0.0f);

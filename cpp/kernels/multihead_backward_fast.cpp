@@ -14,6 +14,7 @@ namespace ap::kernels {
 namespace {
 
 using Buffer = std::vector<float>;
+using AttentionForward = void (*)(const AttentionHeads&);
 using AttentionBackward = void (*)(const AttentionHeadsBackward&);
 
 // a (rows, cols) with row stride `stride` → aᵀ (cols, rows), dense: GEMM multiplies A·B and A·Bᵀ only,
@@ -58,7 +59,8 @@ void project_backward(MatmulFunction gemm, const float* x, int rows, int d_in, c
   for (std::size_t i = 0; i < term.size(); ++i) grad_x[i] += term[i];
 }
 
-void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, AttentionBackward attention_backward) {
+void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, AttentionForward attention_forward,
+                  AttentionBackward attention_backward) {
   const MultiheadProblem& p = g.forward;
   const int query_rows = p.batch * p.tq, context_rows = p.batch * p.tk, d = p.d_out;
   const std::size_t query_size = static_cast<std::size_t>(query_rows) * d;
@@ -85,7 +87,7 @@ void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, Attent
       for (int c = 0; c < d; ++c) value[(static_cast<std::size_t>(b) * p.tk + j) * d + c] -= mean[c];
   }
 
-  // 3. the centred context O' = P·V' and each query row's lse (as row max + log Σ exp(s − max))
+  // 3. the centred context O' = P·V' and each query row's lse (as its raw max and log Σ exp(c·(s − max)))
   AttentionHeads heads;
   heads.query = query.data();
   heads.query_stride = d;
@@ -102,7 +104,9 @@ void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, Attent
   heads.d_head = d / p.heads;
   heads.score_scale = p.score_scale;
   heads.causal = p.causal;
-  attention_heads_with_statistics(heads, row_max.data(), log_sum.data());
+  heads.row_max = row_max.data();
+  heads.log_sum = log_sum.data();
+  attention_forward(heads);
 
   // 4. output = context·Wo + bo: dContext = dOut·Woᵀ (and dbo = Σ_rows dOut)
   Buffer grad_context(query_size);
@@ -152,11 +156,11 @@ void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, Attent
 }  // namespace
 
 void multihead_attention_backward_fast(const MultiheadBackwardProblem& problem) {
-  run_backward(problem, matmul, attention_heads_backward_fused);
+  run_backward(problem, matmul, attention_heads_fused, attention_heads_backward_fused);
 }
 
 void multihead_attention_backward_reference(const MultiheadBackwardProblem& problem) {
-  run_backward(problem, matmul_reference, attention_heads_backward_reference);
+  run_backward(problem, matmul_reference, attention_heads_reference, attention_heads_backward_reference);
 }
 
 }  // namespace ap::kernels

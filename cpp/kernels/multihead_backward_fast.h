@@ -5,7 +5,7 @@
 //   1. Q, K, V = projections (GEMM), as the forward
 //   2. V' = V − v̄ (each column's mean over the keys): the weights sum to 1, so O = v̄ + P·V' and the
 //      gradients are unchanged, while FA-2's D_i = dO_i·O'_i no longer cancels digits against dO_i·v'_j
-//   3. context O' = P·V' and lse per query row (attention_heads_with_statistics)
+//   3. context O' = P·V' and lse per query row (attention_heads_fused, asked for its statistics)
 //   4. output = O·Wo + bo:     dO = dOut·Woᵀ,  dbo = Σ_rows dOut
 //   5. attention:              dQ, dK, dV (attention_heads_backward_fused)
 //   6.                         dWo = Oᵀ·dOut, O = O' + v̄
@@ -40,7 +40,8 @@ struct MultiheadBackwardProblem {
 // Expects a validated problem (the core checks shapes once).
 void multihead_attention_backward_fast(const MultiheadBackwardProblem& problem);
 
-// The same pipeline with the reference GEMM and the reference attention backward: what the tests compare with.
+// The same pipeline with the reference GEMM and the reference attention, forward and backward: what the tests
+// compare with.
 void multihead_attention_backward_reference(const MultiheadBackwardProblem& problem);
 
 }  // namespace ap::kernels

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "attention/fast_attention_backward.h"
 #include "fixture_loader.h"
 #include "test_support.h"
 
@@ -97,9 +98,9 @@ TEST(BackwardFixtures, SelfAttentionBackwardMatchesAutograd) {
   });
 }
 
-// With intermediates false the multi-head and cross backward run the fused backward pipeline wherever the
-// options allow it (no dropout; causal only with the '-inf' mask), the teaching code elsewhere: both paths
-// must meet every case.
+// The multi-head and cross backward two ways: the teaching functions, and the fast entry points (after the
+// check, as a binding calls them) with intermediates false, which run the fused backward wherever the options
+// allow it (no dropout; causal only with the '-inf' mask), the teaching code elsewhere: both meet every case.
 AttentionOptions options_for(const json& value, bool fast) {
   AttentionOptions options = testing::to_attention_options(value);
   options.intermediates = !fast;
@@ -111,33 +112,48 @@ class BackwardPaths : public ::testing::TestWithParam<bool> {};
 TEST_P(BackwardPaths, MultiheadAttentionSplitBackwardMatchesAutograd) {
   const bool fast = GetParam();
   check_backward_fixture("multiheadAttentionSplitBackward", [fast](const json& args) {
-    return named(multihead_attention_split_backward(to_tensor(args[0]), testing::to_projection_weights(args[1]),
-                                                    to_tensor(args[2]), options_for(args[3], fast)));
+    const Tensor x = to_tensor(args[0]), grad = to_tensor(args[2]);
+    const ProjectionWeights weights = testing::to_projection_weights(args[1]);
+    const AttentionOptions options = options_for(args[3], fast);
+    if (!fast) return named(multihead_attention_split_backward(x, weights, grad, options));
+    EXPECT_EQ(check_multihead_attention_split_backward(x, weights, grad, options), "");
+    return named(multihead_attention_split_backward_fast(x, weights, grad, options));
   });
 }
 
 TEST_P(BackwardPaths, MultiheadAttentionStackedBackwardMatchesAutograd) {
   const bool fast = GetParam();
   check_backward_fixture("multiheadAttentionStackedBackward", [fast](const json& args) {
-    return named(multihead_attention_stacked_backward(to_tensor(args[0]), testing::to_stacked_weights(args[1]),
-                                                      to_tensor(args[2]), options_for(args[3], fast)));
+    const Tensor x = to_tensor(args[0]), grad = to_tensor(args[2]);
+    const StackedWeights weights = testing::to_stacked_weights(args[1]);
+    const AttentionOptions options = options_for(args[3], fast);
+    if (!fast) return named(multihead_attention_stacked_backward(x, weights, grad, options));
+    EXPECT_EQ(check_multihead_attention_stacked_backward(x, weights, grad, options), "");
+    return named(multihead_attention_stacked_backward_fast(x, weights, grad, options));
   });
 }
 
 TEST_P(BackwardPaths, MultiheadAttentionFusedBackwardMatchesAutograd) {
   const bool fast = GetParam();
   check_backward_fixture("multiheadAttentionFusedBackward", [fast](const json& args) {
-    return named(multihead_attention_fused_backward(to_tensor(args[0]), testing::to_fused_weights(args[1]),
-                                                    to_tensor(args[2]), options_for(args[3], fast)));
+    const Tensor x = to_tensor(args[0]), grad = to_tensor(args[2]);
+    const FusedWeights weights = testing::to_fused_weights(args[1]);
+    const AttentionOptions options = options_for(args[3], fast);
+    if (!fast) return named(multihead_attention_fused_backward(x, weights, grad, options));
+    EXPECT_EQ(check_multihead_attention_fused_backward(x, weights, grad, options), "");
+    return named(multihead_attention_fused_backward_fast(x, weights, grad, options));
   });
 }
 
 TEST_P(BackwardPaths, CrossAttentionBackwardMatchesAutograd) {
   const bool fast = GetParam();
   check_backward_fixture("crossAttentionBackward", [fast](const json& args) {
-    return named(cross_attention_backward(to_tensor(args[0]), to_tensor(args[1]),
-                                          testing::to_projection_weights(args[2]), to_tensor(args[3]),
-                                          options_for(args[4], fast)));
+    const Tensor x_query = to_tensor(args[0]), x_context = to_tensor(args[1]), grad = to_tensor(args[3]);
+    const ProjectionWeights weights = testing::to_projection_weights(args[2]);
+    const AttentionOptions options = options_for(args[4], fast);
+    if (!fast) return named(cross_attention_backward(x_query, x_context, weights, grad, options));
+    EXPECT_EQ(check_cross_attention_backward(x_query, x_context, weights, grad, options), "");
+    return named(cross_attention_backward_fast(x_query, x_context, weights, grad, options));
   });
 }
 

@@ -1,5 +1,5 @@
-// The fused attention backward equals the row-by-row reference backward, and the forward with statistics
-// equals the reference forward with lse = log Σ exp(scores); on causal and full attention, Tq ≠ Tk, d_head
+// Every attention backward variant equals the row-by-row reference backward, and the forward (reference and
+// fused) saves lse = log Σ exp(scores); on causal and full attention, Tq ≠ Tk, d_head
 // not a multiple of 4, several key tiles. The whole fast backward pipeline equals the teaching backward.
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attention/attention_backward.h"
+#include "attention/fast_attention_backward.h"
 #include "kernels/attention_heads.h"
 #include "kernels/attention_heads_backward.h"
 #include "test_data.h"
@@ -39,7 +40,7 @@ struct Data {
         log_sum(row_max.size()) {
     heads = {query.data(), width, key.data(), width, value.data(), width, context.data(), width,
              c.batch,      c.tq,  c.tk,       c.heads, c.d_head, 1.0f / std::sqrt(static_cast<float>(c.d_head)),
-             c.causal};
+             c.causal,     row_max.data(), log_sum.data()};
   }
   // The backward problem writing into the given gradients.
   AttentionHeadsBackward backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv) const {
@@ -62,37 +63,35 @@ struct Data {
   AttentionHeads heads;
 };
 
-TEST_P(AttentionBackwardKernel, TheForwardWithStatisticsSavesTheLogSumExp) {
+// The forward (reference and fused) saves each row's lse = c·row_max + log_sum, checked in double.
+TEST_P(AttentionBackwardKernel, TheForwardSavesTheLogSumExp) {
   const HeadsCase c = GetParam();
-  Data data(c);
-  attention_heads_with_statistics(data.heads, data.row_max.data(), data.log_sum.data());
-  std::vector<float> expected(data.context.size());
-  AttentionHeads reference = data.heads;
-  reference.context = expected.data();
-  attention_heads_reference(reference);
-  EXPECT_TRUE(all_close(data.context, expected, 1e-6, 1e-5));
-  // lse of row i, head h, batch b = log Σ_j exp(scale·q·k_j) over the visible keys, in double
-  for (int b = 0; b < c.batch; ++b)
-    for (int h = 0; h < c.heads; ++h)
-      for (int i = 0; i < c.tq; ++i) {
-        double sum = 0.0;
-        const int visible = c.causal ? std::min(i + 1, c.tk) : c.tk;
-        for (int j = 0; j < visible; ++j) {
-          double dot = 0.0;
-          for (int p = 0; p < c.d_head; ++p)
-            dot += static_cast<double>(data.query[(static_cast<size_t>(b) * c.tq + i) * data.width + h * c.d_head + p]) *
-                   data.key[(static_cast<size_t>(b) * c.tk + j) * data.width + h * c.d_head + p];
-          sum += std::exp(dot * data.heads.score_scale);
+  for (const auto forward : {attention_heads_reference, attention_heads_fused}) {
+    Data data(c);
+    forward(data.heads);
+    for (int b = 0; b < c.batch; ++b)
+      for (int h = 0; h < c.heads; ++h)
+        for (int i = 0; i < c.tq; ++i) {
+          double sum = 0.0;
+          const int visible = c.causal ? std::min(i + 1, c.tk) : c.tk;
+          for (int j = 0; j < visible; ++j) {
+            double dot = 0.0;
+            for (int p = 0; p < c.d_head; ++p)
+              dot += static_cast<double>(data.query[(static_cast<size_t>(b) * c.tq + i) * data.width + h * c.d_head + p]) *
+                     data.key[(static_cast<size_t>(b) * c.tk + j) * data.width + h * c.d_head + p];
+            sum += std::exp(dot * data.heads.score_scale);
+          }
+          const size_t at = (static_cast<size_t>(b) * c.heads + h) * c.tq + i;
+          EXPECT_NEAR(data.heads.score_scale * data.row_max[at] + data.log_sum[at], std::log(sum), 1e-5)
+              << "row " << i << " head " << h;
         }
-        const size_t at = (static_cast<size_t>(b) * c.heads + h) * c.tq + i;
-        EXPECT_NEAR(data.row_max[at] + data.log_sum[at], std::log(sum), 1e-5) << "row " << i << " head " << h;
-      }
+  }
 }
 
 TEST_P(AttentionBackwardKernel, EveryVariantEqualsTheReference) {
   const HeadsCase c = GetParam();
   Data data(c);
-  attention_heads_with_statistics(data.heads, data.row_max.data(), data.log_sum.data());
+  attention_heads_reference(data.heads);
   std::vector<float> rq(data.query.size()), rk(data.key.size()), rv(data.value.size());
   attention_heads_backward_reference(data.backward(rq, rk, rv));
   for (const auto variant : {attention_heads_backward_rowwise, attention_heads_backward_fused}) {
@@ -107,13 +106,13 @@ TEST_P(AttentionBackwardKernel, EveryVariantEqualsTheReference) {
 TEST_P(AttentionBackwardKernel, AnLseWithoutItsSplitGivesTheSameGradients) {
   const HeadsCase c = GetParam();
   Data data(c);
-  attention_heads_with_statistics(data.heads, data.row_max.data(), data.log_sum.data());
+  attention_heads_fused(data.heads);
   std::vector<float> dq(data.query.size()), dk(data.key.size()), dv(data.value.size());
   std::vector<float> lq(dq.size()), lk(dk.size()), lv(dv.size());
   attention_heads_backward_fused(data.backward(dq, dk, dv));
   // lse alone, as a caller holding only the forward's lse passes it
   std::vector<float> lse(data.row_max.size());
-  for (size_t i = 0; i < lse.size(); ++i) lse[i] = data.row_max[i] + data.log_sum[i];
+  for (size_t i = 0; i < lse.size(); ++i) lse[i] = data.heads.score_scale * data.row_max[i] + data.log_sum[i];
   AttentionHeadsBackward only_lse = data.backward(lq, lk, lv);
   only_lse.row_max = lse.data();
   only_lse.log_sum = nullptr;
@@ -164,7 +163,7 @@ TEST(FastBackwardPipeline, EqualsTheTeachingBackwardForEveryForm) {
     fast.intermediates = false;
 
     const ProjectionGradients slow = multihead_attention_split_backward(x, w, grad, teaching);
-    const ProjectionGradients quick = multihead_attention_split_backward(x, w, grad, fast);
+    const ProjectionGradients quick = multihead_attention_split_backward_fast(x, w, grad, fast);
     for (const auto& [name, a, b] : {std::tuple{"x", &quick.x, &slow.x}, std::tuple{"query", &quick.weights.query, &slow.weights.query},
                                      std::tuple{"key", &quick.weights.key, &slow.weights.key},
                                      std::tuple{"value", &quick.weights.value, &slow.weights.value},
@@ -176,13 +175,15 @@ TEST(FastBackwardPipeline, EqualsTheTeachingBackwardForEveryForm) {
       EXPECT_EQ(a->shape, b->shape) << name;
     }
     EXPECT_FALSE(quick.weights.key_bias.present());
+    // the fast entry point did run the fused backward: bit for bit its result
+    EXPECT_EQ(quick.x.data, fused_kernel_backward_split(x, w, grad, fast).x.data);
 
     const Tensor context = random_tensor({batch, 23, 10}, 40, 1.0f);
     ProjectionWeights cw = w;
     cw.key = random_tensor({10, d_out}, 41, 0.3f);
     cw.value = random_tensor({10, d_out}, 42, 0.3f);
     const CrossAttentionGradients cross_slow = cross_attention_backward(x, context, cw, grad, teaching);
-    const CrossAttentionGradients cross_fast = cross_attention_backward(x, context, cw, grad, fast);
+    const CrossAttentionGradients cross_fast = cross_attention_backward_fast(x, context, cw, grad, fast);
     EXPECT_TRUE(all_close(cross_fast.x_query.data, cross_slow.x_query.data, 1e-5, 1e-5));
     EXPECT_TRUE(all_close(cross_fast.x_context.data, cross_slow.x_context.data, 1e-5, 1e-5));
     EXPECT_TRUE(all_close(cross_fast.weights.key.data, cross_slow.weights.key.data, 1e-5, 1e-5));
