@@ -59,7 +59,15 @@ export const STEPS = [
     async run({ api, inputs }) {
       const tokens = { data: inputs.framingIds, shape: [1, inputs.framingIds.length] };
       const result = await api.nextTokenPairs(tokens);
-      return { pairs: { contexts: result.contexts, targets: result.targets, vocabulary: inputs.framingVocabulary } };
+      // The same ids as tensors with their shapes: (B, T−1) each, column t for position t.
+      const ids = (tensor) => ({ data: Float32Array.from(tensor.data), shape: tensor.shape });
+      return {
+        pairs: { contexts: result.contexts, targets: result.targets, vocabulary: inputs.framingVocabulary },
+        tensors: [
+          show('contexts (last token of each context)', ids(result.contexts), { axes: ['B', 'T−1'] }),
+          show('targets', ids(result.targets), { axes: ['B', 'T−1'] }),
+        ],
+      };
     },
   },
   {

@@ -85,7 +85,7 @@ export const STRINGS = {
     sentence: 'Sentence',
     context: 'Context sentence (keys and values)',
     T: 'Tokens T (the sentence repeats when shorter)',
-    dModel: 'Embedding size d_model',
+    dModel: 'Embedding size d_in',
     dOut: 'Output size d_out',
     heads: 'Heads H',
     seed: 'Seed (torch.manual_seed for the weights; the embeddings of words outside the book)',
