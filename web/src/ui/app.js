@@ -10,7 +10,7 @@ import { STEP_BY_ID } from './steps.js';
 import { createShell, stepCountText } from './shell.js';
 import { renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
-import { exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
+import { clearInspected, exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
 import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
 
@@ -76,6 +76,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.explanation.textContent = strings.text;
     shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
     shell.cellMath.reset();
+    clearInspected();
     shell.cpp.textContent = step.cpp;
     shell.torch.textContent = step.torch;
     shell.controls.replaceChildren(renderControls(step.controls, state, (changes) => update(changes, { fromControl: true })));
