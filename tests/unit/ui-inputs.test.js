@@ -13,11 +13,15 @@ describe('inputs', () => {
     expect(Array.from(inputs.x.data.subarray(3, 6))).toEqual([0.55, 0.87, 0.66].map(Math.fround));
   });
 
-  test('step 1 frames T+1 tokens, repeating a short sentence', () => {
-    const inputs = buildInputs({ ...defaultState(), sentence: 'a b', T: 3 });
-    expect(inputs.tokens).toEqual(['a', 'b', 'a']);
-    expect(Array.from(inputs.framingIds)).toEqual([0, 1, 0, 1]);
-    expect(inputs.framingVocabulary).toEqual(['a', 'b']);
+  test('step 1 frames T+1 tokens and never wraps around the sentence (issue 11 #7)', () => {
+    const short = buildInputs({ ...defaultState(), sentence: 'a b', T: 3 });
+    expect(short.tokens).toEqual(['a', 'b', 'a']); // the other steps still repeat a short sentence
+    expect(Array.from(short.framingIds)).toEqual([0, 1]); // one pair: a → b, not b → a
+    expect(short.framingVocabulary).toEqual(['a', 'b']);
+    const long = buildInputs({ ...defaultState(), sentence: 'a b c d e', T: 3 });
+    expect(Array.from(long.framingIds)).toEqual([0, 1, 2, 3]);
+    const one = buildInputs({ ...defaultState(), sentence: 'a', T: 2 });
+    expect(Array.from(one.framingIds)).toEqual([0, 0, 0]); // a single word still makes pairs
   });
 
   test('a word keeps its random embedding when the sentence around it changes', () => {

@@ -44,7 +44,9 @@ export function layoutPanel(panel, maxWidth = 420, maxCell = 40) {
     cell = Math.max(6, Math.min(maxCell, Math.floor((maxWidth - left - Math.max(4, diagonalRight - 10)) / panel.cols)));
     diagonal = colLabelChars * 7 > cell;
   }
-  const right = diagonal ? Math.max(4, diagonalRight - Math.floor(cell / 2)) : 4;
+  const rightOf = (size) => (diagonal ? Math.max(4, diagonalRight - Math.floor(size / 2)) : 4);
+  while (cell > 6 && left + panel.cols * cell + rightOf(cell) > maxWidth) cell--;
+  const right = rightOf(cell);
   const labelHeight = panel.colLabels ? (diagonal ? Math.min(70, 12 + colLabelChars * 5) : 18) : 16;
   const top = titleHeight + labelHeight;
   return {
