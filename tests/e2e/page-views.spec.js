@@ -138,9 +138,18 @@ test('the computation behind a weight, under the formula, equals the cell and th
   expect(number(/= (\S+)/.exec(lines.score)[1])).toBeCloseTo(run.score, 4);
   expect(number(lines.scaled.split('→ ')[1])).toBeCloseTo(run.scaled, 4);
   expect(lines.mask).toContain('kept');
+  // A control change redraws the inspected cell's computation with the new numbers.
+  const temperature = page.locator('.controls [data-control-number="temperature"]');
+  await temperature.fill('3');
+  await afterRender(page, () => temperature.press('Tab'));
+  const after = await shownValues(page, 'weights');
+  expect(after[2 * T + 1]).not.toBeCloseTo(shown[2 * T + 1], 4);
+  await expect(math.locator('[data-line="weight"]')).toHaveText(`weight[2, 1] = ${after[2 * T + 1].toFixed(4)}`);
+  await page.locator('figure[data-tensor="weights"] canvas').focus(); // back on the heatmap, at cell [2, 1]
   // A future key is masked and its weight is 0.
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight'); // weights[2, 3]
+  await expect(math).toHaveAttribute('data-cell', 'weights[0, 2, 3]');
   await expect(math.locator('[data-line="mask"]')).toContainText('−∞');
   await expect(math.locator('[data-line="weight"]')).toContainText('= 0.0000');
   // Pointing at a cell of the second head shows that head's computation.

@@ -508,7 +508,9 @@ export function clearInspected() {
 
 // Pointer and keyboard inspection of cells, and editing of the cells of an input matrix (x, W_query…).
 function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit, signal }) {
-  let focus = { row: 0, col: 0 };
+  // The keyboard's cell survives a repaint: it starts where the last inspection of this panel was.
+  const last = inspected?.name === view.name && inspected.panel === panel.index ? inspected : null;
+  let focus = last && last.row < panel.rows && last.col < panel.cols ? { row: last.row, col: last.col } : { row: 0, col: 0 };
   const showCell = (cell, x, y) => {
     inspected = { name: view.name, panel: panel.index, row: cell.row, col: cell.col };
     inspectListener?.(view, panel, cell.row, cell.col);
