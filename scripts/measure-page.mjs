@@ -6,7 +6,7 @@
 //      host headers (no COOP/COEP);
 //   3. everything shipped in dist/, gzip -9 (the single-file page reported on its own).
 //
-//   node scripts/measure-page.mjs [--json build/page-budgets.json]
+//   node scripts/measure-page.mjs [--json build/page-budgets.json] [--only STEP]
 // Run scripts/build.sh first. Not a test: it reports numbers, it does not judge them.
 import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -18,6 +18,8 @@ import { CHROMIUM_ARGS } from '../playwright.config.js';
 const REPEATS = 25;
 const LOADS = 7;
 // Steps and sizes for the repaint budget: every step that draws attention at the largest teaching size.
+// The views' extras (issue 11) are on in every case: the flow picture, and the computation of the weight
+// under the pointer next to the formula.
 const REPAINT_CASES = [
   { step: 'loop', query: 'T=32&dModel=64' },
   { step: 'self-attention', query: 'T=32&dModel=64' },
@@ -25,6 +27,7 @@ const REPAINT_CASES = [
   { step: 'causal', query: 'T=32&dModel=64&dOut=64' },
   { step: 'dropout', query: 'T=32&dModel=64&dOut=64' },
   { step: 'multihead', query: 'T=32&dModel=64&dOut=64&heads=4' },
+  { step: 'multihead', query: 'T=32&dModel=64&dOut=64&heads=8' },
   { step: 'cross', query: 'T=32&dModel=64&dOut=64&heads=4' },
   { step: 'causal', query: '' }, // the default teaching size (T=6, d=3)
 ];
@@ -65,6 +68,10 @@ async function waitForFirstRender(page) {
 // style, layout and paint on the main thread. Alongside, where the time went: the page's compute and
 // drawing (input → new tensors in the DOM) and the browser's frame work (animation callback → painted).
 async function installRepaintProbe(page) {
+  // The views' extras on, as a reader has them: a weights cell inspected, so its computation
+  // under the formula (values in the formula) is redrawn with every change; the flow picture is always on.
+  const weights = page.locator('figure[data-tensor="weights"] canvas').first();
+  if (await weights.count()) await weights.focus(); // inspects cell [0, 0]; it stays inspected when the slider takes focus
   await page.evaluate(() => {
     window.__repaints = [];
     let inputAt = null;
@@ -108,7 +115,9 @@ async function main() {
   const results = { repaint: [], load: null, shipped: shippedSizes(), browser: browser.version(), date: new Date().toISOString() };
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    for (const { step, query } of REPAINT_CASES) {
+    const onlyIndex = process.argv.indexOf('--only');
+    const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : null; // e.g. --only multihead: those cases alone
+    for (const { step, query } of REPAINT_CASES.filter((c) => !only || c.step === only)) {
       await page.goto(`${server.url}dist/index.html?step=${step}${query ? `&${query}` : ''}`);
       await waitForFirstRender(page);
       await installRepaintProbe(page);
@@ -123,7 +132,7 @@ async function main() {
       });
     }
     const loads = [];
-    for (let i = 0; i < LOADS; i++) {
+    for (let i = 0; i < (only ? 1 : LOADS); i++) {
       const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await fresh.goto(`${server.url}dist/index.html?step=causal`);
       await waitForFirstRender(fresh);

@@ -11,7 +11,7 @@ import { STEP_BY_ID } from './steps.js';
 import { createShell, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
-import { exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
+import { clearInspected, exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
 import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
 import { createExerciseSlot } from '../exercises/ui/slot.js';
@@ -133,6 +133,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.explanation.textContent = strings.text;
     shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
     shell.cellMath.reset();
+    clearInspected();
     shell.cpp.textContent = CPP_PANELS[step.id]; // regions of cpp/attention/*.cpp, cut out at build time
     shell.controls.replaceChildren(renderControls(step.controls, state, (changes) => update(changes, { fromControl: true })));
     shell.tocLinks.forEach((link) => {

@@ -90,6 +90,10 @@ export function createCellMath() {
   hint.className = 'cell-math-hint';
   hint.textContent = words().cellMathHint;
   node.append(hint);
+  const title = document.createElement('p');
+  title.className = 'cell-math-title';
+  const body = document.createElement('div');
+  body.className = 'cell-math-lines';
   let shownKey = null;
   let shownData = null;
   return {
@@ -101,19 +105,21 @@ export function createCellMath() {
       if (key === shownKey && shownData === view.tensor.data) return;
       shownKey = key;
       shownData = view.tensor.data;
-      const title = document.createElement('p');
-      title.className = 'cell-math-title';
-      title.textContent = computation.title;
-      const body = document.createElement('div');
-      body.className = 'cell-math-lines';
-      for (const line of computation.lines) {
-        const item = document.createElement('div');
-        item.dataset.line = line.kind;
-        item.textContent = line.text;
-        body.append(item);
-      }
-      node.dataset.cell = `${view.name}[${panel.index}, ${row}, ${col}]`;
-      node.replaceChildren(title, body);
+      // The nodes stay from one cell (and one repaint) to the next; only their text changes.
+      if (title.parentNode !== node) node.replaceChildren(title, body);
+      if (title.textContent !== computation.title) title.textContent = computation.title;
+      while (body.children.length > computation.lines.length) body.lastElementChild.remove();
+      computation.lines.forEach((line, i) => {
+        let item = body.children[i];
+        if (!item) {
+          item = document.createElement('div');
+          body.append(item);
+        }
+        if (item.dataset.line !== line.kind) item.dataset.line = line.kind;
+        if (item.textContent !== line.text) item.textContent = line.text;
+      });
+      const cell = `${view.name}[${panel.index}, ${row}, ${col}]`;
+      if (node.dataset.cell !== cell) node.dataset.cell = cell;
     },
     reset() {
       shownKey = null;

@@ -27,24 +27,26 @@ function shortLabel(text) {
 
 /**
  * Where everything goes for a panel of `rows` × `cols` cells, in at most `maxWidth` CSS pixels: cells
- * as big as the width allows (up to 40 px), numbers written on them from 30 px, and room on the right
+ * as big as the width allows (up to `maxCell`, 40 px), numbers written on them from 30 px, and room on the right
  * for the last column's label when labels are written diagonally.
  * @param {{rows: number, cols: number, rowLabels?: string[], colLabels?: string[], title?: string}} panel
  */
-export function layoutPanel(panel, maxWidth = 420) {
+export function layoutPanel(panel, maxWidth = 420, maxCell = 40) {
   const rowLabelChars = panel.rowLabels ? Math.max(...panel.rowLabels.map((l) => shortLabel(l).length)) : String(panel.rows - 1).length;
   const left = Math.min(100, 14 + rowLabelChars * 7.5);
   const colLabelChars = panel.colLabels ? Math.max(...panel.colLabels.map((l) => shortLabel(l).length)) : 0;
   const titleHeight = panel.title ? 18 : 0;
   // A diagonal label reaches about 5 px right per character past its column's centre.
   const diagonalRight = Math.ceil(colLabelChars * 5);
-  let cell = Math.max(6, Math.min(40, Math.floor((maxWidth - left - 4) / panel.cols)));
+  let cell = Math.max(6, Math.min(maxCell, Math.floor((maxWidth - left - 4) / panel.cols)));
   let diagonal = Boolean(panel.colLabels) && colLabelChars * 7 > cell;
   if (diagonal) {
-    cell = Math.max(6, Math.min(40, Math.floor((maxWidth - left - Math.max(4, diagonalRight - 10)) / panel.cols)));
+    cell = Math.max(6, Math.min(maxCell, Math.floor((maxWidth - left - Math.max(4, diagonalRight - 10)) / panel.cols)));
     diagonal = colLabelChars * 7 > cell;
   }
-  const right = diagonal ? Math.max(4, diagonalRight - Math.floor(cell / 2)) : 4;
+  const rightOf = (size) => (diagonal ? Math.max(4, diagonalRight - Math.floor(size / 2)) : 4);
+  while (cell > 6 && left + panel.cols * cell + rightOf(cell) > maxWidth) cell--;
+  const right = rightOf(cell);
   const labelHeight = panel.colLabels ? (diagonal ? Math.min(70, 12 + colLabelChars * 5) : 18) : 16;
   const top = titleHeight + labelHeight;
   return {

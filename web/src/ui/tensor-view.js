@@ -307,16 +307,23 @@ function updateLazyTables(entry, view, valuesChanged) {
   }
 }
 
-// The width of each panel of a tensor with several (one per head): as many side by side as still get
-// cells of 30 px (numbers on them), at least one per line; a single panel takes the whole width.
+// How big a panel's cells may grow: 40 px for a few tokens, less for many, so that a matrix of 32
+// tokens fills about 520 px (16 px cells: every label written, colours easy to tell apart) rather than
+// the whole column; a canvas four times that size cost more than the repaint budget to paint with
+// several on the page. Heads share the width: their grids stop at about 320 px each.
+function maxCellOf(panels) {
+  const grid = panels.length > 1 ? 320 : 520;
+  return Math.max(8, Math.min(40, Math.floor(grid / panels[0].cols)));
+}
+
+// The width of each panel: a single panel as wide as its cells need (at most the column); several
+// (one per head) as many side by side as fit at that size, at least one per line.
 const PANEL_GAP = 12;
 function panelWidth(panels, maxWidth) {
-  if (panels.length === 1) return maxWidth;
-  const wanted = layoutPanel(panels[0], 100000);
-  const perCell = 30;
-  const natural = wanted.left + panels[0].cols * perCell + (wanted.width - wanted.left - panels[0].cols * wanted.cell);
+  const natural = layoutPanel(panels[0], 100000, maxCellOf(panels)).width;
+  if (panels.length === 1) return Math.min(maxWidth, natural);
   const perLine = Math.max(1, Math.min(panels.length, Math.floor((maxWidth + PANEL_GAP) / (natural + PANEL_GAP))));
-  return Math.floor((maxWidth - (perLine - 1) * PANEL_GAP) / perLine);
+  return Math.min(natural, Math.floor((maxWidth - (perLine - 1) * PANEL_GAP) / perLine));
 }
 
 // A repaint's first pass: the pixels, for every figure, before any text or attribute on the page
@@ -325,7 +332,7 @@ function panelWidth(panels, maxWidth) {
 function paintTensor(view, maxWidth) {
   const entry = pooledFigure(view.name);
   const panels = panelsOf(view);
-  const layouts = panels.map((panel) => layoutPanel(panel, panelWidth(panels, maxWidth)));
+  const layouts = panels.map((panel) => layoutPanel(panel, panelWidth(panels, maxWidth), maxCellOf(panels)));
   const colors = { ...palette(), scale: colorScale(view.kind, maxAbsFinite(view.tensor.data), prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
   const canvases = panels.map((panel, i) => {
     const pooled = pooledCanvas(`${view.name}#${i}`);
@@ -388,7 +395,12 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
 export function renderTensors(views, { onEdit = null, maxWidth = 420 } = {}) {
   const painted = views.map((view) => paintTensor(view, maxWidth));
   lastPainted = painted;
-  return painted.map((figure) => updateFigure(figure, onEdit));
+  const figures = painted.map((figure) => updateFigure(figure, onEdit));
+  // The inspected cell's computation shows the new numbers (when the cell still exists).
+  const still = inspected && painted.find((p) => p.view.name === inspected.name);
+  const panel = still?.panels[inspected.panel];
+  if (panel && inspected.row < panel.rows && inspected.col < panel.cols) inspectListener?.(still.view, panel, inspected.row, inspected.col);
+  return figures;
 }
 
 // The tensors of the last repaint, for the whole-step figure.
@@ -484,15 +496,23 @@ export function syncChildren(parent, nodes) {
 
 // Who hears of the cell under the pointer or the keyboard focus (cell-math.js shows its computation).
 let inspectListener = null;
+let inspected = null; // {name, panel, row, col} of the last cell inspected: its computation follows each repaint
 /** Calls `listener(view, panel, row, col)` whenever a cell is inspected. */
 export function onInspect(listener) {
   inspectListener = listener;
 }
+/** Forgets the inspected cell (a new step starts with none). */
+export function clearInspected() {
+  inspected = null;
+}
 
 // Pointer and keyboard inspection of cells, and editing of the cells of an input matrix (x, W_query…).
 function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit, signal }) {
-  let focus = { row: 0, col: 0 };
+  // The keyboard's cell survives a repaint: it starts where the last inspection of this panel was.
+  const last = inspected?.name === view.name && inspected.panel === panel.index ? inspected : null;
+  let focus = last && last.row < panel.rows && last.col < panel.cols ? { row: last.row, col: last.col } : { row: 0, col: 0 };
   const showCell = (cell, x, y) => {
+    inspected = { name: view.name, panel: panel.index, row: cell.row, col: cell.col };
     inspectListener?.(view, panel, cell.row, cell.col);
     tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
     tooltip.hidden = false;
