@@ -32,7 +32,7 @@ export const EXERCISE_STRINGS = {
   sandboxFailed: 'the sandbox could not run your code: {reason}',
 };
 
-/** Fills {name} placeholders. */
+/** Fills the {name} slots of a template. */
 export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ''));
 }
