@@ -19,7 +19,7 @@ function cell(report, size, name) {
   if (!r) return '–';
   if (r.status !== 'ok') return r.status;
   const d = (x) => (x < 10 ? 2 : x < 100 ? 1 : 0);
-  return `${r.stepsPerSecond.toFixed(d(r.stepsPerSecond))} steps/s (${r.medianMs.toFixed(d(r.medianMs))} ms/step, ${Math.round(r.tokensPerSecond).toLocaleString('en-US')} tokens/s, ${r.gflops.toFixed(1)} GFLOP/s)`;
+  return `${r.stepsPerSecond.toFixed(d(r.stepsPerSecond))} steps/s (${r.medianMs.toFixed(d(r.medianMs))} ms/step${typeof r.cpuMsPerStep === 'number' ? `, CPU ${r.cpuMsPerStep.toFixed(d(r.cpuMsPerStep))} ms` : ''}, ${Math.round(r.tokensPerSecond).toLocaleString('en-US')} tokens/s, ${r.gflops.toFixed(1)} GFLOP/s)`;
 }
 
 /** The Markdown between the markers, from a report (latest.json's contents). */

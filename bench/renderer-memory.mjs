@@ -2,7 +2,8 @@
 // started under this Node process (Linux /proc). reset() clears each one's peak (VmHWM, by writing 5 to
 // /proc/<pid>/clear_refs) and notes its resident set; read() gives the largest renderer's peak since then
 // (everything the page holds: JS heap, typed arrays, every WASM memory, tfjs's included) and its resident
-// set at the reset. Returns null where /proc is not there.
+// set at the reset; cpuMs() the CPU time (user + system, all threads) the largest renderer has used so far,
+// in ms, for CPU ms per step beside the wall time on a shared machine. Returns null where /proc is not there.
 import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 
 function status(pid) {
@@ -31,6 +32,14 @@ function renderers(rootPid) {
   return found;
 }
 
+const TICK_MS = 10; // USER_HZ = 100 on Linux: /proc/<pid>/stat counts CPU time in 1/100 s
+
+function cpuMsOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime (fields 14 and 15 of stat)
+}
+
 export function rendererMemory(rootPid) {
   if (!existsSync('/proc/self/clear_refs')) return null;
   let start = new Map();
@@ -44,6 +53,16 @@ export function rendererMemory(rootPid) {
         } catch { /* the process ended */ }
       }
       return true;
+    },
+    cpuMs() {
+      let best = null;
+      for (const pid of renderers(rootPid)) {
+        try {
+          const rss = status(pid).rss;
+          if (!best || rss > best.rss) best = { pid, rss };
+        } catch { /* the process ended */ }
+      }
+      return best ? cpuMsOf(best.pid) : null;
     },
     read() {
       let best = null;

@@ -60,9 +60,9 @@ try {
     else if (message.type() === 'error' || message.type() === 'warning') console.log(`  (page ${message.type()}: ${text})`);
   });
   page.on('pageerror', (error) => console.log(`  (page error: ${error.message})`));
-  // Peak RSS of the page's renderer process around each training run (Linux /proc; absent elsewhere).
+  // Peak RSS and CPU time of the page's renderer process around each training run (Linux /proc; absent elsewhere).
   const memory = rendererMemory(process.pid);
-  if (memory) await page.exposeFunction('benchMemory', (action) => (action === 'reset' ? memory.reset() : memory.read()));
+  if (memory) await page.exposeFunction('benchMemory', (action) => (action === 'reset' ? memory.reset() : action === 'cpu' ? memory.cpuMs() : memory.read()));
   const filter = only ? `&only=${encodeURIComponent(only)}` : '';
   await page.goto(`${server.url}bench/index.html?autorun=${quick ? 'quick' : 'full'}${filter}`);
   await page.waitForFunction(() => window.benchDone === true, null, { timeout: LIMIT_MS, polling: 1000 });

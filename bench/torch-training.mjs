@@ -63,7 +63,7 @@ export async function runTorchTraining(training, { root, log = () => {} }) {
       const full = row.status === 'ok' ? { ...row, ...trainingStats(row.size, row.timesMs) } : row;
       training.results.push(full);
       log(`training ${row.size} ${TORCH_NAME}: ${full.status === 'ok'
-        ? `${full.medianMs.toFixed(1)} ms/step (${full.runs} steps), ${full.stepsPerSecond.toFixed(2)} steps/s, ${full.gflops.toFixed(2)} GFLOP/s; first loss ${full.firstLoss.toFixed(6)} (rel. ${full.lossRelError.toExponential(1)})`
+        ? `${full.medianMs.toFixed(1)} ms/step (${full.runs} steps; CPU ${full.cpuMsPerStep.toFixed(1)} ms/step), ${full.stepsPerSecond.toFixed(2)} steps/s, ${full.gflops.toFixed(2)} GFLOP/s; first loss ${full.firstLoss.toFixed(6)} (rel. ${full.lossRelError.toExponential(1)})`
         : `${full.status}: ${full.reason}`}`);
     }
   } finally {

@@ -111,11 +111,13 @@ def run_size(plan, optimizer):
     for _ in range(plan["warmup"]):
         step(s); s += 1
     times = []
+    cpu0 = time.process_time()
     for _ in range(plan["steps"]):
         t0 = time.perf_counter()
         step(s); s += 1
         times.append((time.perf_counter() - t0) * 1000)
-    row.update(status="ok", warmup=plan["warmup"], timesMs=times, startBytes=start_rss,
+    cpu_ms = (time.process_time() - cpu0) * 1000 / plan["steps"]
+    row.update(status="ok", warmup=plan["warmup"], timesMs=times, cpuMsPerStep=cpu_ms, startBytes=start_rss,
                peakBytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, memoryKind="python process peak RSS (ru_maxrss; includes the earlier sizes)")
     return row
 

@@ -215,8 +215,9 @@ export function trainingStats(size, timesMs) {
 
 /**
  * Runs the training section: every contestant at every size. `memory` (optional, from bench/run.mjs):
- * { reset() → Promise, read() → Promise<{peakBytes, startBytes}> } around each timed run (the page's
- * renderer process, peak RSS). Returns { sizes, contestants, results, reference }.
+ * { reset() → Promise, read() → Promise<{peakBytes, startBytes}>, cpuMs() → Promise<ms> } around each run
+ * (the page's renderer process: peak RSS, and CPU time around each timed step, all its threads, 10 ms
+ * ticks). Returns { sizes, contestants, results, reference }.
  */
 export async function runTraining({ contestants = trainingContestants(), sizes = Object.keys(TRAINING_SIZES), onProgress = () => {}, memory } = {}) {
   const lineup = [];
@@ -261,13 +262,18 @@ export async function runTraining({ contestants = trainingContestants(), sizes =
           let s = 1;
           for (let w = 0; w < warmup; w++) await runner.step(batches[s++]);
           const times = [];
+          let cpuMs = 0;
           for (let r = 0; r < steps; r++) {
             await pause();
+            const cpu0 = memory?.cpuMs ? await memory.cpuMs() : null;
             t0 = performance.now();
             await runner.step(batches[s++]);
             times.push(performance.now() - t0);
+            const cpu1 = memory?.cpuMs ? await memory.cpuMs() : null;
+            cpuMs = cpu0 === null || cpu1 === null ? null : cpuMs + (cpu1 - cpu0);
           }
           Object.assign(row, { status: 'ok', warmup, ...trainingStats(size, times) });
+          if (typeof cpuMs === 'number' && memory?.cpuMs) row.cpuMsPerStep = cpuMs / steps;
           if (memory) Object.assign(row, await memory.read());
         }
       } catch (error) {
@@ -277,7 +283,7 @@ export async function runTraining({ contestants = trainingContestants(), sizes =
       }
       results.push(row);
       onProgress(`training ${size} ${entry.name}: ${row.status === 'ok'
-        ? `${row.medianMs.toFixed(1)} ms/step (min ${row.minMs.toFixed(1)}, max ${row.maxMs.toFixed(1)}; ${row.runs} steps), ${row.stepsPerSecond.toFixed(2)} steps/s, ${Math.round(row.tokensPerSecond)} tokens/s, ${row.gflops.toFixed(2)} GFLOP/s; first loss ${row.firstLoss.toFixed(6)} (rel. ${row.lossRelError.toExponential(1)})`
+        ? `${row.medianMs.toFixed(1)} ms/step (min ${row.minMs.toFixed(1)}, max ${row.maxMs.toFixed(1)}; ${row.runs} steps${row.cpuMsPerStep === undefined ? '' : `; CPU ${row.cpuMsPerStep.toFixed(1)} ms/step`}), ${row.stepsPerSecond.toFixed(2)} steps/s, ${Math.round(row.tokensPerSecond)} tokens/s, ${row.gflops.toFixed(2)} GFLOP/s; first loss ${row.firstLoss.toFixed(6)} (rel. ${row.lossRelError.toExponential(1)})`
         : `${row.status}: ${row.reason}`}`);
     }
     // Two workers: only where the trainer has them.
