@@ -11,6 +11,104 @@ const TFJS = 'tfjs-wasm';
 // Measured on this machine by issue #5 (native Eigen 3.4, AVX2+FMA, one thread): the bar to clear.
 const NATIVE_EIGEN_MHA_1024_MS = 277;
 
+// The training section (bench/training.js, bench/train_torch.py): its rows are report.training.results.
+export const FMA_PEAK_GFLOPS = 51;  // one core, WASM relaxed-SIMD f32x4 FMA: 2 ports × 4 lanes × 2 × ~3.2 GHz (cpp/kernels/README.md)
+export const TRAIN_OURS = 'ours (wasm-simd, 1 thread)';
+export const TRAIN_OURS_WORKERS = 'ours 2 workers';
+export const TRAIN_TFJS = 'tfjs-wasm';
+export const TRAIN_TORCH = 'PyTorch 1.13 CPU eager, 1 thread';
+
+const findTraining = (report, size, contestant) =>
+  report.training?.results.find((r) => r.size === size && r.contestant === contestant && r.status === 'ok');
+const rowTraining = (report, size, contestant) => report.training?.results.find((r) => r.size === size && r.contestant === contestant);
+
+const mib = (bytes) => (typeof bytes === 'number' ? `${(bytes / 2 ** 20).toFixed(0)} MiB` : '–');
+
+function trainingCell(result) {
+  if (!result) return '–';
+  if (result.status !== 'ok') return result.status;
+  const digits = (x) => (x < 10 ? 2 : x < 100 ? 1 : 0);
+  return `**${result.stepsPerSecond.toFixed(digits(result.stepsPerSecond))} steps/s**, ${Math.round(result.tokensPerSecond).toLocaleString('en-US')} tokens/s `
+    + `(${result.medianMs.toFixed(digits(result.medianMs))} ms/step${typeof result.cpuMsPerStep === 'number' ? `, CPU ${result.cpuMsPerStep.toFixed(digits(result.cpuMsPerStep))}` : ''}, ${result.runs} steps; ${result.gflops.toFixed(1)} GFLOP/s = `
+    + `${((100 * result.gflops) / FMA_PEAK_GFLOPS).toFixed(0)}% of peak; peak ${mib(result.peakBytes)}${typeof result.startBytes === 'number' ? ` from ${mib(result.startBytes)}` : ''})`;
+}
+
+/** The training table as Markdown (one row per contestant, one column per size). */
+export function trainingTable(report) {
+  const training = report.training;
+  if (!training) return '';
+  const sizes = Object.keys(training.sizes);
+  const order = [TRAIN_OURS, TRAIN_TFJS, TRAIN_TORCH];
+  const names = [...new Set([...order.filter((n) => training.results.some((r) => r.contestant === n)), ...training.results.map((r) => r.contestant)])];
+  const lines = [
+    `| contestant | ${sizes.map((s) => { const z = training.sizes[s]; return `${s} (V=${z.vocabSize}, T=${z.contextLength}, d=${z.dModel}, H=${z.heads}, L=${z.layers}, B=${z.batch})`; }).join(' | ')} |`,
+    `|---|${sizes.map(() => '---').join('|')}|`,
+  ];
+  for (const name of names) lines.push(`| ${name} | ${sizes.map((size) => trainingCell(rowTraining(report, size, name))).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+/** The issue's training targets with where this run landed. */
+export function trainingTargets(report) {
+  if (!report.training) return [];
+  const fmt = (x, digits = 1) => (x === undefined ? 'not measured' : x.toFixed(digits));
+  const out = [];
+  for (const size of ['tiny', 'small']) {
+    const ours = findTraining(report, size, TRAIN_OURS);
+    const tfjs = findTraining(report, size, TRAIN_TFJS);
+    const ratio = ours && tfjs ? ours.stepsPerSecond / tfjs.stepsPerSecond : undefined;
+    const cpu = ours && tfjs && ours.cpuMsPerStep > 0 && tfjs.cpuMsPerStep > 0 ? `; CPU time ${fmt(tfjs.cpuMsPerStep / ours.cpuMsPerStep, 2)}×` : '';
+    out.push({ target: `training ${size}: ≥ 10× tfjs-wasm steps/s`, landed: ratio === undefined ? 'not measured' : `${fmt(ratio, 2)}× (${fmt(ours.medianMs)} vs ${fmt(tfjs.medianMs)} ms/step${cpu})`, met: (ratio ?? 0) >= 10 });
+  }
+  const torchRow = rowTraining(report, 'tiny', TRAIN_TORCH);
+  const oursTiny = findTraining(report, 'tiny', TRAIN_OURS);
+  const torchTiny = findTraining(report, 'tiny', TRAIN_TORCH);
+  out.push({
+    target: 'training tiny: more steps/s than PyTorch CPU eager, one thread',
+    landed: oursTiny && torchTiny ? `${fmt(oursTiny.medianMs)} vs ${fmt(torchTiny.medianMs)} ms/step (${fmt(torchTiny.medianMs / oursTiny.medianMs, 2)}×${oursTiny.cpuMsPerStep > 0 && torchTiny.cpuMsPerStep > 0 ? `; CPU time ${fmt(oursTiny.cpuMsPerStep)} vs ${fmt(torchTiny.cpuMsPerStep)} ms` : ''})`
+      : `not measured${torchRow && torchRow.status !== 'ok' ? ` (PyTorch: ${torchRow.status}: ${torchRow.reason})` : ''}`,
+    met: Boolean(oursTiny && torchTiny) && oursTiny.medianMs < torchTiny.medianMs,
+  });
+  const oursSmall = findTraining(report, 'small', TRAIN_OURS);
+  out.push({ target: `training small: ≥ 60% of the WASM FMA peak (${FMA_PEAK_GFLOPS} GFLOP/s, one core) as useful GFLOP/s`, landed: oursSmall ? `${fmt(oursSmall.gflops)} GFLOP/s = ${fmt((100 * oursSmall.gflops) / FMA_PEAK_GFLOPS, 0)}%` : 'not measured', met: (oursSmall?.gflops ?? 0) >= 0.6 * FMA_PEAK_GFLOPS });
+  const workers = rowTraining(report, 'small', TRAIN_OURS_WORKERS);
+  const workersOk = workers?.status === 'ok' ? workers : undefined;
+  const torchSmall = findTraining(report, 'small', TRAIN_TORCH);
+  const why = workers && workers.status !== 'ok' ? `${workers.status}: ${workers.reason}` : 'no two-worker row in this run';
+  out.push({ target: 'training small, 2 workers: within PyTorch one thread\'s time', landed: workersOk && torchSmall ? `${fmt(workersOk.medianMs)} vs ${fmt(torchSmall.medianMs)} ms/step` : why, met: Boolean(workersOk && torchSmall) && workersOk.medianMs <= torchSmall.medianMs });
+  out.push({ target: 'training small, 2 workers: ≥ 1.6× one thread', landed: workersOk && oursSmall ? `${fmt(oursSmall.medianMs / workersOk.medianMs, 2)}×` : why, met: Boolean(workersOk && oursSmall) && oursSmall.medianMs / workersOk.medianMs >= 1.6 });
+  return out;
+}
+
+/** The training section of the Markdown report. */
+export function trainingMarkdown(report) {
+  const training = report.training;
+  if (!training) return [];
+  const out = ['', '## Training: the AttentionOnly model (LayerNorm off), one step = forward, backward, AdamW', ''];
+  out.push(`Task '${training.task}' (makeBatch, seed ${training.seed}, batch s of step s), the same initial parameters `
+    + `(initParameters, seed ${training.seed}) and AdamW (lr ${training.optimizer.lr}, betas ${training.optimizer.betas.join('/')}, eps ${training.optimizer.eps}, `
+    + `weight decay ${training.optimizer.weightDecay}) for every contestant. Each one's first step is the check: its loss must equal ours within `
+    + `${training.lossRtol} relative before it is timed (a contestant that disagrees is reported, never timed). Then warm-up steps and timed steps, `
+    + `each on its own batch; median ms/step (a contestant whose first step took over ${training.slowStepMs / 1000} s: 1 warm-up step and `
+    + `${Object.entries(training.sizes).map(([s, z]) => `${z.slowSteps} timed at ${s}`).join(', ')}).`, '');
+  for (const c of training.contestants) out.push(`- **${c.name}**: ${c.error ? `unavailable (${c.error})` : c.description}`);
+  out.push('', trainingTable(report), '');
+  out.push(`Useful GFLOP/s = 6·F / time, F the forward's multiply-adds: F = L·(4·N·d² + B·d·T(T+1)) + N·d·V with N = B·T `
+    + '(four projections per layer, Q·Kᵀ and P·V over the causal half, the unembedding; the embedding lookup counts 0), '
+    + 'the backward 2·F, ×2 flops per multiply-add; softmax, the loss, bias adds and AdamW are not counted. '
+    + `Per step: ${Object.entries(training.sizes).map(([s, z]) => `${s} ${(z.flopsPerStep / 1e9).toFixed(3)} GFLOP`).join(', ')}. `
+    + `% of peak: of ${FMA_PEAK_GFLOPS} GFLOP/s, one core's WASM relaxed-SIMD FMA peak (cpp/kernels/README.md). `
+    + 'CPU: the CPU time per timed step (mean) of the page\'s renderer process (all its threads) or of the Python process: on a shared machine, '
+    + 'wall time above CPU time is time the contestant waited for a core. '
+    + "Peak memory: the page's renderer process peak RSS during that contestant's run (from its RSS at the start; it holds the whole page: "
+    + "every WASM memory loaded so far, tfjs's included), PyTorch's process peak RSS (ru_maxrss; from its RSS before the model).");
+  const notes = training.results.filter((r) => r.status !== 'ok' && r.status !== 'unavailable');
+  for (const r of notes) out.push(`- ${r.contestant}, ${r.size}: ${r.status} — ${r.reason}`);
+  out.push('', '### Training targets (issue #12)', '', '| target | landed | met |', '|---|---|---|');
+  for (const t of trainingTargets(report)) out.push(`| ${t.target} | ${t.landed} | ${t.met ? 'yes' : 'no'} |`);
+  return out;
+}
+
 const find = (report, task, size, contestant) =>
   report.results.find((r) => r.task === task && r.size === size && r.contestant === contestant && r.status === 'ok');
 
@@ -102,6 +200,7 @@ export function toMarkdown(report, { machine } = {}) {
   out.push('# Benchmark: attention-playground fast path vs peers', '');
   out.push(`Run ${env.date} in ${env.userAgent}; ${env.hardwareConcurrency} logical cores${machine ? `, ${machine}` : ''}; `
     + `cross-origin isolated: ${env.crossOriginIsolated ? 'yes' : 'no'}; whole suite ${env.seconds.toFixed(0)} s.`);
+  if (!Object.keys(report.tasks).length) return `${[...out, ...trainingMarkdown(report)].join('\n')}\n`;
   out.push(`Medians of ${report.settings.runs} timed runs after warm-up (min–max in brackets); every output was checked `
     + `against the reference (|error| ≤ ${report.settings.atol} + ${report.settings.rtol}·|expected|) before its time counted.`, '');
   for (const c of report.contestants) out.push(`- **${c.name}**: ${c.error ? `unavailable (${c.error})` : c.description}`);
@@ -133,6 +232,7 @@ export function toMarkdown(report, { machine } = {}) {
       out.push('');
     }
   }
+  out.push(...trainingMarkdown(report));
   return `${out.join('\n')}\n`;
 }
 
@@ -144,11 +244,13 @@ export function toSvg(report) {
   const width = 1000;
   const panelHeight = 300;
   const legendRow = 18;
-  const names = [...new Set(report.results.filter((r) => r.status === 'ok').map((r) => r.contestant))];
+  const trainingOk = report.training ? report.training.results.filter((r) => r.status === 'ok') : [];
+  const names = [...new Set([...report.results, ...trainingOk].filter((r) => r.status === 'ok').map((r) => r.contestant))];
   const color = Object.fromEntries(names.map((n, i) => [n, COLORS[i % COLORS.length]]));
   const legendHeight = Math.ceil(names.length / 3) * legendRow + 10;
   const tasks = Object.keys(report.tasks);
-  const height = tasks.length * (panelHeight + 40) + legendHeight + 30;
+  const panels = tasks.length + (trainingOk.length ? 1 : 0);
+  const height = panels * (panelHeight + 40) + legendHeight + 30;
   const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="white"/>`];
   tasks.forEach((task, t) => {
@@ -178,6 +280,37 @@ export function toSvg(report) {
       parts.push(`<text x="${left + s * groupWidth + groupWidth / 2}" y="${top + panelHeight - 4}" text-anchor="middle">${report.tasks[task].sizeName}=${size}</text>`);
     });
   });
+  if (trainingOk.length) {
+    // The training panel: useful GFLOP/s per size, with the one-core FMA peak and its 60% as lines.
+    const top = 30 + tasks.length * (panelHeight + 40);
+    const left = 60;
+    const plotWidth = width - left - 20;
+    const sizes = Object.keys(report.training.sizes);
+    const max = Math.max(FMA_PEAK_GFLOPS * 1.05, ...trainingOk.map((r) => r.gflops));
+    const scale = (panelHeight - 40) / max;
+    parts.push(`<text x="${left}" y="${top - 10}" font-size="13" font-weight="bold">training step (forward, backward, AdamW) — useful GFLOP/s, higher is better</text>`);
+    for (let g = 0; g <= max; g += 10) {
+      const y = top + panelHeight - 20 - g * scale;
+      parts.push(`<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}" stroke="#e4e4e4"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#555">${g}</text>`);
+    }
+    for (const [value, label] of [[FMA_PEAK_GFLOPS, `one-core WASM FMA peak ${FMA_PEAK_GFLOPS}`], [0.6 * FMA_PEAK_GFLOPS, '60% of it (target, small)']]) {
+      const y = top + panelHeight - 20 - value * scale;
+      parts.push(`<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}" stroke="#c0392b" stroke-dasharray="4 3"/><text x="${left + plotWidth - 4}" y="${y - 3}" text-anchor="end" fill="#c0392b">${escape(label)}</text>`);
+    }
+    const groupWidth = plotWidth / sizes.length;
+    sizes.forEach((size, s) => {
+      const bars = trainingOk.filter((r) => r.size === size);
+      const barWidth = Math.min(24, (groupWidth - 16) / Math.max(1, bars.length));
+      const start = left + s * groupWidth + (groupWidth - barWidth * bars.length) / 2;
+      bars.forEach((r, b) => {
+        const h = r.gflops * scale;
+        const x = start + b * barWidth;
+        const y = top + panelHeight - 20 - h;
+        parts.push(`<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${color[r.contestant]}"><title>${escape(`${r.contestant}, ${size}: ${r.gflops.toFixed(2)} GFLOP/s, ${r.stepsPerSecond.toFixed(2)} steps/s, ${r.medianMs.toFixed(1)} ms/step`)}</title></rect>`);
+      });
+      parts.push(`<text x="${left + s * groupWidth + groupWidth / 2}" y="${top + panelHeight - 4}" text-anchor="middle">${size}</text>`);
+    });
+  }
   const legendTop = height - legendHeight;
   names.forEach((name, i) => {
     const x = 60 + (i % 3) * 310;

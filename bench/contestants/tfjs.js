@@ -1,6 +1,8 @@
 // TensorFlow.js with @tensorflow/tfjs-backend-wasm (XNNPACK), threads off. Loaded as the packages'
-// UMD bundles from node_modules (no CDN); they define the global `tf`.
-const CORE = new URL('../../node_modules/@tensorflow/tfjs-core/dist/tf-core.min.js', import.meta.url);
+// UMD bundles from node_modules (no CDN); they define the global `tf`. The union bundle (@tensorflow/tfjs),
+// not tf-core.min.js: only it registers the ops' gradients, which the training section (bench/training.js)
+// needs; the wasm backend is set explicitly, so the kernels timed are the same.
+const CORE = new URL('../../node_modules/@tensorflow/tfjs/dist/tf.min.js', import.meta.url);
 const BACKEND_DIST = new URL('../../node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url);
 
 function loadScript(url) {
@@ -15,7 +17,8 @@ function loadScript(url) {
 
 let loading = null;
 
-function loadTf() {
+/** The global `tf` on its wasm backend, one thread (loaded once per page; bench/training.js uses it too). */
+export function loadTf() {
   loading ??= (async () => {
     if (typeof document === 'undefined') throw new Error('TensorFlow.js rows run in a browser page');
     await loadScript(CORE);
