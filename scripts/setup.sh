@@ -12,6 +12,8 @@ command -v emcc >/dev/null             || missing+=(emscripten)
 command -v wat2wasm >/dev/null         || missing+=(wabt)
 [ -x /usr/bin/chromium ]               || missing+=(chromium)
 command -v cmake >/dev/null            || missing+=(cmake)
+command -v clang++-14 >/dev/null       || missing+=(clang-14)
+ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
