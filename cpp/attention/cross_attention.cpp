@@ -3,7 +3,7 @@
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
 #include "attention/projection.h"
-#include "attention/scaled_dot_product.h"
+#include "attention/head_attention.h"
 
 namespace ap {
 

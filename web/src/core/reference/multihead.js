@@ -7,7 +7,7 @@ import {
   checkMultiheadAttentionFused, checkMultiheadAttentionSplit, checkMultiheadAttentionStacked, isPresent,
 } from './checks.js';
 import { mergeHeads, project, splitHeads, takeColumns } from './linalg.js';
-import { fusedAttention, scaledDotProductAttention } from './scaled-dot-product.js';
+import { fusedAttention, attentionPerHead } from './head-attention.js';
 import { fusedKernelApplies } from '../planner.js';
 
 const optional = (tensor) => (isPresent(tensor) ? tensor : null);
@@ -21,7 +21,7 @@ const optional = (tensor) => (isPresent(tensor) ? tensor : null);
 export function attendHeads({ query, key, value }, { B, H, Tq, Tk, dHead }, weights, options) {
   const dOut = H * dHead;
   // The planner's fused path holds one row of scores; the teaching path every stage.
-  const attend = fusedKernelApplies(options) ? fusedAttention : scaledDotProductAttention;
+  const attend = fusedKernelApplies(options) ? fusedAttention : attentionPerHead;
   const attention = attend(query, key, value, { B, H, Tq, Tk, dHead }, options);
   // (B, H, Tq, d_head) -> (B, Tq, H, d_head) -> (B, Tq, d_out)
   const context = mergeHeads(attention.context, B, H, Tq, dHead);

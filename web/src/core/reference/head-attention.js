@@ -42,7 +42,7 @@ function maskAndNormalize(scaled, masked, weights, offset, Tq, Tk, mode) {
  * 4. softmax  5. dropout  6. context = weights·V.
  * Dropout's random number for weight i uses i, the flat index over the whole (B, H, Tq, Tk) tensor.
  */
-export function scaledDotProductAttention(query, key, value, { B, H, Tq, Tk, dHead }, options) {
+export function attentionPerHead(query, key, value, { B, H, Tq, Tk, dHead }, options) {
   const blocks = B * H;
   const block = Tq * Tk;
 
