@@ -2,9 +2,8 @@
 
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
-#include "attention/fast_attention.h"
 #include "attention/projection.h"
-#include "attention/scaled_dot_product.h"
+#include "attention/head_attention.h"
 
 namespace ap {
 
@@ -16,7 +15,6 @@ AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context, 
 
 AttentionResult cross_attention_unchecked(const Tensor& x_query, const Tensor& x_context,
                                           const ProjectionWeights& weights, const AttentionOptions& options) {
-  if (fused_kernel_applies(options)) return fused_kernel_attention(x_query, x_context, weights, options);
   // region: cross-attention
   // 1. queries come from one sequence, keys and values from the other:
   //    (B, Tq, d_q)·(d_q, d_out) -> (B, Tq, d_out); (B, Tk, d_kv)·(d_kv, d_out) -> (B, Tk, d_out)

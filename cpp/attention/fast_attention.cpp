@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "attention/check_helpers.h"
+#include "attention/cross_attention.h"
+#include "attention/multihead.h"
 #include "kernels/multihead_fast.h"
 
 namespace ap {
@@ -128,6 +130,29 @@ AttentionResult fused_kernel_attention(const Tensor& x, const StackedWeights& we
   problem.key = projection_of(joined.key, joined.key_bias);
   problem.value = projection_of(joined.value, joined.value_bias);
   return run(problem);
+}
+
+AttentionResult multihead_attention_stacked_fast(const Tensor& x, const StackedWeights& weights,
+                                                const AttentionOptions& options) {
+  if (fused_kernel_applies(options)) return fused_kernel_attention(x, weights, options);
+  return multihead_attention_stacked_unchecked(x, weights, options);
+}
+
+AttentionResult multihead_attention_split_fast(const Tensor& x, const ProjectionWeights& weights,
+                                              const AttentionOptions& options) {
+  if (fused_kernel_applies(options)) return fused_kernel_attention(x, x, weights, options);
+  return multihead_attention_split_unchecked(x, weights, options);
+}
+
+AttentionResult multihead_attention_fused_fast(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options) {
+  if (fused_kernel_applies(options)) return fused_kernel_attention(x, weights, options);
+  return multihead_attention_fused_unchecked(x, weights, options);
+}
+
+AttentionResult cross_attention_fast(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
+                                     const AttentionOptions& options) {
+  if (fused_kernel_applies(options)) return fused_kernel_attention(x_query, x_context, weights, options);
+  return cross_attention_unchecked(x_query, x_context, weights, options);
 }
 
 }  // namespace ap

@@ -1,7 +1,8 @@
-// Internal: the multi-head functions' fast path. With options.intermediates false they return only
-// `output`, and where the options allow it that output comes from the fused attention kernel
-// (cpp/kernels: packed-GEMM projections, online softmax, key tiles above the diagonal skipped) instead of
-// the teaching code. The rule and the kernel's memory estimate live here, once, for every weight layout.
+// The multi-head functions' fast entry points. The teaching functions (multihead.h, cross_attention.h) are
+// pure math; these run the fused attention kernel (cpp/kernels: packed-GEMM projections, online softmax,
+// key tiles above the diagonal skipped) where the options allow it and fall back to the teaching code
+// otherwise, never the reverse. The rule (the JS planner's fusedKernelApplies, web/src/core/planner.js, is
+// the same rule) and the kernel's memory estimate live here, once, for every weight layout.
 #pragma once
 
 #include <cstddef>
@@ -33,5 +34,13 @@ AttentionResult fused_kernel_attention(const Tensor& x_query, const Tensor& x_co
 AttentionResult fused_kernel_attention(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options);
 // x (B, T, d_in); H heads of (d_in, d_head), joined side by side into split's layout; H from the weights.
 AttentionResult fused_kernel_attention(const Tensor& x, const StackedWeights& weights, const AttentionOptions& options);
+
+// On checked arguments: the fused kernel when fused_kernel_applies(options), else the teaching code
+// (multihead_attention_*_unchecked, cross_attention_unchecked), which honours options.intermediates.
+AttentionResult multihead_attention_stacked_fast(const Tensor& x, const StackedWeights& weights, const AttentionOptions& options);
+AttentionResult multihead_attention_split_fast(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options);
+AttentionResult multihead_attention_fused_fast(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options);
+AttentionResult cross_attention_fast(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
+                                     const AttentionOptions& options);
 
 }  // namespace ap

@@ -4,9 +4,8 @@
 
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
-#include "attention/fast_attention.h"
 #include "attention/projection.h"
-#include "attention/scaled_dot_product.h"
+#include "attention/head_attention.h"
 
 namespace ap {
 
@@ -18,7 +17,6 @@ AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeight
 
 AttentionResult multihead_attention_stacked_unchecked(const Tensor& x, const StackedWeights& weights,
                                                       const AttentionOptions& options) {
-  if (fused_kernel_applies(options)) return fused_kernel_attention(x, weights, options);
   const int heads = static_cast<int>(weights.heads.size());
 
   // 1. every head projects on its own: Q_h = X·Wq_h + bq_h, (B, T, d_head), and likewise K_h, V_h
@@ -43,7 +41,6 @@ AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeigh
 
 AttentionResult multihead_attention_split_unchecked(const Tensor& x, const ProjectionWeights& weights,
                                                     const AttentionOptions& options) {
-  if (fused_kernel_applies(options)) return fused_kernel_attention(x, x, weights, options);
   // region: multihead-split
   // 1. one projection each for Q, K, V: (B, T, d_in)·(d_in, d_out) -> (B, T, d_out)
   const Tensor query = project(x, weights.query, weights.query_bias);
@@ -62,7 +59,6 @@ AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& w
 
 AttentionResult multihead_attention_fused_unchecked(const Tensor& x, const FusedWeights& weights,
                                                     const AttentionOptions& options) {
-  if (fused_kernel_applies(options)) return fused_kernel_attention(x, weights, options);
   const int d_out = weights.in_projection.shape[1] / 3;
   // 1. one projection for all three: (B, T, d_in)·(d_in, 3·d_out) -> (B, T, 3·d_out)
   const Tensor qkv = project(x, weights.in_projection, weights.in_bias);

@@ -3,8 +3,8 @@
 // scores, scaled, masked (when causal), weights, dropped (when dropout > 0) (B, H, T, T);
 // context (B, T, d_out), the heads concatenated; output (B, T, d_out) = context·out_weight + out_bias
 // (equal to context without out_weight). d_out = H·d_head; scores are scaled by 1/√d_head.
-// With options.intermediates false only output is returned, computed by the fused kernel where the
-// options allow it (fast_attention.h), else by the code below.
+// With options.intermediates false only output is returned. These are the teaching code, pure math; the
+// fast entry points that run the fused kernel and fall back to them are in fast_attention.h.
 #pragma once
 
 #include "attention/options.h"

@@ -3,7 +3,7 @@
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
 #include "attention/projection.h"
-#include "attention/scaled_dot_product.h"
+#include "attention/head_attention.h"
 
 namespace ap {
 
@@ -24,8 +24,8 @@ AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights
     t.shape.insert(t.shape.begin() + 1, 1);
     return t;
   };
-  Tensor output = scaled_dot_product_attention(as_one_head(result.query), as_one_head(result.key),
-                                               as_one_head(result.value), options, result);
+  Tensor output = attention_per_head(as_one_head(result.query), as_one_head(result.key),
+                                   as_one_head(result.value), options, result);
 
   // 3. drop the head axis again: (B, 1, T, T) -> (B, T, T), (B, 1, T, d_out) -> (B, T, d_out)
   for (Tensor* stage : {&result.scores, &result.scaled, &result.masked, &result.weights, &result.dropped}) {

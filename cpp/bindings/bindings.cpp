@@ -21,6 +21,7 @@
 #include <emscripten/bind.h>
 
 #include "attention/attention.h"
+#include "attention/fast_attention.h"
 #include "attention/registry.h"
 #include "heap.h"
 #include "js_options.h"
@@ -177,9 +178,9 @@ struct compare_binding {
   val compute() const { return to_js(compare(actual, expected, options)); }
 };
 
-// The multi-head and cross functions call the core's *_unchecked forms: their inputs (millions of weights
-// at d_model 768) are scanned once, by check(), not twice. With `intermediates: false` the core itself
-// picks the fused kernel or the teaching code (cpp/attention/fast_attention.h).
+// The multi-head and cross functions call the core's fast entry points on checked arguments: their inputs
+// (millions of weights at d_model 768) are scanned once, by check(), not twice; the fused kernel runs where
+// the options allow it, else the teaching code (cpp/attention/fast_attention.h).
 struct multihead_attention_stacked_binding {
   AttentionOptions options;
   Tensor x;
@@ -196,7 +197,7 @@ struct multihead_attention_stacked_binding {
     }
   }
   std::string check(std::size_t max_bytes) const { return check_multihead_attention_stacked(x, weights, options, max_bytes); }
-  val compute() const { return to_js(multihead_attention_stacked_unchecked(x, weights, options)); }
+  val compute() const { return to_js(multihead_attention_stacked_fast(x, weights, options)); }
 };
 
 struct multihead_attention_split_binding {
@@ -209,7 +210,7 @@ struct multihead_attention_split_binding {
     read_projection_weights(call, js[1], true, weights);
   }
   std::string check(std::size_t max_bytes) const { return check_multihead_attention_split(x, weights, options, max_bytes); }
-  val compute() const { return to_js(multihead_attention_split_unchecked(x, weights, options)); }
+  val compute() const { return to_js(multihead_attention_split_fast(x, weights, options)); }
 };
 
 struct multihead_attention_fused_binding {
@@ -222,7 +223,7 @@ struct multihead_attention_fused_binding {
     read_fused_weights(call, js[1], weights);
   }
   std::string check(std::size_t max_bytes) const { return check_multihead_attention_fused(x, weights, options, max_bytes); }
-  val compute() const { return to_js(multihead_attention_fused_unchecked(x, weights, options)); }
+  val compute() const { return to_js(multihead_attention_fused_fast(x, weights, options)); }
 };
 
 struct cross_attention_binding {
@@ -239,7 +240,7 @@ struct cross_attention_binding {
   std::string check(std::size_t max_bytes) const {
     return check_cross_attention(queries, context, weights, options, max_bytes);
   }
-  val compute() const { return to_js(cross_attention_unchecked(queries, context, weights, options)); }
+  val compute() const { return to_js(cross_attention_fast(queries, context, weights, options)); }
 };
 
 struct matmul_binding {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention/fast_attention.h"
 #include "test_support.h"
 
 namespace ap {
@@ -248,7 +249,7 @@ TEST(Multihead, WithoutIntermediatesOnlyTheOutputRemains) {
   EXPECT_FALSE(lean.query.present());
 }
 
-// intermediates=false routes to the fused kernel when the options allow it (dropout 0, 'neg_inf' mask) and
+// intermediates=false: the fast entry points route to the fused kernel when the options allow it (dropout 0, 'neg_inf' mask) and
 // to the teaching code otherwise; either way the output equals the teaching output.
 TEST(Multihead, WithoutIntermediatesEveryFormEqualsTheTeachingOutput) {
   struct Case {
@@ -273,16 +274,17 @@ TEST(Multihead, WithoutIntermediatesEveryFormEqualsTheTeachingOutput) {
     AttentionOptions lean = teaching;
     lean.intermediates = false;
     const AttentionResult expected = multihead_attention_split(x, split, teaching);
-    const AttentionResult lean_split = multihead_attention_split(x, split, lean);
+    // The fast entry points (fast_attention.h) choose; the teaching functions are pure math.
+    const AttentionResult lean_split = multihead_attention_split_fast(x, split, lean);
     EXPECT_TRUE(all_close(lean_split.output, expected.output)) << "split";
     EXPECT_FALSE(lean_split.weights.present());
     EXPECT_FALSE(lean_split.context.present());
-    EXPECT_TRUE(all_close(multihead_attention_fused(x, fuse_from_split(split), lean).output, expected.output)) << "fused";
-    EXPECT_TRUE(all_close(multihead_attention_stacked(x, stack_from_split(split, 4), lean).output, expected.output))
+    EXPECT_TRUE(all_close(multihead_attention_fused_fast(x, fuse_from_split(split), lean).output, expected.output)) << "fused";
+    EXPECT_TRUE(all_close(multihead_attention_stacked_fast(x, stack_from_split(split, 4), lean).output, expected.output))
         << "stacked";
     ProjectionWeights cross = random_projection(10, 16, 53, true, true);
     cross.query = split.query;
-    const AttentionResult lean_cross = cross_attention(x, x_context, cross, lean);
+    const AttentionResult lean_cross = cross_attention_fast(x, x_context, cross, lean);
     EXPECT_TRUE(all_close(lean_cross.output, cross_attention(x, x_context, cross, teaching).output)) << "cross";
     EXPECT_FALSE(lean_cross.weights.present());
   }

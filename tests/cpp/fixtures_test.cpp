@@ -1,8 +1,13 @@
 // Every case of every PyTorch golden file (tests/fixtures/<function>.json) against the native core.
 // A missing or empty fixture file fails its test.
+#include <algorithm>
 #include <functional>
+#include <string>
+#include <vector>
 #include <map>
 
+#include "attention/fast_attention.h"
+#include "attention/registry.h"
 #include "fixture_loader.h"
 #include "test_support.h"
 
@@ -55,103 +60,121 @@ const json& options_at(const json& args, std::size_t index) {
   return args.size() > index ? args[index] : empty;
 }
 
-TEST(Fixtures, NextTokenPairsMatchPyTorch) {
-  json cases;
-  ASSERT_TRUE(load_fixture("nextTokenPairs", cases));
-  for (const json& one : cases) {
-    SCOPED_TRACE(one.at("name").get<std::string>());
-    const NextTokenPairs pairs = next_token_pairs(testing::to_int_tensor(one.at("args")[0]));
-    const IntTensor contexts = testing::to_int_tensor(one.at("expected").at("contexts"));
-    const IntTensor targets = testing::to_int_tensor(one.at("expected").at("targets"));
-    EXPECT_EQ(pairs.contexts.shape, contexts.shape);
-    EXPECT_EQ(pairs.contexts.data, contexts.data);
-    EXPECT_EQ(pairs.targets.shape, targets.shape);
-    EXPECT_EQ(pairs.targets.data, targets.data);
-  }
-}
-
-TEST(Fixtures, CausalAverageLoopMatchesPyTorch) {
-  check_fixture("causalAverageLoop", [](const json& args) { return named(causal_average_loop(to_tensor(args[0]))); });
-}
-
-TEST(Fixtures, CausalAverageMatmulMatchesPyTorch) {
-  check_fixture("causalAverageMatmul",
-                [](const json& args) { return named(causal_average_matmul(to_tensor(args[0]))); });
-}
-
-TEST(Fixtures, CausalAverageSoftmaxMatchesPyTorch) {
-  check_fixture("causalAverageSoftmax",
-                [](const json& args) { return named(causal_average_softmax(to_tensor(args[0]))); });
-}
-
-TEST(Fixtures, SoftmaxMatchesPyTorch) {
-  check_fixture("softmax", [](const json& args) {
-    return Results{{"output", softmax(to_tensor(args[0]), testing::to_softmax_options(options_at(args, 1)))}};
-  });
-}
-
-TEST(Fixtures, AttentionWithoutWeightsMatchesPyTorch) {
-  check_fixture("attentionWithoutWeights", [](const json& args) {
-    return named(attention_without_weights(to_tensor(args[0]), testing::to_normalization(options_at(args, 1))));
-  });
-}
-
-TEST(Fixtures, SelfAttentionMatchesPyTorch) {
-  check_fixture("selfAttention", [](const json& args) {
-    return named(self_attention(to_tensor(args[0]), testing::to_projection_weights(args[1]),
-                                testing::to_attention_options(options_at(args, 2))));
-  });
-}
-
-TEST(Fixtures, AttentionDropoutMatchesPyTorch) {
-  check_fixture("attentionDropout", [](const json& args) {
-    const DropoutResult result = attention_dropout(to_tensor(args[0]), testing::to_dropout_options(options_at(args, 1)));
-    return Results{{"mask", result.mask}, {"output", result.output}};
-  });
-}
-
-TEST(Fixtures, CompareMatchesTorchAllclose) {
-  json cases;
-  ASSERT_TRUE(load_fixture("compare", cases));
-  for (const json& one : cases) {
-    SCOPED_TRACE(one.at("name").get<std::string>());
-    const json& args = one.at("args");
-    const Comparison result = compare(to_tensor(args[0]), to_tensor(args[1]), testing::to_compare_options(options_at(args, 2)));
-    const json& expected = one.at("expected");
-    const double max_abs = expected.at("maxAbsError"), max_rel = expected.at("maxRelError");
-    EXPECT_NEAR(result.max_abs_error, max_abs, 1e-6 + 1e-5 * max_abs);
-    EXPECT_NEAR(result.max_rel_error, max_rel, 1e-6 + 1e-5 * max_rel);
-    EXPECT_EQ(result.allclose, expected.at("allclose").get<bool>());
-    EXPECT_EQ(result.first_mismatch, expected.at("firstMismatch").get<std::int64_t>());
-  }
-}
-
-TEST(Fixtures, MultiheadAttentionStackedMatchesPyTorch) {
-  check_fixture("multiheadAttentionStacked", [](const json& args) {
-    return named(multihead_attention_stacked(to_tensor(args[0]), testing::to_stacked_weights(args[1]),
+// How each function's cases run natively, by JS name. Which functions have fixtures is the registry's
+// (AP_FIXTURE_FUNCTIONS, generated from web/src/core/registry.js): a registry function with fixtures and no
+// runner here fails, so a new function cannot be forgotten. The multi-head forms run through their fast
+// entry points (fast_attention.h), as the binding does: the fused kernel where a case allows it.
+const std::map<std::string, std::function<void()>>& runners() {
+  static const std::map<std::string, std::function<void()>> table = {
+    {"nextTokenPairs", [] {
+    json cases;
+    ASSERT_TRUE(load_fixture("nextTokenPairs", cases));
+    for (const json& one : cases) {
+      SCOPED_TRACE(one.at("name").get<std::string>());
+      const NextTokenPairs pairs = next_token_pairs(testing::to_int_tensor(one.at("args")[0]));
+      const IntTensor contexts = testing::to_int_tensor(one.at("expected").at("contexts"));
+      const IntTensor targets = testing::to_int_tensor(one.at("expected").at("targets"));
+      EXPECT_EQ(pairs.contexts.shape, contexts.shape);
+      EXPECT_EQ(pairs.contexts.data, contexts.data);
+      EXPECT_EQ(pairs.targets.shape, targets.shape);
+      EXPECT_EQ(pairs.targets.data, targets.data);
+    }
+     }},
+    {"causalAverageLoop", [] {
+    check_fixture("causalAverageLoop", [](const json& args) { return named(causal_average_loop(to_tensor(args[0]))); });
+     }},
+    {"causalAverageMatmul", [] {
+    check_fixture("causalAverageMatmul",
+                  [](const json& args) { return named(causal_average_matmul(to_tensor(args[0]))); });
+     }},
+    {"causalAverageSoftmax", [] {
+    check_fixture("causalAverageSoftmax",
+                  [](const json& args) { return named(causal_average_softmax(to_tensor(args[0]))); });
+     }},
+    {"softmax", [] {
+    check_fixture("softmax", [](const json& args) {
+      return Results{{"output", softmax(to_tensor(args[0]), testing::to_softmax_options(options_at(args, 1)))}};
+    });
+     }},
+    {"attentionWithoutWeights", [] {
+    check_fixture("attentionWithoutWeights", [](const json& args) {
+      return named(attention_without_weights(to_tensor(args[0]), testing::to_normalization(options_at(args, 1))));
+    });
+     }},
+    {"selfAttention", [] {
+    check_fixture("selfAttention", [](const json& args) {
+      return named(self_attention(to_tensor(args[0]), testing::to_projection_weights(args[1]),
+                                  testing::to_attention_options(options_at(args, 2))));
+    });
+     }},
+    {"attentionDropout", [] {
+    check_fixture("attentionDropout", [](const json& args) {
+      const DropoutResult result = attention_dropout(to_tensor(args[0]), testing::to_dropout_options(options_at(args, 1)));
+      return Results{{"mask", result.mask}, {"output", result.output}};
+    });
+     }},
+    {"compare", [] {
+    json cases;
+    ASSERT_TRUE(load_fixture("compare", cases));
+    for (const json& one : cases) {
+      SCOPED_TRACE(one.at("name").get<std::string>());
+      const json& args = one.at("args");
+      const Comparison result = compare(to_tensor(args[0]), to_tensor(args[1]), testing::to_compare_options(options_at(args, 2)));
+      const json& expected = one.at("expected");
+      const double max_abs = expected.at("maxAbsError"), max_rel = expected.at("maxRelError");
+      EXPECT_NEAR(result.max_abs_error, max_abs, 1e-6 + 1e-5 * max_abs);
+      EXPECT_NEAR(result.max_rel_error, max_rel, 1e-6 + 1e-5 * max_rel);
+      EXPECT_EQ(result.allclose, expected.at("allclose").get<bool>());
+      EXPECT_EQ(result.first_mismatch, expected.at("firstMismatch").get<std::int64_t>());
+    }
+     }},
+    {"multiheadAttentionStacked", [] {
+    check_fixture("multiheadAttentionStacked", [](const json& args) {
+      return named(multihead_attention_stacked_fast(to_tensor(args[0]), testing::to_stacked_weights(args[1]),
+                                               testing::to_attention_options(options_at(args, 2))));
+    });
+     }},
+    {"multiheadAttentionSplit", [] {
+    check_fixture("multiheadAttentionSplit", [](const json& args) {
+      return named(multihead_attention_split_fast(to_tensor(args[0]), testing::to_projection_weights(args[1]),
                                              testing::to_attention_options(options_at(args, 2))));
-  });
+    });
+     }},
+    {"multiheadAttentionFused", [] {
+    check_fixture("multiheadAttentionFused", [](const json& args) {
+      return named(multihead_attention_fused_fast(to_tensor(args[0]), testing::to_fused_weights(args[1]),
+                                             testing::to_attention_options(options_at(args, 2))));
+    });
+     }},
+    {"crossAttention", [] {
+    check_fixture("crossAttention", [](const json& args) {
+      return named(cross_attention_fast(to_tensor(args[0]), to_tensor(args[1]), testing::to_projection_weights(args[2]),
+                                   testing::to_attention_options(options_at(args, 3))));
+    });
+     }},
+  };
+  return table;
 }
 
-TEST(Fixtures, MultiheadAttentionSplitMatchesPyTorch) {
-  check_fixture("multiheadAttentionSplit", [](const json& args) {
-    return named(multihead_attention_split(to_tensor(args[0]), testing::to_projection_weights(args[1]),
-                                           testing::to_attention_options(options_at(args, 2))));
-  });
+#define AP_FIXTURE_NAME(js) #js,
+const std::vector<std::string> kFixtureFunctions = {AP_FIXTURE_FUNCTIONS(AP_FIXTURE_NAME)};
+#undef AP_FIXTURE_NAME
+
+class Fixtures : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Fixtures, MatchPyTorch) {
+  const auto runner = runners().find(GetParam());
+  ASSERT_NE(runner, runners().end()) << "no native runner for " << GetParam();
+  runner->second();
 }
 
-TEST(Fixtures, MultiheadAttentionFusedMatchesPyTorch) {
-  check_fixture("multiheadAttentionFused", [](const json& args) {
-    return named(multihead_attention_fused(to_tensor(args[0]), testing::to_fused_weights(args[1]),
-                                           testing::to_attention_options(options_at(args, 2))));
-  });
-}
+INSTANTIATE_TEST_SUITE_P(Registry, Fixtures, ::testing::ValuesIn(kFixtureFunctions),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
-TEST(Fixtures, CrossAttentionMatchesPyTorch) {
-  check_fixture("crossAttention", [](const json& args) {
-    return named(cross_attention(to_tensor(args[0]), to_tensor(args[1]), testing::to_projection_weights(args[2]),
-                                 testing::to_attention_options(options_at(args, 3))));
-  });
+TEST(FixtureRunners, EveryRunnerIsARegistryFunctionWithFixtures) {
+  for (const auto& [name, runner] : runners()) {
+    EXPECT_NE(std::find(kFixtureFunctions.begin(), kFixtureFunctions.end(), name), kFixtureFunctions.end()) << name;
+  }
 }
 
 // The fused path: every multi-head and cross-attention case again with intermediates=false, which runs

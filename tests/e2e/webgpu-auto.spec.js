@@ -85,8 +85,9 @@ test.describe('auto: WebGPU above the crossover, WASM below', () => {
       };
     });
     expect(result.thresholdN).toBeNull();
-    // Exactly 'auto' without WebGPU: the plain WASM SIMD backend, synchronous, no routing record, no device.
-    expect(result).toMatchObject({ backend: 'wasm-simd', build: 'simd', isPromise: false, lastCall: null, hasOnBackendChange: false, devices: 0 });
+    // Exactly 'auto' without WebGPU: the plain WASM SIMD backend, synchronous, the planner's record, no device.
+    expect(result).toMatchObject({ backend: 'wasm-simd', build: 'simd', isPromise: false, hasOnBackendChange: false, devices: 0 });
+    expect(result.lastCall).toEqual({ fn: 'matmul', backend: 'wasm-simd', path: 'teaching', reason: 'matmul has only the teaching code', threads: 1 });
   });
 
   test('a device destroyed mid-session while routing moves every call to WASM, with the same numbers, and says so', async ({ page }) => {
@@ -119,7 +120,7 @@ test.describe('auto: WebGPU above the crossover, WASM below', () => {
     expect(result.afterIsPromise).toBe(false);
     expect(result.devices).toBe(1);
     expect(result.reason).toMatch(/device was lost \(destroyed.*now on wasm-simd/);
-    expect(result.lastCall).toEqual({ fn: 'matmul', backend: 'wasm-simd', reason: result.reason });
+    expect(result.lastCall).toEqual({ fn: 'matmul', backend: 'wasm-simd', path: 'teaching', reason: result.reason, threads: 1 });
     expect(result.changes).toEqual([{ backend: 'wasm-simd', reason: result.reason }]);
     result.before.forEach((value, i) => {
       expect(Math.abs(result.during[i] - value)).toBeLessThanOrEqual(TOLERANCE);

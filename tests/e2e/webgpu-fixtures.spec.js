@@ -1,15 +1,15 @@
 // The same correctness suite as the WASM builds (tests/unit/steps.test.js): every PyTorch fixture case,
 // through the public API on the webgpu backend (SwiftShader), at the same tolerance (1e-5 + 1e-5·|expected|).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { test, expect } from '@playwright/test';
+import { FIXTURE_FUNCTIONS } from '../../web/src/core/registry.js';
 
 const FIXTURES = new URL('./../fixtures/', import.meta.url);
 const TOLERANCE = { atol: 1e-5, rtol: 1e-5 };
-const fixtures = readdirSync(FIXTURES).filter((name) => name.endsWith('.json'))
-  .map((name) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')));
+// The registry's functions with fixtures (web/src/core/registry.js), as the Vitest and native runners.
+const fixtures = FIXTURE_FUNCTIONS.map((fn) => JSON.parse(readFileSync(new URL(`${fn}.json`, FIXTURES), 'utf8')));
 
 test('every PyTorch fixture case matches on the webgpu backend', async ({ page }) => {
-  expect(fixtures.length).toBeGreaterThanOrEqual(13);
   await page.goto('/tests/e2e/pages/webgpu.html');
   await page.waitForFunction(() => window.harnessReady === true);
   const reports = await page.evaluate(async ({ fixtures, tolerance }) => {

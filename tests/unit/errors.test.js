@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { attentionFor, BACKENDS } from './backends.js';
 import { JOURNEY, randomTensor, tensor } from './make-tensors.js';
+import { CHECKS } from '../../web/src/core/reference/checks.js';
 
 const x = randomTensor([2, 4, 3], 1);
 const projections = { query: randomTensor([3, 2], 2), key: randomTensor([3, 2], 3), value: randomTensor([3, 2], 4) };
@@ -102,6 +103,35 @@ const BAD_INPUTS = [
   // what is left of its 2 GiB once the heap in use is subtracted, in bytes.
   ['sizes beyond the memory limit', (api) => api.selfAttention(randomTensor([1, 30000, 3], 16), projections),
     /^selfAttention: B=1, T=30000 needs [\d.]+ GB for its results and workspace; the memory limit is (2 GiB|\d+ bytes)$/],
+  // Found by trying the API as a hostile user would (issue 9): each one an Error naming what was wrong.
+  ['a shape of BigInts', (api) => api.causalAverageLoop({ data: new Float32Array(24), shape: [2n, 4n, 3n] }),
+    'causalAverageLoop: x.shape is [2n, 4n, 3n]; expected an array of non-negative integers'],
+  ['a shape holding NaN, shown as NaN', (api) => api.causalAverageLoop({ data: new Float32Array(6), shape: [2, NaN, 3] }),
+    'causalAverageLoop: x.shape is [2, NaN, 3]; expected an array of non-negative integers'],
+  ['an unbatched size of 0, in the caller\'s own shape', (api) => api.causalAverageLoop({ data: new Float32Array(0), shape: [0, 3] }),
+    'causalAverageLoop: x has shape [0, 3]; expected every size ≥ 1 (T=0)'],
+  ['null as a tensor is null', (api) => api.causalAverageLoop(null),
+    'causalAverageLoop: x is null; expected a tensor {data: Float32Array, shape: number[]}'],
+  ['a softmax scale finite in float64 but not in float32', (api) => api.softmax(x, { scale: 1e39 }),
+    'softmax: options.scale=1e+39; expected a finite number after rounding to float32 (1e+39 becomes Infinity)'],
+  ['a temperature finite in float64 but not in float32', (api) => api.selfAttention(x, projections, { temperature: 1e300 }),
+    'selfAttention: options.temperature=1e+300; expected a finite number > 0 after rounding to float32 (1e+300 becomes Infinity)'],
+  ['a temperature that rounds to 0 in float32', (api) => api.selfAttention(x, projections, { temperature: 1e-50 }),
+    'selfAttention: options.temperature=1e-50; expected a finite number > 0 after rounding to float32 (1e-50 becomes 0)'],
+  ['a dropout that rounds onto 1 in float32, echoed as passed', (api) => api.attentionDropout(x, { dropout: 0.99999999999 }),
+    'attentionDropout: options.dropout=0.99999999999; expected a number in [0, 1) after rounding to float32 (0.99999999999 becomes 1)'],
+  ['heads beyond 2^32, reported against d_out', (api) => api.multiheadAttentionSplit(x, splitWeights, { heads: 4294967298 }),
+    'multiheadAttentionSplit: d_out=6 is not divisible by heads=4294967298'],
+];
+
+/** The fields of each structured error: the message is formatted from them, and code reads them. */
+const STRUCTURED = [
+  ['a dropout of 1', (api) => api.attentionDropout(x, { dropout: 1 }),
+    { fn: 'attentionDropout', argument: 'options.dropout', value: 1, expected: 'a number in [0, 1)', kind: 'option' }],
+  ['a wrong projection', (api) => api.selfAttention(x, { ...projections, query: randomTensor([4, 2], 10) }),
+    { fn: 'selfAttention', argument: 'weights.query', value: [4, 2], expected: '[d_in=3, d_out]', kind: 'shape' }],
+  ['a BigInt shape', (api) => api.softmax({ data: new Float32Array(3), shape: [3n] }),
+    { fn: 'softmax', argument: 'x.shape', value: [3n], kind: 'entries' }],
 ];
 
 for (const backend of BACKENDS) {
@@ -124,6 +154,28 @@ for (const backend of BACKENDS) {
       // The module works as before: the six-token sentence still gives its known weights.
       const { weights } = api.attentionWithoutWeights(JOURNEY);
       expect(weights.data[7]).toBeCloseTo(0.2379, 4);
+    });
+
+    test.each(STRUCTURED)('%s is a structured error {fn, argument, value, expected, kind}', (what, call, fields) => {
+      let thrown;
+      try {
+        call(api);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject(fields);
+    });
+
+    test('the memory estimate is the planned path\'s: the teaching stages are refused, the fused kernel is not', () => {
+      // B=40000, T=64, causal: four (B, T, T) stages need 2.7 GB; the fused kernel holds O(B·T·d).
+      const many = { data: new Float32Array(40000 * 64), shape: [40000, 64, 1] };
+      const one = { query: tensor([1], [1, 1]), key: tensor([1], [1, 1]), value: tensor([1], [1, 1]) };
+      expect(() => api.multiheadAttentionSplit(many, one, { causal: true, intermediates: true }))
+        .toThrow('multiheadAttentionSplit: B=40000, T=64 needs 2.7 GB for its results and workspace; the memory limit is 2 GiB');
+      // The same call with intermediates false passes the one check every backend's call goes through
+      // (computing it is left to the fixtures at smaller sizes: it takes seconds here).
+      const options = { causal: true, intermediates: false, scale: true, temperature: 1, mask: 'neg_inf', dropout: 0, seed: 0, heads: 1 };
+      expect(CHECKS.multiheadAttentionSplit(many, one, options)).toMatchObject({ B: 40000, T: 64, dOut: 1 });
     });
 
     test('−∞ is allowed in softmax input (it is a mask)', () => {

@@ -60,6 +60,14 @@ describe('every list of functions is the registry', () => {
     expect(FIXTURE_FUNCTIONS.every((fn) => ENTRIES[fn].fixture)).toBe(true);
   });
 
+  test('the public CAPABILITIES are the registry\'s, one per function', async () => {
+    const { CAPABILITIES } = await import('../../web/src/core/index.js');
+    expect(Object.keys(CAPABILITIES)).toEqual([...FUNCTION_NAMES]);
+    expect(CAPABILITIES.multiheadAttentionSplit.paths).toEqual(['teaching', 'fused', 'workers', 'webgpu']);
+    expect(CAPABILITIES.compare).toMatchObject({ gpu: 'reference', options: ['atol', 'rtol'] });
+    expect(CAPABILITIES.causalAverageLoop.options).toEqual([]);
+  });
+
   test('the registry is plain data: it survives a JSON round trip unchanged', () => {
     expect(JSON.parse(JSON.stringify(REGISTRY))).toEqual(REGISTRY);
   });

@@ -339,6 +339,19 @@ export function loadAttention(options?: LoadOptions): Promise<Attention>;
 /** The names of every API function, in curriculum order (the keys of Attention that are functions). */
 export const FUNCTION_NAMES: readonly string[];
 
+/** What the registry declares a function can do: for the page's capability checks. */
+export interface Capability {
+  /** The paths that can run it ('teaching' always; 'fused', 'workers', 'webgpu' where they exist). */
+  paths: readonly ('teaching' | 'fused' | 'workers' | 'webgpu')[];
+  /** How the webgpu backend runs it: its own GPU passes ('kernels') or the JS reference ('reference'). */
+  gpu: 'kernels' | 'reference';
+  /** The names of the options it takes (empty: it takes no options argument). */
+  options: readonly string[];
+}
+
+/** Every API function's capabilities, from the registry (web/src/core/registry.js), by name. */
+export const CAPABILITIES: Readonly<Record<string, Capability>>;
+
 /** The number of elements of a shape. */
 export function sizeOf(shape: readonly number[]): number;
 /** "[2, 2, 3]", the way shapes appear in messages. */

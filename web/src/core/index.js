@@ -2,10 +2,15 @@
 // docs/api.md. Backends are imported on demand, so a page that only uses the JS reference never
 // loads WebAssembly, and a missing WebGPU never breaks a CPU-only browser.
 import { createAttention, FUNCTION_NAMES } from './api.js';
+import { REGISTRY } from './registry.js';
 import { describeValue } from './tensor.js';
 import { MAX_THREADS, resolveThreads } from './backends/thread-plan.js';
 
 export { FUNCTION_NAMES };
+
+/** Every function's capabilities ({paths, gpu, options}), from the registry: the page's capability checks. */
+export const CAPABILITIES = Object.freeze(Object.fromEntries(REGISTRY.map(({ name, paths, gpu, options }) =>
+  [name, Object.freeze({ paths, gpu, options: Object.keys(options ?? {}) })])));
 export { sizeOf, formatShape, makeTensor } from './tensor.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];

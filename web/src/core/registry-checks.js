@@ -30,9 +30,8 @@ const inRange = (value, { min, max, minExclusive, maxExclusive }) =>
  * in float32 (temperature: 1e300), or rounded onto a bound (dropout: 0.99999999999 → 1), is refused.
  */
 export function checkOption(fn, name, spec, value) {
-  const argument = `options.${name}`;
-  const expected = expectedText(spec);
-  const refuse = (why = expected) => fail(fn, 'option', argument, value, why);
+  // The words of the message are put together only when the value is refused.
+  const refuse = (why = expectedText(spec)) => fail(fn, 'option', `options.${name}`, value, why);
   switch (spec.type) {
     case 'boolean':
       if (typeof value !== 'boolean') refuse();
@@ -48,7 +47,7 @@ export function checkOption(fn, name, spec, value) {
       if (!spec.float32) return;
       const rounded = Math.fround(value);
       if (!Number.isFinite(rounded) || !inRange(rounded, spec)) {
-        refuse(`${expected} after rounding to float32 (${describeValue(value)} becomes ${rounded})`);
+        refuse(`${expectedText(spec)} after rounding to float32 (${describeValue(value)} becomes ${rounded})`);
       }
       return;
     }
@@ -64,13 +63,15 @@ export function checkOption(fn, name, spec, value) {
 export function estimateFloats(fn, path, sizes) {
   const terms = ENTRIES[fn].memory[path] ?? ENTRIES[fn].memory.teaching;
   let floats = 0;
-  for (const [coefficient, ...names] of terms) {
-    let term = coefficient;
-    for (const name of names) {
-      if (typeof sizes[name] !== 'number') throw new TypeError(`registry: ${fn}'s memory term needs size ${name}`);
-      term *= sizes[name];
+  for (const term of terms) {
+    // [coefficient, ...size names]
+    let product = term[0];
+    for (let k = 1; k < term.length; k++) {
+      const size = sizes[term[k]];
+      if (typeof size !== 'number') throw new TypeError(`registry: ${fn}'s memory term needs size ${term[k]}`);
+      product *= size;
     }
-    floats += term;
+    floats += product;
   }
   return floats;
 }

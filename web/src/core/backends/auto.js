@@ -101,6 +101,8 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
   const backend = {
     get name() { return last.name; },
     get build() { return last.build ?? null; },
+    // The GPU side runs the reference's checks in full (webgpu.js gpuMethod); the CPU side is cpu.
+    get scansValues() { return cpu.scansValues ?? false; },
     get fallbackReason() { return fallbackReason; },
     get lastCall() { return lastCall; },
     get threads() { return cpu.threads ?? 1; },

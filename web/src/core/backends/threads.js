@@ -171,6 +171,8 @@ export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } 
   const backend = {
     get name() { return cpu.name; },
     get build() { return cpu.build ?? null; },
+    // No scansValues: a pooled call's values are checked on the main thread, so bad input throws at once
+    // and no worker is asked.
     get fallbackReason() { return cpu.fallbackReason ?? null; },
     get lastCall() { return lastCall; },
     get threads() { return stopped() ? 1 : workers; },

@@ -113,6 +113,8 @@ function wrapModule(core, build) {
   const backend = {
     name: `wasm-${build}`,
     build,
+    /** The binding checks every input value (NaN, ±∞) itself: the API's check skips that scan (api.js). */
+    scansValues: true,
     heapStats: () => core.heapStats(),
     /** {vocabulary: 'wasm_simd128' | 'scalar', variants: [{number, name}], defaultVariant}: for the benchmark. */
     fastPathInfo: () => core.fastPathInfo(),

@@ -84,7 +84,7 @@ export function checkSelfAttention(x, weights, options) {
   for (const bias of ['queryBias', 'keyBias', 'valueBias']) {
     if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
   }
-  checkMemory(fn, 'teaching', { ...attentionSizes(x, { B, H: 1, Tq: T, Tk: T, dOut }, options), dIn }, sizesText(B, 1, T, T, false));
+  checkMemory(fn, 'teaching', attentionSizes(x, { B, H: 1, Tq: T, Tk: T, dIn, dOut }, options), sizesText(B, 1, T, T, false));
   return { B, T, dIn, dOut };
 }
 
@@ -125,8 +125,11 @@ function sizesText(B, H, Tq, Tk, cross) {
  * and the floats of its inputs. Its path is the planner's: the fused kernel holds O(T·d), the teaching
  * code the (B, H, Tq, Tk) stages.
  */
-function attentionSizes(x, sizes, options, context = x) {
-  return { ...sizes, dHead: sizes.dOut / sizes.H, stages: squareResultCount(options), xFloats: x.data.length, contextFloats: context.data.length };
+function attentionSizes(x, { B, H, Tq, Tk, dIn, dOut }, options, context = x) {
+  return {
+    B, H, Tq, Tk, dIn, dOut, dHead: dOut / H, stages: squareResultCount(options),
+    xFloats: x.data.length, contextFloats: context.data.length,
+  };
 }
 
 function checkMultiheadMemory(fn, x, sizes, options, context = x) {

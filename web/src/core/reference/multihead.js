@@ -7,7 +7,8 @@ import {
   checkMultiheadAttentionFused, checkMultiheadAttentionSplit, checkMultiheadAttentionStacked, isPresent,
 } from './checks.js';
 import { mergeHeads, project, splitHeads, takeColumns } from './linalg.js';
-import { scaledDotProductAttention } from './scaled-dot-product.js';
+import { fusedAttention, attentionPerHead } from './head-attention.js';
+import { fusedKernelApplies } from '../planner.js';
 
 const optional = (tensor) => (isPresent(tensor) ? tensor : null);
 
@@ -19,7 +20,9 @@ const optional = (tensor) => (isPresent(tensor) ? tensor : null);
  */
 export function attendHeads({ query, key, value }, { B, H, Tq, Tk, dHead }, weights, options) {
   const dOut = H * dHead;
-  const attention = scaledDotProductAttention(query, key, value, { B, H, Tq, Tk, dHead }, options);
+  // The planner's fused path holds one row of scores; the teaching path every stage.
+  const attend = fusedKernelApplies(options) ? fusedAttention : attentionPerHead;
+  const attention = attend(query, key, value, { B, H, Tq, Tk, dHead }, options);
   // (B, H, Tq, d_head) -> (B, Tq, H, d_head) -> (B, Tq, d_out)
   const context = mergeHeads(attention.context, B, H, Tq, dHead);
   let output = context;

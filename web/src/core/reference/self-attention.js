@@ -2,7 +2,7 @@
 // trainable projections, the causal mask and dropout.
 import { checkAttentionWithoutWeights, checkSelfAttention, isPresent } from './checks.js';
 import { matmulRaw, project } from './linalg.js';
-import { scaledDotProductAttention } from './scaled-dot-product.js';
+import { attentionPerHead } from './head-attention.js';
 import { normalizeRows } from './softmax.js';
 
 /**
@@ -44,7 +44,7 @@ export function selfAttention(x, weights, options) {
   const key = project(x.data, B * T, dIn, weights.key, bias('keyBias'), options.layout);
   const value = project(x.data, B * T, dIn, weights.value, bias('valueBias'), options.layout);
   // (B, T, d_out) is (B, H=1, T, d_head=d_out): no reshape needed for one head.
-  const attention = scaledDotProductAttention(query, key, value, { B, H: 1, Tq: T, Tk: T, dHead: dOut }, options);
+  const attention = attentionPerHead(query, key, value, { B, H: 1, Tq: T, Tk: T, dHead: dOut }, options);
   const square = (data) => ({ data, shape: [B, T, T] });
   const result = {
     query: { data: query, shape: [B, T, dOut] },

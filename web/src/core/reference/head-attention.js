@@ -42,7 +42,7 @@ function maskAndNormalize(scaled, masked, weights, offset, Tq, Tk, mode) {
  * 4. softmax  5. dropout  6. context = weights·V.
  * Dropout's random number for weight i uses i, the flat index over the whole (B, H, Tq, Tk) tensor.
  */
-export function scaledDotProductAttention(query, key, value, { B, H, Tq, Tk, dHead }, options) {
+export function attentionPerHead(query, key, value, { B, H, Tq, Tk, dHead }, options) {
   const blocks = B * H;
   const block = Tq * Tk;
 
@@ -81,4 +81,42 @@ export function scaledDotProductAttention(query, key, value, { B, H, Tq, Tk, dHe
     context.set(matmulRaw(w, v, Tq, Tk, dHead), n * Tq * dHead);
   }
   return { scores, scaled, masked, weights, dropped, context };
+}
+
+/**
+ * The fused path of the reference (the planner's 'fused': intermediates false, no dropout, the causal mask
+ * only as −∞): the same math one query row at a time, so it holds one (Tk) row of scores instead of the
+ * (B, H, Tq, Tk) stages — the memory the check estimates for it. query (B, H, Tq, d_head), key and value
+ * (B, H, Tk, d_head) → context (B, H, Tq, d_head).
+ */
+export function fusedAttention(query, key, value, { B, H, Tq, Tk, dHead }, options) {
+  const factor = (options.scale ? 1 / Math.sqrt(dHead) : 1) / options.temperature;
+  const context = new Float32Array(B * H * Tq * dHead);
+  const row = new Float32Array(Tk);
+  const weights = new Float32Array(Tk);
+  for (let n = 0; n < B * H; n++) {
+    const q0 = n * Tq * dHead;
+    const k0 = n * Tk * dHead;
+    for (let i = 0; i < Tq; i++) {
+      // 1–3. scaled scores of row i; the future is −∞ when causal.
+      for (let j = 0; j < Tk; j++) {
+        if (options.causal && isFuture(i, j)) {
+          row[j] = -Infinity;
+          continue;
+        }
+        let dot = 0;
+        for (let c = 0; c < dHead; c++) dot += query[q0 + i * dHead + c] * key[k0 + j * dHead + c];
+        row[j] = Math.fround(dot) * factor;
+      }
+      // 4. softmax; 6. context row = weights·V.
+      normalizeRow(row, weights, 0, Tk, 'stable');
+      const out = q0 + i * dHead;
+      for (let j = 0; j < Tk; j++) {
+        const w = weights[j];
+        if (w === 0) continue;
+        for (let c = 0; c < dHead; c++) context[out + c] += w * value[k0 + j * dHead + c];
+      }
+    }
+  }
+  return { context };
 }

@@ -1,4 +1,4 @@
-#include "attention/scaled_dot_product.h"
+#include "attention/head_attention.h"
 
 #include <cmath>
 #include <cstdint>
@@ -24,8 +24,8 @@ void normalise_rows(float* block, int rows, int cols) {
 }
 }  // namespace
 
-Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                    const AttentionOptions& options, AttentionResult& result) {
+Tensor attention_per_head(const Tensor& query, const Tensor& key, const Tensor& value,
+                          const AttentionOptions& options, AttentionResult& result) {
   const int batch = query.shape[0], heads = query.shape[1], rows = query.shape[2], d_k = query.shape[3];
   const int cols = key.shape[2], d_v = value.shape[3];
   const int slices = batch * heads;  // every (b, h) pair is an independent attention problem
@@ -120,7 +120,7 @@ AttentionResult attend_heads(const Tensor& query, const Tensor& key, const Tenso
   result.value = split_heads(value, heads);
 
   // 2. attention in every head at once: (B, H, Tq, d_head)
-  const Tensor per_head = scaled_dot_product_attention(result.query, result.key, result.value, options, result);
+  const Tensor per_head = attention_per_head(result.query, result.key, result.value, options, result);
 
   // 3. merge: (B, H, Tq, d_head) -> (B, Tq, d_out), the heads side by side
   result.context = merge_heads(per_head);

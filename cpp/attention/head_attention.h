@@ -1,4 +1,5 @@
-// Internal: the attention math itself, written once for self, multi-head and cross attention.
+// Internal: the attention math of (B, H, Tq, d) heads, written once for self, multi-head and cross attention
+// (named apart from PyTorch's scaled_dot_product_attention, whose signature differs).
 #pragma once
 
 #include "attention/options.h"
@@ -11,8 +12,8 @@ namespace ap {
 // Fills result.scores, scaled, masked (when causal), weights (B, H, Tq, Tk) and dropped (when dropout > 0),
 // following options (scale by 1/√d_k, temperature, causal mask mode, dropout with the counter RNG over
 // the flat index of the (B, H, Tq, Tk) weights). Arguments are assumed checked.
-Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                    const AttentionOptions& options, AttentionResult& result);
+Tensor attention_per_head(const Tensor& query, const Tensor& key, const Tensor& value,
+                          const AttentionOptions& options, AttentionResult& result);
 
 // The multi-head tail shared by split, fused, stacked and cross attention:
 // projected query (B, Tq, d_out), key and value (B, Tk, d_out) → split into options.heads heads,
