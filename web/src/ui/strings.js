@@ -205,6 +205,7 @@ export const STRINGS = {
       sort: 'A random first half, a separator, then it sorted. Rows attend by content, to the next-smallest token of the first half, not by position.',
       induction: 'A random sequence repeated. On the repeat, the next token is the one that followed the current token the first time: one head (layer 1) learns to look at the previous token, a second head (layer 2) uses it to attend to the token after the earlier occurrence: an induction head, a stripe T/2 − 1 below the diagonal. It needs two layers.',
     },
+    taskLegend: 'Task',
     model: 'Model',
     optimiser: 'Optimiser',
     play: 'Play',

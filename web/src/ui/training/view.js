@@ -526,7 +526,7 @@ export function createTrainingView({ mode, update, notice }) {
   function renderTabControls(state) {
     const onChange = (changes) => update(changes, { fromControl: true });
     const groups = [
-      [S.tab, ['train-task', 'train-text']],
+      [S.taskLegend, ['train-task', 'train-text']],
       [S.model, ['train-layers', 'train-heads', 'train-d-model', 'train-context']],
       [S.optimiser, ['train-lr', 'train-wd', 'train-batch', 'train-seed', 'train-steps']],
     ];
