@@ -2,6 +2,8 @@
 // seeded runs are deterministic on one backend, so a loss or score reached by a stated step is reached there
 // on every run. Sizes are small so the file stays well under a minute on a loaded 2-core machine.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { openPage, watchConsole } from './page-helpers.js';
@@ -65,12 +67,12 @@ test('Training tab: the two-layer induction task grows an induction head by the 
   const scores = await page.evaluate(() => window.attentionPlayground.trainingView().snapshot().induction);
   expect(scores).toHaveLength(2);
   expect(Math.max(...scores.flat())).toBeGreaterThan(INDUCTION_THRESHOLD);
+  await page.screenshot({ path: 'test-results/training-converged.png', fullPage: true });
   // The page shows the same scores in its table, and the history scrubber replays the start.
   await expect(page.locator('table[data-train="induction"] tbody tr')).toHaveCount(2);
   const scrubber = page.locator('[data-train="scrubber"]');
   await scrubber.fill('0');
   await expect(page.locator('.training-tab .scrubber output')).toHaveText('step 0');
-  await page.screenshot({ path: 'test-results/training-converged.png', fullPage: true });
   expect(problems).toEqual([]);
 });
 
@@ -174,3 +176,16 @@ for (const width of [1280, 360]) {
     expect(problems).toEqual([]);
   });
 }
+
+test('the single-file page from file:// trains on the page thread, in slices, and says so', async ({ page }) => {
+  const problems = watchConsole(page);
+  const url = pathToFileURL(resolve('dist/playground-single.html')).href;
+  await openPage(page, `${SMALL}&train-steps=4`, url);
+  await view(page);
+  await expect(page.locator('.training-engine')).toContainText('on the page');
+  await page.locator('[data-train="play"]').click();
+  await untilStep(page, 4);
+  expect((await runOf(page)).losses).toHaveLength(4);
+  await expect(page.locator('.training-engine')).toContainText('WASM');
+  expect(problems).toEqual([]);
+});

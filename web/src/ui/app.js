@@ -82,13 +82,13 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     return withTraining(({ createTrainingView }) => {
       const onUpdate = (changes, options = {}) => update(changes, { fromControl: true, ...options });
       if (state.view === 'train') {
-        trainingTab ??= watchProgress(createTrainingView({ mode: 'tab', update: onUpdate, notice: trainingNotice }));
+        trainingTab ??= watchProgress(createTrainingView({ mode: 'tab', update: onUpdate, notice: trainingNotice, loadOptions }));
         if (trainingTab.node.parentNode !== shell.trainingRoot) shell.trainingRoot.replaceChildren(trainingTab.node);
         trainingTab.sync(state, { fromControl });
         return trainingTab;
       }
       if (state.step === 'learn') {
-        learnDemo ??= watchProgress(createTrainingView({ mode: 'demo', update: onUpdate, notice: trainingNotice }));
+        learnDemo ??= watchProgress(createTrainingView({ mode: 'demo', update: onUpdate, notice: trainingNotice, loadOptions }));
         if (learnDemo.node.parentNode !== shell.learnSlot) shell.learnSlot.replaceChildren(learnDemo.node);
         learnDemo.sync(state, { fromControl });
         return learnDemo;

@@ -43,7 +43,8 @@ function topGuesses(logits, V, index, k = 3) {
   return order.map((token) => ({ token, p: Math.exp(row[token] - max) / sum }));
 }
 
-export function createSession() {
+/** @param {{wasmBinary?: Uint8Array}} engineOptions given to the trainer (the single-file page's WASM bytes) */
+export function createSession(engineOptions = {}) {
   let trainer = null;
   let config = null;
   let initial = null;
@@ -87,11 +88,11 @@ export function createSession() {
     trainer?.dispose();
     config = newConfig;
     if (bytes) {
-      trainer = await loadTrainer(bytes, { backend: config.backend ?? 'auto' });
+      trainer = await loadTrainer(bytes, { backend: config.backend ?? 'auto', ...engineOptions });
     } else {
       trainer = await createTrainer({
         vocabSize: config.vocabSize, contextLength: config.context, dModel: config.dModel, heads: config.heads,
-        layers: config.layers, seed: config.seed, backend: config.backend ?? 'auto',
+        layers: config.layers, seed: config.seed, backend: config.backend ?? 'auto', ...engineOptions,
         optimizer: { name: 'adamw', lr: config.lr, weightDecay: config.wd },
       });
       initial = trainer.save();
@@ -121,7 +122,7 @@ export function createSession() {
       }
       case 'reset':
         trainer.dispose();
-        trainer = await loadTrainer(initial, { backend: config.backend ?? 'auto' });
+        trainer = await loadTrainer(initial, { backend: config.backend ?? 'auto', ...engineOptions });
         return { ...info(), snapshot: await snapshot(message.view) };
       case 'steps': {
         const first = trainer.steps;

@@ -3,8 +3,8 @@
 // Both answer the same messages (engine.js) through call(message) → Promise of the reply.
 import { createSession } from './engine.js';
 
-function inlineRunner(reason) {
-  const session = createSession();
+function inlineRunner(reason, engineOptions) {
+  const session = createSession(engineOptions);
   let queue = Promise.resolve();
   return {
     where: 'main', reason,
@@ -18,13 +18,16 @@ function inlineRunner(reason) {
   };
 }
 
-/** Starts a worker, or says why not and runs on the page. Resolves once the worker has answered. */
-export async function startRunner() {
+/**
+ * Starts a worker, or says why not and runs on the page. Resolves once the worker has answered.
+ * @param {() => Promise<object>} inlineOptions the trainer's extra options on the page (the single-file page's wasmBinary)
+ */
+export async function startRunner(inlineOptions = async () => ({})) {
   let worker;
   try {
     worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
   } catch (error) {
-    return inlineRunner(error.message);
+    return inlineRunner(error.message, await inlineOptions());
   }
   const pending = new Map();
   let nextId = 1;
@@ -45,7 +48,7 @@ export async function startRunner() {
   });
   if (started !== true) {
     worker.terminate();
-    return inlineRunner(started);
+    return inlineRunner(started, await inlineOptions());
   }
   return {
     where: 'worker', reason: null,

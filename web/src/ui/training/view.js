@@ -48,9 +48,10 @@ export function demoSettings(state) {
 const STATE_NAMES = { layers: 'train-layers', heads: 'train-heads', dModel: 'train-d-model', context: 'train-context', lr: 'train-lr', wd: 'train-wd', seed: 'train-seed' };
 
 /**
- * @param {{mode: 'tab'|'demo', update: (changes: object) => void, notice: (text: string) => void}} options
+ * @param {{mode: 'tab'|'demo', update: (changes: object) => void, notice: (text: string) => void,
+ *   loadOptions?: (backend: string) => Promise<object>}} options loadOptions: the page's extra loadAttention options
  */
-export function createTrainingView({ mode, update, notice }) {
+export function createTrainingView({ mode, update, notice, loadOptions = async () => ({}) }) {
   const tab = mode === 'tab';
   const node = element('section', { class: `training training-${mode}`, 'aria-label': tab ? S.title : S.demoTitle });
   let runner = null;
@@ -300,7 +301,10 @@ export function createTrainingView({ mode, update, notice }) {
   }
 
   function ensureRunner() {
-    runnerPromise ??= startRunner().then((r) => { runner = r; return r; });
+    runnerPromise ??= startRunner(async () => {
+      const { wasmBinary } = await loadOptions('auto');
+      return wasmBinary ? { wasmBinary } : {};
+    }).then((r) => { runner = r; return r; });
     return runnerPromise;
   }
 
