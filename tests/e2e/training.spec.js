@@ -189,3 +189,19 @@ test('the single-file page from file:// trains on the page thread, in slices, an
   await expect(page.locator('.training-engine')).toContainText('WASM');
   expect(problems).toEqual([]);
 });
+
+test('the custom element with view="train" passes its train- attributes and forwards the training API', async ({ page }) => {
+  const problems = watchConsole(page);
+  await page.goto('/tests/e2e/pages/training-element.html');
+  const element = page.locator('attention-playground');
+  await expect(element.frameLocator('iframe').locator('.training-title')).toHaveText('Training: watch attention learn');
+  await expect.poll(async () => (await element.evaluate((el) => el.getRun())).config?.task, { timeout: 30_000 }).toBe('previous');
+  await element.evaluate((el) => el.trainStep());
+  await page.waitForFunction(() => window.progress.some((p) => p.step === 1));
+  await element.evaluate((el) => el.trainStart());
+  await page.waitForFunction(() => window.progress.some((p) => p.step === 3), null, { timeout: 30_000 });
+  const run = await element.evaluate((el) => el.getRun());
+  expect(run).toMatchObject({ step: 3, config: { task: 'previous', layers: 1, seed: 7, steps: 3 } });
+  expect(run.losses).toHaveLength(3);
+  expect(problems).toEqual([]);
+});
