@@ -73,7 +73,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   function syncTraining({ fromControl = false } = {}) {
     const tab = state.view === 'train';
     const demo = !tab && state.step === 'learn';
-    if (!tab) trainingTab?.pause();
+    // The tab's run goes on in its worker while the learner reads the walk; it is drawn again when shown.
+    trainingTab?.setVisible(tab);
     if (!demo) {
       learnDemo?.pause();
       if (shell.learnSlot.firstChild) shell.learnSlot.replaceChildren();

@@ -1,9 +1,9 @@
 // Where a training session runs: a module Web Worker when one can start, else this page's thread (the
 // single-file page opened from file://, where no worker script can load), in short slices that yield.
 // Both answer the same messages (engine.js) through call(message) → Promise of the reply.
-import { createSession } from './engine.js';
-
-function inlineRunner(reason, engineOptions) {
+// The session's code is loaded on the page only when it has to run there.
+async function inlineRunner(reason, engineOptions) {
+  const { createSession } = await import('./engine.js');
   const session = createSession(engineOptions);
   let queue = Promise.resolve();
   return {

@@ -7,7 +7,7 @@ import '../training.css';
 import { renderControls } from '../controls.js';
 import { download } from '../export.js';
 import { STRINGS, format } from '../strings.js';
-import { completeConfig } from './engine.js';
+import { completeConfig } from './config.js';
 import { drawHeatmap, peaks, rowEntropy } from './heatmaps.js';
 import { createLossChart } from './loss-chart.js';
 import { startRunner } from './runner.js';
@@ -16,6 +16,7 @@ import { loadRun, saveRun } from './store.js';
 const S = STRINGS.training;
 const HISTORY_POINTS = 100; // saved snapshots per run (every Nth step)
 const SLOW_MS = 400;
+const MAX_CHUNK = 8; // steps per message to the worker: the page hears from a run at least every 8 steps
 
 function element(tag, attributes = {}, text = null) {
   const node = document.createElement(tag);
@@ -264,6 +265,10 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     predictionsBox.replaceChildren(...parts);
   }
 
+  // While the view is off screen (the learner went back to the walk), a run goes on in its worker and the
+  // page only keeps the numbers; the drawing waits until the view is shown again.
+  let visible = true;
+  let stale = false;
   function applySnapshot(snapshot) {
     latest = snapshot;
     labels = labelsOf(snapshot);
@@ -271,6 +276,15 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     if (!history.length || history[history.length - 1].step !== snapshot.step) {
       if (snapshot.step % every() === 0 || snapshot.step === total()) history.push({ step: snapshot.step, attention: snapshot.attention });
     }
+    if (!visible) {
+      stale = true;
+      return;
+    }
+    draw(snapshot);
+  }
+
+  function draw(snapshot) {
+    stale = false;
     scrubber.max = String(Math.max(0, history.length - 1));
     scrubber.value = scrubber.max;
     drawAttention(snapshot);
@@ -377,7 +391,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
         const step = latest.step;
         const n = every();
         // In a worker, chunks end on the history's steps; on the page, one step per slice.
-        let count = slow ? 1 : n - (step % n);
+        let count = slow ? 1 : Math.min(MAX_CHUNK, n - (step % n));
         if (runner.where === 'main') count = 1;
         count = Math.min(count, total() - step);
         if (!(await runChunk(count))) return;
@@ -571,6 +585,11 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     play,
     pause,
     step: stepOnce,
+    /** Shown or not: a run goes on either way; drawing resumes when shown. */
+    setVisible(value) {
+      visible = value;
+      if (visible && stale && latest) draw(latest);
+    },
     reset,
     /** Resolves when the session has drawn its current settings (after sync or a load). */
     async ready() {
