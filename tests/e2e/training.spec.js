@@ -48,6 +48,9 @@ test('step 12: the one-layer model learns the sentence; the loss falls below the
   expect(run.losses[LEARN_STEP - 1]).toBeLessThan(LEARN_LOSS);
   const entropyAfter = await page.evaluate(() => window.attentionPlayground.trainingView().entropy());
   expect(entropyBefore - entropyAfter).toBeGreaterThanOrEqual(LEARN_ENTROPY_DROP);
+  // The step fits a 360 px phone as the others do.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   expect(problems).toEqual([]);
 });
 
@@ -73,6 +76,11 @@ test('Training tab: the two-layer induction task grows an induction head by the 
   const scrubber = page.locator('[data-train="scrubber"]');
   await scrubber.fill('0');
   await expect(page.locator('.training-tab .scrubber output')).toHaveText('step 0');
+  // The same weights as tables: one per layer and head, T rows, the start's uniform rows (1/(t+1)).
+  await page.locator('.attention-tables summary').click();
+  await expect(page.locator('table[data-train="attention-table"]')).toHaveCount(4);
+  const secondRow = await page.locator('table[data-train="attention-table"]').first().locator('tbody tr').nth(1).locator('td').allTextContents();
+  expect(secondRow.slice(0, 2).map(Number).every((w) => Math.abs(w - 0.5) < 0.01)).toBe(true);
   expect(problems).toEqual([]);
 });
 
@@ -172,6 +180,8 @@ for (const width of [1280, 360]) {
     await page.locator('[data-train="play"]').click();
     await untilStep(page, 2);
     const results = await new AxeBuilder({ page }).include('#training').analyze();
+    const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+    expect(widths.page, 'no sideways scrolling').toBeLessThanOrEqual(widths.viewport);
     expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     expect(problems).toEqual([]);
   });

@@ -228,6 +228,7 @@ export const STRINGS = {
     layerHead: 'layer {layer}, head {head}',
     heatmapLabel: 'Attention weights, layer {layer}, head {head}, at step {step}: row = query position, column = key position. Strongest key per row: {peaks}.',
     scrubber: 'History: show the attention at a saved step',
+    attentionTables: 'The attention weights as tables',
     scrubberValue: 'step {step}',
     weightsTitle: 'Projection weights of layer {layer} and their gradients',
     weightLabel: '{name} of layer {layer} (out × in){grad}',

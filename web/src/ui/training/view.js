@@ -103,7 +103,11 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   const scrubberValue = element('output', { for: `${mode}-scrubber` });
   const heatmapGrid = element('div', { class: 'training-heatmaps' });
   const entropyLine = element('p', { class: 'training-entropy' });
-  attentionBox.append(attentionTitle, element('div', { class: 'scrubber' }, null), heatmapGrid, entropyLine);
+  // The same weights as tables (screen readers, copying numbers), built when opened.
+  const attentionTables = element('details', { class: 'attention-tables' });
+  attentionTables.append(element('summary', {}, S.attentionTables));
+  attentionTables.addEventListener('toggle', () => { if (attentionTables.open && shown) fillAttentionTables(shown); });
+  attentionBox.append(attentionTitle, element('div', { class: 'scrubber' }, null), heatmapGrid, entropyLine, attentionTables);
   attentionBox.children[1].append(scrubberLabel, scrubber, scrubberValue);
   const inductionBox = element('section', { class: 'training-induction', 'aria-label': S.inductionTitle });
   const weightsBox = element('section', { class: 'training-weights' });
@@ -190,6 +194,32 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     entropyLine.textContent = format(S.entropy, { entropy: entropy.toFixed(3) });
     entropyLine.dataset.entropy = String(entropy);
     scrubberValue.textContent = format(S.scrubberValue, { step: snapshot.step });
+    if (attentionTables.open) fillAttentionTables(snapshot);
+  }
+
+  function fillAttentionTables(snapshot) {
+    const { heads: H, T } = latest;
+    const tables = [];
+    snapshot.attention.forEach((weights, layer) => {
+      for (let h = 0; h < H; h++) {
+        const table = element('table', { 'data-train': 'attention-table', 'data-layer': String(layer), 'data-head': String(h) });
+        table.append(element('caption', {}, `${format(S.layerHead, { layer: layer + 1, head: h + 1 })}, ${format(S.scrubberValue, { step: snapshot.step })}`));
+        const head = element('tr');
+        head.append(element('th', { scope: 'col' }));
+        for (let k = 0; k < T; k++) head.append(element('th', { scope: 'col' }, labels ? labels[k] : String(k)));
+        const body = element('tbody');
+        for (let t = 0; t < T; t++) {
+          const row = element('tr');
+          row.append(element('th', { scope: 'row' }, labels ? labels[t] : String(t)));
+          for (let k = 0; k < T; k++) row.append(element('td', {}, k > t ? STRINGS.masked : weights[(h * T + t) * T + k].toFixed(3)));
+          body.append(row);
+        }
+        table.append(element('thead'), body);
+        table.tHead.append(head);
+        tables.push(table);
+      }
+    });
+    attentionTables.replaceChildren(attentionTables.firstChild, ...tables);
   }
 
   function drawInduction(snapshot) {
