@@ -12,6 +12,7 @@ import { renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
 import { syncChildren } from './tensor-view.js';
 import { STRINGS, format } from './strings.js';
+import { loadWalkModel, trainedInputs, trainedState, TRAINED_LOCKS, TRAINED_STEPS } from './trained/walk-model.js';
 
 /**
  * Starts the playground in `root`.
@@ -125,7 +126,14 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
     shell.cpp.textContent = step.cpp;
     shell.torch.textContent = step.torch;
-    shell.controls.replaceChildren(renderControls(step.controls, state, (changes) => update(changes, { fromControl: true })));
+    // With the trained weights, the sizes the model fixes are shown and locked, with a note saying why.
+    const trained = state.model === 'trained';
+    const fixed = trained && TRAINED_STEPS.includes(step.id);
+    const shown = fixed && walkModel ? { ...trainedState(state, walkModel), lock: [...new Set([...state.lock, ...TRAINED_LOCKS])] } : state;
+    const notes = [];
+    if (fixed) notes.push(element('p', { class: 'trained-note', 'data-note': 'trained' }, format(STRINGS.trainedNote, { sentence: walkModel?.sentence ?? '' })));
+    if (trained && step.id === 'cross') notes.push(element('p', { class: 'trained-note', 'data-note': 'trained-cross' }, STRINGS.trainedCrossNote));
+    shell.controls.replaceChildren(renderControls(step.controls, shown, (changes) => update(changes, { fromControl: true })), ...notes);
     shell.tocLinks.forEach((link) => {
       if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
       else link.removeAttribute('aria-current');
@@ -142,6 +150,15 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     update({ edits: sortEdits([...edits, { matrix, row, col, value }]) }, { fromControl: true });
   }
 
+  let walkModel = null; // the shipped trained model (trained/walk-model.js), once loaded
+
+  function element(tag, attributes, text) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+    node.textContent = text;
+    return node;
+  }
+
   async function recompute() {
     const mine = ++generation;
     performance.mark('ap:change');
@@ -156,15 +173,35 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       return;
     }
     if (mine !== generation) return;
-    const inputs = buildInputs(state);
+    // The state the step computes with: the learner's, or the trained model's sentence and sizes.
+    let runState = state;
+    let inputs;
+    if (state.model === 'trained' && TRAINED_STEPS.includes(step.id)) {
+      try {
+        const model = await loadWalkModel();
+        if (mine !== generation) return;
+        if (!walkModel) {
+          walkModel = model;
+          renderStep(); // the controls show the model's sizes
+        }
+      } catch (error) {
+        if (mine !== generation) return;
+        showError(error);
+        return;
+      }
+      runState = trainedState(state, walkModel);
+      inputs = trainedInputs(buildInputs(runState), walkModel, state.edits);
+    } else {
+      inputs = buildInputs(state);
+    }
     const started = performance.now();
     let result;
     try {
-      result = await step.run({ api, inputs, state, fixture, loadBackend });
+      result = await step.run({ api, inputs, state: runState, fixture, loadBackend });
     } catch (error) {
       if (mine !== generation) return;
       showError(error);
-      lastRun = { state, inputs, result: null, error: error.message };
+      lastRun = { state: runState, inputs, result: null, error: error.message };
       notify();
       return;
     }
@@ -179,7 +216,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const showsEditable = result.tensors?.some((view) => view.editable);
     if (editable && state.edits.length > 0 && showsEditable) nodes.unshift(resetEditsButton);
     syncChildren(shell.results, nodes);
-    lastRun = { state, inputs, result, error: null, backend: api.backend, ms };
+    lastRun = { state: runState, inputs, result, error: null, backend: api.backend, ms };
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.measure('ap:draw', 'ap:computed');
     requestAnimationFrame(() => {

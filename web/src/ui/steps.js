@@ -158,7 +158,7 @@ context = weights @ x`,
   },
   {
     id: 'weights',
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'scale', 'temperature'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'scale', 'temperature', 'model'],
     formula: String.raw`Q = XW_q,\; K = XW_k,\; V = XW_v, \qquad W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_k}\,\tau}\Big), \qquad Z = WV`,
     cpp: `AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights,
                                const AttentionOptions& options);
@@ -203,7 +203,7 @@ context = weights @ value
   },
   {
     id: 'causal',
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'mask', 'scale', 'temperature'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'mask', 'scale', 'temperature', 'model'],
     formula: String.raw`W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_k}} + M\Big), \qquad M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}`,
     cpp: `AttentionResult self_attention(x, weights, {.causal = true, .mask = MaskMode::NegInf});
 // 3. mask: masked(i, j) = j > i ? -inf : scaled(i, j)       (NegInf)
@@ -236,7 +236,7 @@ context = weights @ value`,
   },
   {
     id: 'dropout',
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'causal', 'dropout', 'dropoutSeed'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'causal', 'dropout', 'dropoutSeed', 'model'],
     formula: String.raw`\tilde W_{ij} = \frac{m_{ij}\, W_{ij}}{1-p}, \qquad m_{ij} = [\,u(\text{seed}, i\cdot T + j) \ge p\,], \qquad Z = \tilde W V`,
     cpp: `AttentionResult self_attention(x, weights, {.causal = true, .dropout = p, .seed = seed});
 // after the mask: dropped(i) = dropout_keeps(seed, i, p) ? weights(i) / (1 - p) : 0
@@ -297,7 +297,7 @@ print((ours - expected).abs().max())`,
   },
   {
     id: 'multihead',
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'seed', 'causal', 'scale', 'temperature'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'seed', 'causal', 'scale', 'temperature', 'model'],
     formula: String.raw`\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^{\top}}{\sqrt{d_{\text{head}}}}\Big) V_h, \qquad Z = [\operatorname{head}_1, \dots, \operatorname{head}_H], \qquad d_{\text{head}} = d_{\text{out}} / H`,
     cpp: `AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
                                           const AttentionOptions& options);

@@ -93,6 +93,7 @@ export const STRINGS = {
     dropout: 'Dropout p',
     dropoutSeed: 'Dropout seed',
     backend: 'Backend',
+    model: 'Weights',
     'learn-task': 'What the model learns',
     'train-task': 'Task',
     'train-text': 'Your text (for the text task)',
@@ -107,6 +108,8 @@ export const STRINGS = {
     'train-steps': 'Steps to train',
   },
   optionLabels: {
+    random: 'random (seeded)',
+    trained: 'trained on the sentence',
     sentence: 'the next word of the sentence',
     previous: 'previous token',
     copy: 'copy',
@@ -191,6 +194,8 @@ export const STRINGS = {
     notAnObject: 'A state update must be an object of name: value pairs.',
     unknownMessage: 'Unknown message type {type} was ignored.',
   },
+  trainedNote: 'Trained weights: a one-layer model (d_model 4, 2 heads) trained to predict the next word of "{sentence}" (shipped with the page, reproducible with scripts/train-walk-model.mjs). x is its token + position embeddings, W_query, W_key and W_value its projections. The sentence, T, d_model, d_out, heads and seed are those it was trained with, so they are locked here.',
+  trainedCrossNote: 'The trained model has no cross-attention (it only attends within one sentence), so this step has no trained counterpart and keeps its random weights.',
   skipToStep: 'Skip to the step',
   training: {
     tab: 'Training',
