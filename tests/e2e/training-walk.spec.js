@@ -40,3 +40,26 @@ test('step 11 says it has no trained counterpart', async ({ page }) => {
   await expect(page.locator('[data-note="trained-cross"]')).toBeVisible();
   expect(problems).toEqual([]);
 });
+
+test('a model trained on the text task is carried into the walk; one that misses a word says which', async ({ page }) => {
+  const problems = watchConsole(page);
+  const text = encodeURIComponent('Your journey starts with one step and every step starts with one word');
+  await openPage(page, `?view=train&train-task=text&train-text=${text}&train-layers=1&train-heads=2&train-d-model=8&train-context=8&train-batch=4&train-seed=3&train-steps=5`);
+  await page.evaluate(async () => { const v = await window.attentionPlayground.training(); await v.ready(); });
+  await page.locator('[data-train="play"]').click();
+  await page.waitForFunction(() => window.attentionPlayground.trainingView().getRun().step === 5 && !window.attentionPlayground.trainingView().playing);
+  await page.locator('[data-train="carry"]').click();
+  await expect(page.locator('[data-note="carried"]')).toBeVisible();
+  const state = await page.evaluate(() => window.attentionPlayground.getState());
+  expect(state).toMatchObject({ view: 'walk', step: 'weights', model: 'trained' });
+  await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(8);
+  expect(await shownValues(page, 'W_query')).toHaveLength(64);
+  await expectPageMatchesCore(page);
+
+  const other = encodeURIComponent('Your trip starts with one step');
+  await openPage(page, `?view=train&train-task=text&train-text=${other}&train-layers=1&train-heads=1&train-d-model=8&train-context=8&train-batch=4&train-steps=2`);
+  await page.evaluate(async () => { const v = await window.attentionPlayground.training(); await v.ready(); });
+  await page.locator('[data-train="carry"]').click();
+  await expect(page.locator('.notice').filter({ hasText: 'never saw' })).toContainText('“journey”');
+  expect(problems).toEqual([]);
+});

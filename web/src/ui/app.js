@@ -12,7 +12,7 @@ import { renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
 import { syncChildren } from './tensor-view.js';
 import { STRINGS, format } from './strings.js';
-import { loadWalkModel, trainedInputs, trainedState, TRAINED_LOCKS, TRAINED_STEPS } from './trained/walk-model.js';
+import { carriedModel, loadWalkModel, trainedInputs, trainedState, TRAINED_LOCKS, TRAINED_STEPS } from './trained/walk-model.js';
 
 /**
  * Starts the playground in `root`.
@@ -84,7 +84,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     return withTraining(({ createTrainingView }) => {
       const onUpdate = (changes, options = {}) => update(changes, { fromControl: true, ...options });
       if (state.view === 'train') {
-        trainingTab ??= watchProgress(createTrainingView({ mode: 'tab', update: onUpdate, notice: trainingNotice, loadOptions }));
+        trainingTab ??= watchProgress(createTrainingView({ mode: 'tab', update: onUpdate, notice: trainingNotice, loadOptions, carry: carryToWalk }));
         if (trainingTab.node.parentNode !== shell.trainingRoot) shell.trainingRoot.replaceChildren(trainingTab.node);
         trainingTab.sync(state, { fromControl });
         return trainingTab;
@@ -97,6 +97,18 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       }
       return null;
     });
+  }
+
+  // A model trained on the tab's text task becomes the walk's "trained" weights, if it knows every word.
+  function carryToWalk(bytes, vocabulary) {
+    const { model, missing } = carriedModel(bytes, vocabulary, state.sentence);
+    if (missing) {
+      showNotices([format(STRINGS.training.carryMissing, { words: missing.map((w) => `“${w}”`).join(', ') })]);
+      return;
+    }
+    walkModel = model;
+    update({ view: 'walk', step: 'weights', model: 'trained' }, { push: true, force: true });
+    renderStep();
   }
 
   function applyChrome() {
@@ -131,7 +143,12 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const fixed = trained && TRAINED_STEPS.includes(step.id);
     const shown = fixed && walkModel ? { ...trainedState(state, walkModel), lock: [...new Set([...state.lock, ...TRAINED_LOCKS])] } : state;
     const notes = [];
-    if (fixed) notes.push(element('p', { class: 'trained-note', 'data-note': 'trained' }, format(STRINGS.trainedNote, { sentence: walkModel?.sentence ?? '' })));
+    if (fixed) {
+      const text = walkModel?.carried
+        ? format(STRINGS.carriedNote, { dModel: walkModel.dModel, heads: walkModel.heads, sentence: walkModel.sentence })
+        : format(STRINGS.trainedNote, { sentence: walkModel?.sentence ?? '' });
+      notes.push(element('p', { class: 'trained-note', 'data-note': walkModel?.carried ? 'carried' : 'trained' }, text));
+    }
     if (trained && step.id === 'cross') notes.push(element('p', { class: 'trained-note', 'data-note': 'trained-cross' }, STRINGS.trainedCrossNote));
     shell.controls.replaceChildren(renderControls(step.controls, shown, (changes) => update(changes, { fromControl: true })), ...notes);
     shell.tocLinks.forEach((link) => {

@@ -195,6 +195,7 @@ export const STRINGS = {
     unknownMessage: 'Unknown message type {type} was ignored.',
   },
   trainedNote: 'Trained weights: a one-layer model (d_model 4, 2 heads) trained to predict the next word of "{sentence}" (shipped with the page, reproducible with scripts/train-walk-model.mjs). x is its token + position embeddings, W_query, W_key and W_value its projections. The sentence, T, d_model, d_out, heads and seed are those it was trained with, so they are locked here.',
+  carriedNote: 'Your trained weights (from the Training tab: layer 1 of a model with d_model {dModel} and {heads} heads, trained on your text). x is its token + position embeddings of "{sentence}", W_query, W_key and W_value its projections; the sizes it fixes are locked. They last for this visit; a reload brings back the shipped model.',
   trainedCrossNote: 'The trained model has no cross-attention (it only attends within one sentence), so this step has no trained counterpart and keeps its random weights.',
   skipToStep: 'Skip to the step',
   training: {
@@ -259,6 +260,9 @@ export const STRINGS = {
     badConfig: 'These settings cannot train: {message}',
     vocabulary: 'Vocabulary: {count} tokens',
     demoTitle: 'A one-layer model learning the sentence',
+    carry: 'Use these weights in the walk (steps 6–10)',
+    carryNeedsText: 'Only a model trained on the text task (words as tokens) can be carried into the walk.',
+    carryMissing: 'The walk\'s sentence has words your model never saw: {words}. Train on a text that contains them, or change the sentence.',
     noView: 'No training view is open: open the Training tab (view=train) or step 12.',
     demoTask: 'Training on: {task}',
     entropy: 'mean row entropy {entropy} (1 = uniform, 0 = one key)',

@@ -23,6 +23,21 @@ export function loadWalkModel() {
   return loading;
 }
 
+/**
+ * A model the learner trained on the Training tab's `text` task, carried into the walk: its safetensors bytes and
+ * vocabulary, for the walk's sentence. Returns {model} or {missing: words of the sentence it never saw}.
+ */
+export function carriedModel(bytes, vocabulary, sentence) {
+  const { tensors, metadata } = decodeSafetensors(bytes);
+  const { config } = JSON.parse(metadata.attention_playground);
+  const words = sentence.trim().split(/\s+/);
+  const known = new Set(vocabulary);
+  const missing = [...new Set(words.filter((w) => !known.has(w)))];
+  if (missing.length) return { missing };
+  const T = Math.min(words.length, config.contextLength, 32);
+  return { model: { sentence, vocabulary, T, dModel: config.dModel, heads: config.heads, tensors, carried: true } };
+}
+
 /** The state the trained model implies: its sentence and sizes replace the learner's. */
 export function trainedState(state, model) {
   return { ...state, sentence: model.sentence, T: model.T, dModel: model.dModel, dOut: model.dModel, heads: model.heads };

@@ -52,7 +52,7 @@ const STATE_NAMES = { layers: 'train-layers', heads: 'train-heads', dModel: 'tra
  * @param {{mode: 'tab'|'demo', update: (changes: object) => void, notice: (text: string) => void,
  *   loadOptions?: (backend: string) => Promise<object>}} options loadOptions: the page's extra loadAttention options
  */
-export function createTrainingView({ mode, update, notice, loadOptions = async () => ({}) }) {
+export function createTrainingView({ mode, update, notice, loadOptions = async () => ({}), carry = null }) {
   const tab = mode === 'tab';
   const node = element('section', { class: `training training-${mode}`, 'aria-label': tab ? S.title : S.demoTitle });
   let runner = null;
@@ -126,6 +126,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     saveBox.append(element('h3', {}, S.save));
     const row = element('div', { class: 'training-buttons' });
     row.append(button(S.downloadWeights, 'download-weights'), button(S.downloadRun, 'download-run'), button(S.downloadCsv, 'download-csv'));
+    if (carry) row.append(button(S.carry, 'carry'));
     const loads = element('div', { class: 'training-loads' });
     loads.append(element('label', { for: fileWeights.id }, S.loadWeights), fileWeights, element('label', { for: fileRun.id }, S.loadRun), fileRun);
     saveBox.append(row, loads);
@@ -514,6 +515,13 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
       download(new Blob([bytes], { type: 'application/octet-stream' }), `${stem}.safetensors`);
     } else if (action === 'download-run') {
       download(new Blob([JSON.stringify(runJson(), null, 1)], { type: 'application/json' }), `${stem}.json`);
+    } else if (action === 'carry') {
+      if (settings.task !== 'text') {
+        notice(S.carryNeedsText);
+        return;
+      }
+      const { bytes } = await runner.call({ type: 'save' });
+      carry(bytes, config.vocabulary);
     } else if (action === 'download-csv') {
       const held = new Map(evals);
       const rows = ['step,loss,held_out_loss', ...losses.map((l, i) => `${i + 1},${l ?? ''},${held.get(i + 1) ?? ''}`)];
