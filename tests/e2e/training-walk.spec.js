@@ -2,6 +2,8 @@
 // the shipped model (web/src/ui/trained/walk-model.safetensors, scripts/train-walk-model.mjs), lock the sizes
 // it fixes with a note, and step 11 says it has no trained counterpart.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { decodeSafetensors } from '../../web/src/train/safetensors.js';
 import { expectPageMatchesCore, openPage, shownValues, watchConsole } from './page-helpers.js';
@@ -61,5 +63,15 @@ test('a model trained on the text task is carried into the walk; one that misses
   await page.evaluate(async () => { const v = await window.attentionPlayground.training(); await v.ready(); });
   await page.locator('[data-train="carry"]').click();
   await expect(page.locator('.notice').filter({ hasText: 'never saw' })).toContainText('“journey”');
+  expect(problems).toEqual([]);
+});
+
+test('the single-file page from file:// has the trained weights too', async ({ page }) => {
+  const problems = watchConsole(page);
+  const url = pathToFileURL(resolve('dist/playground-single.html')).href;
+  await openPage(page, '?step=causal&model=trained', url);
+  await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(4);
+  const trained = await shownValues(page, 'W_query');
+  trained.forEach((value, i) => expect(Math.abs(value - asWalk('q_proj')[i])).toBeLessThan(1e-4));
   expect(problems).toEqual([]);
 });

@@ -215,3 +215,27 @@ test('the custom element with view="train" passes its train- attributes and forw
   expect(run.losses).toHaveLength(3);
   expect(problems).toEqual([]);
 });
+
+test('a hidden tab pauses the run; showing it again resumes', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, `${SMALL}&train-steps=100000`);
+  await view(page);
+  await page.locator('[data-train="play"]').click();
+  await page.waitForFunction(() => window.attentionPlayground.trainingView().getRun().step >= 2);
+  const setHidden = (hidden) => page.evaluate((value) => {
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => value });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+  await setHidden(true);
+  await expect(page.locator('.notice').filter({ hasText: 'Paused while the tab is hidden.' })).toBeVisible();
+  await page.waitForFunction(() => !window.attentionPlayground.trainingView().playing);
+  // The chunk under way when it was hidden finishes; nothing starts after it.
+  await page.waitForTimeout(300);
+  const stopped = (await runOf(page)).step;
+  await page.waitForTimeout(300);
+  expect((await runOf(page)).step).toBe(stopped);
+  await setHidden(false);
+  await page.waitForFunction((n) => window.attentionPlayground.trainingView().getRun().step > n, stopped);
+  await page.locator('[data-train="pause"]').click();
+  expect(problems).toEqual([]);
+});
