@@ -425,8 +425,12 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
         let count = slow ? 1 : Math.min(MAX_CHUNK, n - (step % n));
         if (runner.where === 'main') count = 1;
         count = Math.min(count, total() - step);
+        const started = performance.now();
         if (!(await runChunk(count))) return;
         if (slow) await new Promise((resolve) => setTimeout(resolve, SLOW_MS));
+        // Off screen (the reader is in the walk), the run takes at most half the time, so that on a machine
+        // with few cores the page's repaints keep the CPU they need.
+        else if (!visible) await new Promise((resolve) => setTimeout(resolve, performance.now() - started));
       }
     } catch (error) {
       showError(error);
