@@ -137,6 +137,14 @@ test('Training tab: save → reload → load gives the same evaluation loss', as
   await page.locator('[data-train="load-weights"]').setInputFiles(path);
   await page.waitForFunction(() => window.attentionPlayground.trainingView().getRun().step === 12);
   expect(await page.evaluate(() => window.attentionPlayground.trainingView().evaluate())).toEqual(evaluation);
+  // The run file sets its settings (here a different seed comes back) and is drawn beside the curve.
+  const runPath = await runDownload.path();
+  await openPage(page, `${SMALL.replace('train-seed=7', 'train-seed=8')}&train-steps=12`);
+  await view(page);
+  await page.locator('[data-train="load-run"]').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: readFileSync(runPath) });
+  await expect(page.locator('.notice').filter({ hasText: 'Loaded run.json' })).toBeVisible();
+  await expect.poll(() => page.evaluate(() => window.attentionPlayground.getState()['train-seed'])).toBe(7);
+  await expect(page.locator('.loss-plot .u-legend')).toContainText('loaded run');
   expect(problems).toEqual([]);
 });
 
