@@ -150,6 +150,9 @@ export default defineConfig(({ mode }) => {
       chunkSizeWarningLimit: 2000,
       ...(single ? {} : { rollupOptions: { input: { index: repo('./web/index.html'), benchmark: repo('./web/benchmark.html') } } }),
     },
+    // Module workers as ES modules, so their dynamic imports stay chunks of their own: the training worker
+    // loads the core's WASM path only, never its WebGPU code.
+    worker: { format: 'es' },
     server: { fs: { allow: [repo('.')] } },
   };
 });

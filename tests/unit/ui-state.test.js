@@ -43,11 +43,12 @@ describe('URL parsing', () => {
     });
   });
 
-  test('step takes the number 1–11 as well as the id', () => {
+  test('step takes the number 1–12 as well as the id', () => {
     expect(parseState('step=1').state.step).toBe('framing');
     expect(parseState('step=11').state.step).toBe('cross');
-    expect(parseState('step=12').state.step).toBe('framing');
-    expect(STEP_IDS).toHaveLength(11);
+    expect(parseState('step=12').state.step).toBe('learn');
+    expect(parseState('step=13').state.step).toBe('framing');
+    expect(STEP_IDS).toHaveLength(12);
   });
 
   test('round-trips: parse(serialize(state)) gives the same state', () => {

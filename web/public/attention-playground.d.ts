@@ -13,7 +13,8 @@ export interface PlaygroundTensors {
  * <attention-playground step="causal" t="8" hide="code" src="…/index.html"> — the playground page in an
  * <iframe>, in embed mode. Attributes are the page's URL parameters in kebab case (d-model → dModel,
  * t → T); `src` is the page (default: index.html beside the module); `loading="lazy"` defers the frame.
- * Events: 'ready' and 'rendered' (detail: {step}). The methods wait for 'ready'.
+ * Events: 'ready' and 'rendered' (detail: {step}); 'train-progress' (detail: {step, loss}). The methods wait for 'ready'.
+ * view="train" shows the Training tab; its attributes keep their names (train-task, train-layers, …).
  */
 export interface AttentionPlaygroundElement extends HTMLElement {
   /** The page URL for the current attributes. */
@@ -24,6 +25,12 @@ export interface AttentionPlaygroundElement extends HTMLElement {
   getTensors(): Promise<PlaygroundTensors>;
   next(): Promise<void>;
   previous(): Promise<void>;
+  /** The training view on screen (view="train", or step 12): play, pause, one step. */
+  trainStart(): Promise<void>;
+  trainPause(): Promise<void>;
+  trainStep(): Promise<void>;
+  /** The run so far: its settings, the step reached and the training loss of every step. */
+  getRun(): Promise<{ config: Record<string, unknown> | null; step: number; losses: Array<number | null> }>;
 }
 
 declare global {

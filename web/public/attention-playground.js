@@ -8,21 +8,28 @@
 //   element.getState()       → Promise<object>
 //   element.getTensors()     → Promise<{step, backend, tensors: {name: {shape, data}}, error}>
 //   element.next(), element.previous()
+//   element.trainStart(), element.trainPause(), element.trainStep()   the Training tab (view="train") or step 12
+//   element.getRun()         → Promise<{config, step, losses}>
 //
 // Events: 'exercise' (detail: {id, action, outcome, attempts}) after a check, hint or revealed solution
-// in an exercise (exercise="ID" shows one). 'ready' and 'rendered' (detail: {step}) when the playground has drawn a step. The methods
+// in an exercise (exercise="ID" shows one); 'ready' and 'rendered' (detail: {step}) when the playground has
+// drawn a step; 'train-progress' (detail: {step, loss}) after every chunk of training steps. The methods
 // wait for 'ready', so they may be called at once. `loading="lazy"` defers the frame until it nears
 // the viewport (then the methods wait for that too).
-// Attributes are the page's URL parameters in kebab case (d-model → dModel, t → T).
+// Attributes are the page's URL parameters in kebab case (d-model → dModel, t → T); the Training tab's
+// (view="train", train-task, train-layers, …) and step 12's learn-task keep their names.
 
 const PREFIX = 'attention-playground:';
 const PARAMETERS = [
   'step', 'sentence', 'context', 't', 'd-model', 'd-out', 'heads', 'seed', 'layout', 'normalization', 'causal', 'mask',
   'scale', 'temperature', 'dropout', 'dropout-seed', 'edits', 'backend', 'hide', 'lock', 'exercise',
+  'view', 'learn-task', 'train-task', 'train-text', 'train-layers', 'train-heads', 'train-d-model', 'train-context',
+  'train-lr', 'train-wd', 'train-batch', 'train-seed', 'train-steps',
 ];
 
 function parameterName(attribute) {
   if (attribute === 't') return 'T';
+  if (attribute.startsWith('train-') || attribute === 'learn-task') return attribute;
   return attribute.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
 }
 
@@ -90,6 +97,8 @@ class AttentionPlaygroundElement extends HTMLElement {
     const kind = message.type.slice(PREFIX.length);
     if (kind === 'height' && Number.isFinite(message.height)) {
       this.#frame.style.height = `${Math.min(Math.max(message.height, 120), 20000)}px`;
+    } else if (kind === 'train-progress') {
+      this.dispatchEvent(new CustomEvent('train-progress', { detail: { step: message.step, loss: message.loss } }));
     } else if (kind === 'ready' || kind === 'rendered') {
       if (kind === 'ready') this.#markReady();
       this.dispatchEvent(new CustomEvent(kind, { detail: { step: message.step } }));
@@ -131,6 +140,21 @@ class AttentionPlaygroundElement extends HTMLElement {
   async previous() {
     await this.#ready;
     this.#frame.contentWindow.postMessage({ type: `${PREFIX}previous` }, this.#target);
+  }
+
+  async #post(type) {
+    await this.#ready;
+    this.#frame.contentWindow.postMessage({ type: `${PREFIX}${type}` }, this.#target);
+  }
+
+  trainStart() { return this.#post('train-start'); }
+
+  trainPause() { return this.#post('train-pause'); }
+
+  trainStep() { return this.#post('train-step'); }
+
+  getRun() {
+    return this.#send('get-run').then(({ config, step, losses }) => ({ config, step, losses }));
   }
 }
 

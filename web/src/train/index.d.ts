@@ -44,6 +44,8 @@ export interface TrainerOptions {
   backend?: TrainerBackend;
   /** Accepted; the trainer runs on the calling thread. ['auto'] */
   threads?: 'auto' | number;
+  /** The WASM build's bytes, handed to loadAttention where no .wasm file can be fetched (a page from file://). */
+  wasmBinary?: Uint8Array | ArrayBuffer;
 }
 
 /** inputs and targets (B, T) Int32; targets of −100 are ignored. */
@@ -83,7 +85,7 @@ export interface Trainer {
 
 export function createTrainer(options: TrainerOptions): Promise<Trainer>;
 /** Resumes a trainer from trainer.save()'s bytes; only backend and threads may be given. */
-export function loadTrainer(bytes: Uint8Array, options?: { backend?: TrainerBackend; threads?: 'auto' | number }): Promise<Trainer>;
+export function loadTrainer(bytes: Uint8Array, options?: { backend?: TrainerBackend; threads?: 'auto' | number; wasmBinary?: Uint8Array | ArrayBuffer }): Promise<Trainer>;
 export const OPTIMIZER_DEFAULTS: Required<AdamWOptions>;
 
 /** [name, shape, init] in state_dict order. */

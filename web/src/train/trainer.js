@@ -9,7 +9,7 @@ import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js'];
 const OPTIONS = ['vocabSize', 'contextLength', 'dModel', 'heads', 'layers', 'layerNorm', 'seed', 'parameters',
-  'optimizer', 'gradClip', 'backend', 'threads'];
+  'optimizer', 'gradClip', 'backend', 'threads', 'wasmBinary'];
 export const OPTIMIZER_DEFAULTS = { name: 'adamw', lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 0.01 };
 const META_KEY = 'attention_playground';
 
@@ -63,7 +63,11 @@ export function normalizeTrainerOptions(fn, options) {
   if (!BACKENDS.includes(backend)) fail(fn, `options.backend=${describeValue(backend)}; expected one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`);
   const threads = options.threads ?? 'auto';
   if (threads !== 'auto' && !(Number.isInteger(threads) && threads >= 1 && threads <= 64)) fail(fn, `options.threads=${describeValue(threads)}; expected 'auto' or an integer from 1 to 64`);
-  return { config, backend, threads };
+  const wasmBinary = options.wasmBinary ?? null;
+  if (wasmBinary !== null && !(wasmBinary instanceof Uint8Array || wasmBinary instanceof ArrayBuffer)) {
+    fail(fn, `options.wasmBinary is ${describeValue(wasmBinary)}; expected the WASM build's bytes (Uint8Array or ArrayBuffer)`);
+  }
+  return { config, backend, threads, wasmBinary };
 }
 
 /** Checks {name: tensor} against the model's spec; every name must exist with its shape (a subset is allowed). */
@@ -213,11 +217,12 @@ const WASM_BUILDS = { auto: 'wasm', wasm: 'wasm', 'wasm-simd': 'wasm-simd', 'was
  * WASM build's matmul (loaded with loadAttention, one thread; a load failure throws); 'auto' → WASM, or JS
  * with a reason when WASM cannot load. Never WebGPU: its calls would return Promises mid-step.
  */
-async function loadEngine(fn, backend) {
+async function loadEngine(fn, backend, wasmBinary = null) {
   if (backend === 'js') return { linear: jsLinear, reason: null };
   const { loadAttention } = await import('../core/index.js');
   try {
-    const attention = await loadAttention({ backend: WASM_BUILDS[backend], threads: 1 });
+    // wasmBinary: the build's bytes where no .wasm file can be fetched (the single-file page from file://).
+    const attention = await loadAttention({ backend: WASM_BUILDS[backend], threads: 1, ...(wasmBinary ? { wasmBinary } : {}) });
     return { linear: wasmLinear(attention), reason: null };
   } catch (error) {
     if (backend !== 'auto') throw new Error(`${fn}: backend '${backend}' could not load: ${error.message}`);
@@ -235,7 +240,7 @@ export async function createTrainer(options) {
     checkParameters(fn, spec, options.parameters, 'options.parameters');
     for (const [name, t] of Object.entries(options.parameters)) params[name].data.set(t.data);
   }
-  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend));
+  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend, normalized.wasmBinary));
 }
 
 /**
@@ -248,7 +253,7 @@ export async function loadTrainer(bytes, options = {}) {
   if (!metadata[META_KEY]) fail(fn, `the file has no '${META_KEY}' metadata; expected a file written by trainer.save()`);
   const { config } = JSON.parse(metadata[META_KEY]);
   for (const key of Object.keys(options ?? {})) {
-    if (key !== 'backend' && key !== 'threads') fail(fn, `options.${key} is not an option; expected backend or threads (the rest is in the file)`);
+    if (!['backend', 'threads', 'wasmBinary'].includes(key)) fail(fn, `options.${key} is not an option; expected backend, threads or wasmBinary (the rest is in the file)`);
   }
   const normalized = normalizeTrainerOptions(fn, { ...config, ...options });
   const spec = parameterSpec(normalized.config);
@@ -262,5 +267,5 @@ export async function loadTrainer(bytes, options = {}) {
     adam.expAvg[name] = tensors[`optimizer.exp_avg.${name}`].data;
     adam.expAvgSq[name] = tensors[`optimizer.exp_avg_sq.${name}`].data;
   }
-  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend));
+  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend, normalized.wasmBinary));
 }

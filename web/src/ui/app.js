@@ -15,6 +15,7 @@ import { clearInspected, exportStepFigure, onInspect, setScaleMode, syncChildren
 import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
 import { createExerciseSlot } from '../exercises/ui/slot.js';
+import { carriedModel, loadWalkModel, trainedInputs, trainedState, TRAINED_LOCKS, TRAINED_STEPS } from './trained/walk-model.js';
 
 /**
  * Starts the playground in `root`.
@@ -82,7 +83,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   function syncTraining({ fromControl = false } = {}) {
     const tab = state.view === 'train';
     const demo = !tab && state.step === 'learn';
-    if (!tab) trainingTab?.pause();
+    // The tab's run goes on in its worker while the learner reads the walk; it is drawn again when shown.
+    trainingTab?.setVisible(tab);
     if (!demo) {
       learnDemo?.pause();
       if (shell.learnSlot.firstChild) shell.learnSlot.replaceChildren();
@@ -91,19 +93,31 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     return withTraining(({ createTrainingView }) => {
       const onUpdate = (changes, options = {}) => update(changes, { fromControl: true, ...options });
       if (state.view === 'train') {
-        trainingTab ??= watchProgress(createTrainingView({ mode: 'tab', update: onUpdate, notice: trainingNotice }));
+        trainingTab ??= watchProgress(createTrainingView({ mode: 'tab', update: onUpdate, notice: trainingNotice, loadOptions, carry: carryToWalk }));
         if (trainingTab.node.parentNode !== shell.trainingRoot) shell.trainingRoot.replaceChildren(trainingTab.node);
         trainingTab.sync(state, { fromControl });
         return trainingTab;
       }
       if (state.step === 'learn') {
-        learnDemo ??= watchProgress(createTrainingView({ mode: 'demo', update: onUpdate, notice: trainingNotice }));
+        learnDemo ??= watchProgress(createTrainingView({ mode: 'demo', update: onUpdate, notice: trainingNotice, loadOptions }));
         if (learnDemo.node.parentNode !== shell.learnSlot) shell.learnSlot.replaceChildren(learnDemo.node);
         learnDemo.sync(state, { fromControl });
         return learnDemo;
       }
       return null;
     });
+  }
+
+  // A model trained on the tab's text task becomes the walk's "trained" weights, if it knows every word.
+  function carryToWalk(bytes, vocabulary) {
+    const { model, missing } = carriedModel(bytes, vocabulary, state.sentence);
+    if (missing) {
+      showNotices([format(STRINGS.training.carryMissing, { words: missing.map((w) => `“${w}”`).join(', ') })]);
+      return;
+    }
+    walkModel = model;
+    update({ view: 'walk', step: 'weights', model: 'trained' }, { push: true, force: true });
+    renderStep();
   }
 
   function applyChrome() {
@@ -135,7 +149,19 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.cellMath.reset();
     clearInspected();
     shell.cpp.textContent = CPP_PANELS[step.id]; // regions of cpp/attention/*.cpp, cut out at build time
-    shell.controls.replaceChildren(renderControls(step.controls, state, (changes) => update(changes, { fromControl: true })));
+    // With the trained weights, the sizes the model fixes are shown and locked, with a note saying why.
+    const trained = state.model === 'trained';
+    const fixed = trained && TRAINED_STEPS.includes(step.id);
+    const shown = fixed && walkModel ? { ...trainedState(state, walkModel), lock: [...new Set([...state.lock, ...TRAINED_LOCKS])] } : state;
+    const notes = [];
+    if (fixed) {
+      const text = walkModel?.carried
+        ? format(STRINGS.carriedNote, { dModel: walkModel.dModel, heads: walkModel.heads, sentence: walkModel.sentence })
+        : format(STRINGS.trainedNote, { sentence: walkModel?.sentence ?? '' });
+      notes.push(element('p', { class: 'trained-note', 'data-note': walkModel?.carried ? 'carried' : 'trained' }, text));
+    }
+    if (trained && step.id === 'cross') notes.push(element('p', { class: 'trained-note', 'data-note': 'trained-cross' }, STRINGS.trainedCrossNote));
+    shell.controls.replaceChildren(renderControls(step.controls, shown, (changes) => update(changes, { fromControl: true })), ...notes);
     shell.tocLinks.forEach((link) => {
       if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
       else link.removeAttribute('aria-current');
@@ -153,6 +179,15 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     update({ edits: sortEdits([...edits, { matrix, row, col, value }]) }, { fromControl: true });
   }
 
+  let walkModel = null; // the shipped trained model (trained/walk-model.js), once loaded
+
+  function element(tag, attributes, text) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+    node.textContent = text;
+    return node;
+  }
+
   async function recompute() {
     const mine = ++generation;
     performance.mark('ap:change');
@@ -167,15 +202,35 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       return;
     }
     if (mine !== generation) return;
-    const inputs = buildInputs(state);
+    // The state the step computes with: the learner's, or the trained model's sentence and sizes.
+    let runState = state;
+    let inputs;
+    if (state.model === 'trained' && TRAINED_STEPS.includes(step.id)) {
+      try {
+        const model = await loadWalkModel();
+        if (mine !== generation) return;
+        if (!walkModel) {
+          walkModel = model;
+          renderStep(); // the controls show the model's sizes
+        }
+      } catch (error) {
+        if (mine !== generation) return;
+        showError(error);
+        return;
+      }
+      runState = trainedState(state, walkModel);
+      inputs = trainedInputs(buildInputs(runState), walkModel, state.edits);
+    } else {
+      inputs = buildInputs(state);
+    }
     const started = performance.now();
     let result;
     try {
-      result = await step.run({ api, inputs, state, fixture, loadBackend });
+      result = await step.run({ api, inputs, state: runState, fixture, loadBackend });
     } catch (error) {
       if (mine !== generation) return;
       showError(error);
-      lastRun = { state, inputs, result: null, error: error.message };
+      lastRun = { state: runState, inputs, result: null, error: error.message };
       notify();
       return;
     }
@@ -194,7 +249,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (shell.viewTools.hidden !== (tensors.length === 0)) shell.viewTools.hidden = tensors.length === 0;
     const weights = tensors.some((view) => view.kind === 'weights');
     if (shell.scaleField.hidden !== !weights) shell.scaleField.hidden = !weights;
-    lastRun = { state, inputs, result, error: null, backend: api.backend, ms };
+    lastRun = { state: runState, inputs, result, error: null, backend: api.backend, ms };
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.measure('ap:draw', 'ap:computed');
     requestAnimationFrame(() => {

@@ -58,6 +58,8 @@ export const STATE_TABLE = [
   { name: 'dropoutSeed', type: 'int', min: 0, max: MAX_UINT32, default: 0, control: true },
   { name: 'edits', type: 'edits', default: [], control: true },
   { name: 'backend', type: 'enum', values: BACKENDS, default: 'auto', control: true },
+  // Steps 6–8 and 10: the seeded random weights, or the shipped trained model's (trained/walk-model.js).
+  { name: 'model', type: 'enum', values: ['random', 'trained'], default: 'random', control: true },
   // Step 12 ('learn'): what its one-layer model trains on.
   { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'sentence', control: true },
   // The Training tab (`view=train`); its parameters are prefixed `train-` so they never collide with the walk's.

@@ -152,7 +152,7 @@ export const STEPS = [
     cpp: ['self-attention', 'scores-scale', 'context'],
     torch: SNIPPETS['weights'],
     torchChecks: SNIPPET_CHECKS['weights'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'scale', 'temperature'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'scale', 'temperature', 'model'],
     formula: String.raw`Q = XW_q,\; K = XW_k,\; V = XW_v, \qquad W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_k}\,\tau}\Big), \qquad Z = WV`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state);
@@ -190,7 +190,7 @@ export const STEPS = [
     cpp: ['mask-softmax'],
     torch: SNIPPETS['causal'],
     torchChecks: SNIPPET_CHECKS['causal'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'mask', 'scale', 'temperature'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'mask', 'scale', 'temperature', 'model'],
     formula: String.raw`W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_k}} + M\Big), \qquad M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}`,
     async run({ api, inputs, state }) {
       const result = await api.selfAttention(inputs.x, inputs.projection, attentionOptions(state, { causal: true, mask: state.mask }));
@@ -221,7 +221,7 @@ export const STEPS = [
     cpp: ['dropout-weights', 'dropout-uniform'],
     torch: SNIPPETS['dropout'],
     torchChecks: SNIPPET_CHECKS['dropout'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'causal', 'dropout', 'dropoutSeed'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'causal', 'dropout', 'dropoutSeed', 'model'],
     formula: String.raw`\tilde W_{ij} = \frac{m_{ij}\, W_{ij}}{1-p}, \qquad m_{ij} = [\,u(\text{seed}, i\cdot T + j) \ge p\,], \qquad Z = \tilde W V`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { causal: state.causal, dropout: state.dropout, seed: state.dropoutSeed });
@@ -277,7 +277,7 @@ export const STEPS = [
     cpp: ['multihead-split', 'attend-heads'],
     torch: SNIPPETS['multihead'],
     torchChecks: SNIPPET_CHECKS['multihead'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'seed', 'layout', 'causal', 'scale', 'temperature'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'seed', 'layout', 'causal', 'scale', 'temperature', 'model'],
     formula: String.raw`\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^{\top}}{\sqrt{d_{\text{head}}}}\Big) V_h, \qquad Z = [\operatorname{head}_1, \dots, \operatorname{head}_H], \qquad d_{\text{head}} = d_{\text{out}} / H`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { causal: state.causal, heads: state.heads });

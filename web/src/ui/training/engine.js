@@ -6,28 +6,9 @@
 //   reset                → back to the initial weights (the same ones: the saved step-0 file)
 //   save                 → trainer.save()'s bytes;  load {bytes} → the trainer in the file
 // Batches depend only on (task, seed, step), so pausing, stepping and resetting reproduce the same losses.
-import { createTrainer, inductionScore, loadTrainer, makeBatch, taskVocabulary, tokenizeText } from '../../train/index.js';
+import { createTrainer, inductionScore, loadTrainer, makeBatch } from '../../train/index.js';
 
-/** The synthetic tasks' vocabulary size (token 0 is the separator of copy, reverse and sort). */
-export const SYNTHETIC_VOCAB = 16;
-/** The held-out sequences are makeBatch's batch at this step, which training (≤ 100,000 steps) never reaches. */
-export const HELD_OUT_STEP = 2 ** 31;
-export const HELD_OUT_BATCH = 8;
-
-/**
- * The session's config from plain settings: {task, text, layers, heads, dModel, context, lr, wd, batch, seed, steps}
- * → the same plus vocabSize and vocabulary (the words, or null for synthetic tasks). Throws on settings that cannot train.
- */
-export function completeConfig(settings) {
-  const config = { ...settings };
-  if (config.task === 'text' && (typeof config.text !== 'string' || tokenizeText(config.text).tokens.length < 2)) {
-    throw new Error('the text task needs a text of at least two words');
-  }
-  if (config.dModel % config.heads !== 0) throw new Error(`d_model=${config.dModel} is not divisible by heads=${config.heads}`);
-  config.vocabulary = taskVocabulary(config.task, { text: config.text });
-  config.vocabSize = config.vocabulary ? config.vocabulary.length : (settings.vocabSize ?? SYNTHETIC_VOCAB);
-  return config;
-}
+import { HELD_OUT_BATCH, HELD_OUT_STEP } from './config.js';
 
 function batchOptions(config, batch, step) {
   return { batch, contextLength: config.context, vocabSize: config.vocabSize, seed: config.seed, step, text: config.text };
@@ -43,7 +24,8 @@ function topGuesses(logits, V, index, k = 3) {
   return order.map((token) => ({ token, p: Math.exp(row[token] - max) / sum }));
 }
 
-export function createSession() {
+/** @param {{wasmBinary?: Uint8Array}} engineOptions given to the trainer (the single-file page's WASM bytes) */
+export function createSession(engineOptions = {}) {
   let trainer = null;
   let config = null;
   let initial = null;
@@ -87,11 +69,11 @@ export function createSession() {
     trainer?.dispose();
     config = newConfig;
     if (bytes) {
-      trainer = await loadTrainer(bytes, { backend: config.backend ?? 'auto' });
+      trainer = await loadTrainer(bytes, { backend: config.backend ?? 'auto', ...engineOptions });
     } else {
       trainer = await createTrainer({
         vocabSize: config.vocabSize, contextLength: config.context, dModel: config.dModel, heads: config.heads,
-        layers: config.layers, seed: config.seed, backend: config.backend ?? 'auto',
+        layers: config.layers, seed: config.seed, backend: config.backend ?? 'auto', ...engineOptions,
         optimizer: { name: 'adamw', lr: config.lr, weightDecay: config.wd },
       });
       initial = trainer.save();
@@ -121,7 +103,7 @@ export function createSession() {
       }
       case 'reset':
         trainer.dispose();
-        trainer = await loadTrainer(initial, { backend: config.backend ?? 'auto' });
+        trainer = await loadTrainer(initial, { backend: config.backend ?? 'auto', ...engineOptions });
         return { ...info(), snapshot: await snapshot(message.view) };
       case 'steps': {
         const first = trainer.steps;

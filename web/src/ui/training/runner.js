@@ -1,10 +1,10 @@
 // Where a training session runs: a module Web Worker when one can start, else this page's thread (the
 // single-file page opened from file://, where no worker script can load), in short slices that yield.
 // Both answer the same messages (engine.js) through call(message) → Promise of the reply.
-import { createSession } from './engine.js';
-
-function inlineRunner(reason) {
-  const session = createSession();
+// The session's code is loaded on the page only when it has to run there.
+async function inlineRunner(reason, engineOptions) {
+  const { createSession } = await import('./engine.js');
+  const session = createSession(engineOptions);
   let queue = Promise.resolve();
   return {
     where: 'main', reason,
@@ -18,13 +18,16 @@ function inlineRunner(reason) {
   };
 }
 
-/** Starts a worker, or says why not and runs on the page. Resolves once the worker has answered. */
-export async function startRunner() {
+/**
+ * Starts a worker, or says why not and runs on the page. Resolves once the worker has answered.
+ * @param {() => Promise<object>} inlineOptions the trainer's extra options on the page (the single-file page's wasmBinary)
+ */
+export async function startRunner(inlineOptions = async () => ({})) {
   let worker;
   try {
     worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
   } catch (error) {
-    return inlineRunner(error.message);
+    return inlineRunner(error.message, await inlineOptions());
   }
   const pending = new Map();
   let nextId = 1;
@@ -45,7 +48,7 @@ export async function startRunner() {
   });
   if (started !== true) {
     worker.terminate();
-    return inlineRunner(started);
+    return inlineRunner(started, await inlineOptions());
   }
   return {
     where: 'worker', reason: null,

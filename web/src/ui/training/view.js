@@ -7,7 +7,7 @@ import '../training.css';
 import { renderControls } from '../controls.js';
 import { download } from '../export.js';
 import { STRINGS, format } from '../strings.js';
-import { completeConfig } from './engine.js';
+import { completeConfig } from './config.js';
 import { drawHeatmap, peaks, rowEntropy } from './heatmaps.js';
 import { createLossChart } from './loss-chart.js';
 import { startRunner } from './runner.js';
@@ -16,6 +16,7 @@ import { loadRun, saveRun } from './store.js';
 const S = STRINGS.training;
 const HISTORY_POINTS = 100; // saved snapshots per run (every Nth step)
 const SLOW_MS = 400;
+const MAX_CHUNK = 8; // steps per message to the worker: the page hears from a run at least every 8 steps
 
 function element(tag, attributes = {}, text = null) {
   const node = document.createElement(tag);
@@ -48,9 +49,10 @@ export function demoSettings(state) {
 const STATE_NAMES = { layers: 'train-layers', heads: 'train-heads', dModel: 'train-d-model', context: 'train-context', lr: 'train-lr', wd: 'train-wd', seed: 'train-seed' };
 
 /**
- * @param {{mode: 'tab'|'demo', update: (changes: object) => void, notice: (text: string) => void}} options
+ * @param {{mode: 'tab'|'demo', update: (changes: object) => void, notice: (text: string) => void,
+ *   loadOptions?: (backend: string) => Promise<object>}} options loadOptions: the page's extra loadAttention options
  */
-export function createTrainingView({ mode, update, notice }) {
+export function createTrainingView({ mode, update, notice, loadOptions = async () => ({}), carry = null }) {
   const tab = mode === 'tab';
   const node = element('section', { class: `training training-${mode}`, 'aria-label': tab ? S.title : S.demoTitle });
   let runner = null;
@@ -101,7 +103,11 @@ export function createTrainingView({ mode, update, notice }) {
   const scrubberValue = element('output', { for: `${mode}-scrubber` });
   const heatmapGrid = element('div', { class: 'training-heatmaps' });
   const entropyLine = element('p', { class: 'training-entropy' });
-  attentionBox.append(attentionTitle, element('div', { class: 'scrubber' }, null), heatmapGrid, entropyLine);
+  // The same weights as tables (screen readers, copying numbers), built when opened.
+  const attentionTables = element('details', { class: 'attention-tables' });
+  attentionTables.append(element('summary', {}, S.attentionTables));
+  attentionTables.addEventListener('toggle', () => { if (attentionTables.open && shown) fillAttentionTables(shown); });
+  attentionBox.append(attentionTitle, element('div', { class: 'scrubber' }, null), heatmapGrid, entropyLine, attentionTables);
   attentionBox.children[1].append(scrubberLabel, scrubber, scrubberValue);
   const inductionBox = element('section', { class: 'training-induction', 'aria-label': S.inductionTitle });
   const weightsBox = element('section', { class: 'training-weights' });
@@ -120,6 +126,7 @@ export function createTrainingView({ mode, update, notice }) {
     saveBox.append(element('h3', {}, S.save));
     const row = element('div', { class: 'training-buttons' });
     row.append(button(S.downloadWeights, 'download-weights'), button(S.downloadRun, 'download-run'), button(S.downloadCsv, 'download-csv'));
+    if (carry) row.append(button(S.carry, 'carry'));
     const loads = element('div', { class: 'training-loads' });
     loads.append(element('label', { for: fileWeights.id }, S.loadWeights), fileWeights, element('label', { for: fileRun.id }, S.loadRun), fileRun);
     saveBox.append(row, loads);
@@ -188,6 +195,32 @@ export function createTrainingView({ mode, update, notice }) {
     entropyLine.textContent = format(S.entropy, { entropy: entropy.toFixed(3) });
     entropyLine.dataset.entropy = String(entropy);
     scrubberValue.textContent = format(S.scrubberValue, { step: snapshot.step });
+    if (attentionTables.open) fillAttentionTables(snapshot);
+  }
+
+  function fillAttentionTables(snapshot) {
+    const { heads: H, T } = latest;
+    const tables = [];
+    snapshot.attention.forEach((weights, layer) => {
+      for (let h = 0; h < H; h++) {
+        const table = element('table', { 'data-train': 'attention-table', 'data-layer': String(layer), 'data-head': String(h) });
+        table.append(element('caption', {}, `${format(S.layerHead, { layer: layer + 1, head: h + 1 })}, ${format(S.scrubberValue, { step: snapshot.step })}`));
+        const head = element('tr');
+        head.append(element('th', { scope: 'col' }));
+        for (let k = 0; k < T; k++) head.append(element('th', { scope: 'col' }, labels ? labels[k] : String(k)));
+        const body = element('tbody');
+        for (let t = 0; t < T; t++) {
+          const row = element('tr');
+          row.append(element('th', { scope: 'row' }, labels ? labels[t] : String(t)));
+          for (let k = 0; k < T; k++) row.append(element('td', {}, k > t ? STRINGS.masked : weights[(h * T + t) * T + k].toFixed(3)));
+          body.append(row);
+        }
+        table.append(element('thead'), body);
+        table.tHead.append(head);
+        tables.push(table);
+      }
+    });
+    attentionTables.replaceChildren(attentionTables.firstChild, ...tables);
   }
 
   function drawInduction(snapshot) {
@@ -263,6 +296,10 @@ export function createTrainingView({ mode, update, notice }) {
     predictionsBox.replaceChildren(...parts);
   }
 
+  // While the view is off screen (the learner went back to the walk), a run goes on in its worker and the
+  // page only keeps the numbers; the drawing waits until the view is shown again.
+  let visible = true;
+  let stale = false;
   function applySnapshot(snapshot) {
     latest = snapshot;
     labels = labelsOf(snapshot);
@@ -270,6 +307,15 @@ export function createTrainingView({ mode, update, notice }) {
     if (!history.length || history[history.length - 1].step !== snapshot.step) {
       if (snapshot.step % every() === 0 || snapshot.step === total()) history.push({ step: snapshot.step, attention: snapshot.attention });
     }
+    if (!visible) {
+      stale = true;
+      return;
+    }
+    draw(snapshot);
+  }
+
+  function draw(snapshot) {
+    stale = false;
     scrubber.max = String(Math.max(0, history.length - 1));
     scrubber.value = scrubber.max;
     drawAttention(snapshot);
@@ -300,7 +346,10 @@ export function createTrainingView({ mode, update, notice }) {
   }
 
   function ensureRunner() {
-    runnerPromise ??= startRunner().then((r) => { runner = r; return r; });
+    runnerPromise ??= startRunner(async () => {
+      const { wasmBinary } = await loadOptions('auto');
+      return wasmBinary ? { wasmBinary } : {};
+    }).then((r) => { runner = r; return r; });
     return runnerPromise;
   }
 
@@ -373,11 +422,15 @@ export function createTrainingView({ mode, update, notice }) {
         const step = latest.step;
         const n = every();
         // In a worker, chunks end on the history's steps; on the page, one step per slice.
-        let count = slow ? 1 : n - (step % n);
+        let count = slow ? 1 : Math.min(MAX_CHUNK, n - (step % n));
         if (runner.where === 'main') count = 1;
         count = Math.min(count, total() - step);
+        const started = performance.now();
         if (!(await runChunk(count))) return;
         if (slow) await new Promise((resolve) => setTimeout(resolve, SLOW_MS));
+        // Off screen (the reader is in the walk), the run takes at most half the time, so that on a machine
+        // with few cores the page's repaints keep the CPU they need.
+        else if (!visible) await new Promise((resolve) => setTimeout(resolve, performance.now() - started));
       }
     } catch (error) {
       showError(error);
@@ -466,6 +519,13 @@ export function createTrainingView({ mode, update, notice }) {
       download(new Blob([bytes], { type: 'application/octet-stream' }), `${stem}.safetensors`);
     } else if (action === 'download-run') {
       download(new Blob([JSON.stringify(runJson(), null, 1)], { type: 'application/json' }), `${stem}.json`);
+    } else if (action === 'carry') {
+      if (settings.task !== 'text') {
+        notice(S.carryNeedsText);
+        return;
+      }
+      const { bytes } = await runner.call({ type: 'save' });
+      carry(bytes, config.vocabulary);
     } else if (action === 'download-csv') {
       const held = new Map(evals);
       const rows = ['step,loss,held_out_loss', ...losses.map((l, i) => `${i + 1},${l ?? ''},${held.get(i + 1) ?? ''}`)];
@@ -526,7 +586,7 @@ export function createTrainingView({ mode, update, notice }) {
   function renderTabControls(state) {
     const onChange = (changes) => update(changes, { fromControl: true });
     const groups = [
-      [S.tab, ['train-task', 'train-text']],
+      [S.taskLegend, ['train-task', 'train-text']],
       [S.model, ['train-layers', 'train-heads', 'train-d-model', 'train-context']],
       [S.optimiser, ['train-lr', 'train-wd', 'train-batch', 'train-seed', 'train-steps']],
     ];
@@ -567,6 +627,11 @@ export function createTrainingView({ mode, update, notice }) {
     play,
     pause,
     step: stepOnce,
+    /** Shown or not: a run goes on either way; drawing resumes when shown. */
+    setVisible(value) {
+      visible = value;
+      if (visible && stale && latest) draw(latest);
+    },
     reset,
     /** Resolves when the session has drawn its current settings (after sync or a load). */
     async ready() {

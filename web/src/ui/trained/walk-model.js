@@ -1,0 +1,67 @@
+// The walk's "trained" weights (steps 6–8 and 10, `model=trained`): a one-layer attention-only model trained on
+// the walk's sentence by scripts/train-walk-model.mjs (the project's trainer, seed 1), shipped as a small
+// safetensors file. x becomes the model's token + position embeddings of the sentence; W_query, W_key, W_value
+// its layer's q/k/v projections, transposed from nn.Linear's (out, in) to the walk's (d_in, d_out).
+import { decodeSafetensors } from '../../train/safetensors.js';
+import { applyEdits, transposed } from '../inputs.js';
+import modelUrl from './walk-model.safetensors?url';
+
+/** The steps that have a trained counterpart. */
+export const TRAINED_STEPS = ['weights', 'causal', 'dropout', 'multihead'];
+/** The settings the trained model fixes (locked while `model=trained`). */
+export const TRAINED_LOCKS = ['sentence', 'T', 'dModel', 'dOut', 'heads', 'seed'];
+
+let loading = null;
+/** Loads the shipped model once: {sentence, vocabulary, T, dModel, heads, tensors}. */
+export function loadWalkModel() {
+  loading ??= fetch(modelUrl).then((response) => response.arrayBuffer()).then((buffer) => {
+    const { tensors, metadata } = decodeSafetensors(new Uint8Array(buffer));
+    const info = JSON.parse(metadata.attention_playground);
+    return { sentence: info.sentence, vocabulary: info.vocabulary, T: info.config.contextLength, dModel: info.config.dModel, heads: info.config.heads, tensors };
+  });
+  loading.catch(() => { loading = null; });
+  return loading;
+}
+
+/**
+ * A model the learner trained on the Training tab's `text` task, carried into the walk: its safetensors bytes and
+ * vocabulary, for the walk's sentence. Returns {model} or {missing: words of the sentence it never saw}.
+ */
+export function carriedModel(bytes, vocabulary, sentence) {
+  const { tensors, metadata } = decodeSafetensors(bytes);
+  const { config } = JSON.parse(metadata.attention_playground);
+  const words = sentence.trim().split(/\s+/);
+  const known = new Set(vocabulary);
+  const missing = [...new Set(words.filter((w) => !known.has(w)))];
+  if (missing.length) return { missing };
+  const T = Math.min(words.length, config.contextLength, 32);
+  return { model: { sentence, vocabulary, T, dModel: config.dModel, heads: config.heads, tensors, carried: true } };
+}
+
+/** The state the trained model implies: its sentence and sizes replace the learner's. */
+export function trainedState(state, model) {
+  return { ...state, sentence: model.sentence, T: model.T, dModel: model.dModel, dOut: model.dModel, heads: model.heads };
+}
+
+/** Replaces x and the projection weights of `inputs` (built for trainedState) with the model's. */
+export function trainedInputs(inputs, model, edits) {
+  const { T, dModel: d, tensors } = model;
+  const tok = tensors['tok_emb.weight'].data;
+  const pos = tensors['pos_emb.weight'].data;
+  const x = new Float32Array(T * d);
+  const index = new Map(model.vocabulary.map((w, i) => [w, i]));
+  inputs.tokens.forEach((word, t) => {
+    const id = index.get(word);
+    for (let c = 0; c < d; c++) x[t * d + c] = tok[id * d + c] + pos[t * d + c];
+  });
+  const layer = (name) => transposed(tensors[`blocks.0.${name}.weight`]);
+  return {
+    ...inputs,
+    x: applyEdits({ data: x, shape: [T, d] }, edits, 'x'),
+    projection: {
+      query: applyEdits(layer('q_proj'), edits, 'Wq'),
+      key: applyEdits(layer('k_proj'), edits, 'Wk'),
+      value: applyEdits(layer('v_proj'), edits, 'Wv'),
+    },
+  };
+}
