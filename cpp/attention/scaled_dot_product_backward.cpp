@@ -31,11 +31,13 @@ void zero_future(Block&& block) {
     for (int j = i + 1; j < block.cols(); ++j) block(i, j) = 0.0f;
 }
 
+// region: softmax-backward
 // W = softmax(M) row by row → dM = W ⊙ (dW − rowsum(dW ⊙ W)), the softmax's Jacobian applied to dW.
 Matrix softmax_backward(const Matrix& W, const Matrix& dW) {
   const ColumnVector along = dW.cwiseProduct(W).rowwise().sum();  // (Tq): each row's Σ_k dW_k·W_k
   return W.cwiseProduct(dW.colwise() - along);
 }
+// endregion
 }  // namespace
 
 QueryKeyValueGradients scaled_dot_product_attention_backward(const Tensor& query, const Tensor& key,
@@ -61,9 +63,11 @@ QueryKeyValueGradients scaled_dot_product_attention_backward(const Tensor& query
     const auto P = matrix_view(dropped, s * block, rows, cols);
     const auto dO = matrix_view(grad_context, o_at, rows, d_v);
 
+    // region: values-backward
     // 6ᵀ. O = P·V:  dP = dO·Vᵀ (Tq, d_v)·(d_v, Tk) -> (Tq, Tk);  dV = Pᵀ·dO (Tk, Tq)·(Tq, d_v) -> (Tk, d_v)
     Matrix dW = dO * V.transpose();
     matrix_view(gradients.value, v_at, cols, d_v).noalias() = P.transpose() * dO;
+    // endregion
 
     // 5ᵀ. dropout: P = W ⊙ keep/(1 − p), with the forward's mask (same seed, same flat (B, H, Tq, Tk) counter)
     if (options.dropout > 0.0f) {
@@ -97,12 +101,14 @@ QueryKeyValueGradients scaled_dot_product_attention_backward(const Tensor& query
       if (options.causal) zero_future(dScaled);
     }
 
+    // region: scores-backward
     // 2ᵀ. S' = S·c: dS = dS'·c
     const Matrix dS = dScaled * factor;
 
     // 1ᵀ. S = Q·Kᵀ:  dQ = dS·K (Tq, Tk)·(Tk, d_k);  dK = dSᵀ·Q (Tk, Tq)·(Tq, d_k)
     matrix_view(gradients.query, q_at, rows, d_k).noalias() = dS * K;
     matrix_view(gradients.key, k_at, cols, d_k).noalias() = dS.transpose() * Q;
+    // endregion
   }
   return gradients;
 }

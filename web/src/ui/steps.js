@@ -329,10 +329,7 @@ export const STEPS = [
     id: 'learn',
     controls: ['sentence', 'learn-task', 'seed'],
     formula: String.raw`\mathcal{L} = -\frac{1}{T}\sum_{t=0}^{T-1} \log \operatorname{softmax}\big(h_t W_{\text{unembed}}^{\top}\big)_{x_{t+1}}, \qquad \theta \leftarrow \operatorname{AdamW}(\theta, \nabla_{\theta}\mathcal{L})`,
-    cpp: `// The trainer (web/src/train, docs/api.md "Training"): forward, backward, AdamW.
-SelfAttentionGrads self_attention_backward(const Tensor& x, const ProjectionWeights& w,
-                                           const Tensor& grad_output, const AttentionOptions& options);
-// dP = dO·Vᵀ;  dS = P ⊙ (dP − rowsum(dP ⊙ P));  dQ = dS·K·scale;  dK = dSᵀ·Q·scale`,
+    cpp: ['values-backward', 'softmax-backward', 'scores-backward'],
     torch: `model = AttentionOnly(V, T, d, H=1, L=1)
 opt = torch.optim.AdamW(model.parameters(), lr=0.03)
 logits = model(inputs)                                   # (B, T, V)
