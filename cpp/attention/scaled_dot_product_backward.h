@@ -1,4 +1,4 @@
-// Internal: the backward of scaled_dot_product.h, written once for self, multi-head and cross attention.
+// Internal: the backward of head_attention.h (attend_heads), written once for self, multi-head and cross attention.
 #pragma once
 
 #include "attention/options.h"
@@ -15,7 +15,7 @@ struct QueryKeyValueGradients {
 };
 
 // query (B, H, Tq, d_k), key (B, H, Tk, d_k), value (B, H, Tk, d_v); forward: the result that
-// scaled_dot_product_attention filled for them with these options (scaled, masked, weights, dropped);
+// attention_per_head filled for them with these options (scaled, masked, weights, dropped);
 // grad_context (B, H, Tq, d_v) → dQ, dK, dV. The passes of the forward, walked backwards.
 QueryKeyValueGradients scaled_dot_product_attention_backward(const Tensor& query, const Tensor& key,
                                                              const Tensor& value, const AttentionResult& forward,
