@@ -80,7 +80,26 @@ export async function startServer({ root = 'dist', port = 8080, isolated = true,
     server.listen(port, '127.0.0.1', done);
   });
   const url = `http://127.0.0.1:${server.address().port}/`;
-  return { url, close: () => new Promise((done) => server.close(() => done())) };
+  return { url, close: () => closeServer(server) };
+}
+
+/**
+ * Stops `server` and resolves within `boundMs`, whatever its clients do. `server.close()` alone waits for
+ * every open connection to end, and Node only ends an *idle* one at once: a browser's speculative
+ * connection (opened ahead of a request that never comes) or a half-sent request counts as busy until
+ * the server's headersTimeout (60 s) runs out — exactly a test's whole time budget. So every connection
+ * is ended here, busy or not, and the promise settles after `boundMs` at the latest.
+ */
+export function closeServer(server, boundMs = 2000) {
+  return new Promise((done) => {
+    const timer = setTimeout(done, boundMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      done();
+    });
+    server.closeAllConnections();
+  });
 }
 
 async function exists(path) {
