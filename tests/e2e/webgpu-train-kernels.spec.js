@@ -26,4 +26,25 @@ test.describe('WebGPU training kernels', () => {
       { lengths: [513, 5], steps: 2, maxNorm: 1e3, weightDecay: 0 }, // not clipped
     ]);
   });
+
+  test('cross-entropy ignores −100 targets and gives (softmax − onehot)/count as the JS trainer', async ({ page }) => {
+    await expectWithin(page, 'checkCrossEntropy', [
+      { rows: 1, vocab: 1, ignoreEvery: 2 },
+      { rows: 13, vocab: 131 },
+      { rows: 5, vocab: 7, allIgnored: true }, // no counted row: loss 0, gradient 0
+      { rows: 37, vocab: 256, ignoreEvery: 5 },
+    ]);
+  });
+
+  test('LayerNorm forward, backward (added to the residual gradient) and γ/β gradients equal the JS trainer', async ({ page }) => {
+    await expectWithin(page, 'checkLayerNorm', [{ rows: 1, d: 1 }, { rows: 7, d: 13 }, { rows: 33, d: 96 }, { rows: 5, d: 200 }]);
+  });
+
+  test('embedding gradients: the token scatter-add without atomics and the positional column sum', async ({ page }) => {
+    await expectWithin(page, 'checkEmbeddingGrad', [{ B: 1, T: 1, vocab: 1, d: 1 }, { B: 3, T: 7, vocab: 11, d: 5 }, { B: 4, T: 16, vocab: 37, d: 24 }]);
+  });
+
+  test('bias gradients are column sums over the rows', async ({ page }) => {
+    await expectWithin(page, 'checkBiasGrad', [{ rows: 1, cols: 1 }, { rows: 67, cols: 13 }, { rows: 130, cols: 257 }]);
+  });
 });

@@ -5,6 +5,7 @@ import { acquireDevice } from '/web/src/gpu/device.js';
 import { GpuRuntime } from '/web/src/gpu/runtime.js';
 import * as train from '/web/src/gpu/train/passes.js';
 import { adamwStep, clipGradNorm, createAdamState } from '/web/src/train/adamw.js';
+import * as ops from '/web/src/train/ops.js';
 import { randomTensor } from './webgpu-harness.js';
 
 let runtimePromise;
@@ -86,4 +87,98 @@ export async function checkAdamw({ lengths, steps = 3, maxNorm = null, lr = 1e-2
   resident.device.popErrorScope();
   resident.device.popErrorScope();
   return result;
+}
+
+const toF64 = (a) => Float64Array.from(a);
+
+/** Cross-entropy (loss, correct, dLogits) vs crossEntropy of web/src/train/ops.js; every third target −100. */
+export async function checkCrossEntropy({ rows, vocab, ignoreEvery = 3, allIgnored = false }) {
+  const gpu = await runtime();
+  const logits = randomTensor(rows * vocab, 21).map((x) => x * 4);
+  const targets = new Int32Array(rows);
+  for (let n = 0; n < rows; n++) targets[n] = allIgnored || n % ignoreEvery === 1 ? -100 : (n * 7919) % vocab;
+  const expected = ops.crossEntropy(toF64(logits), targets, rows, vocab, true);
+  const pass = gpu.beginPass('check cross entropy');
+  const rowLoss = pass.allocate([rows, 2], 'row loss');
+  const dLogits = pass.allocate([rows, vocab], 'dLogits');
+  const sums = pass.allocate([2], 'sums');
+  train.crossEntropy(pass, { logits: pass.upload(logits, [rows, vocab], 'logits'), targets: pass.upload(targets, [rows], 'targets'),
+    rowLoss, dLogits, rows, vocab, count: expected.count });
+  train.columnSum(pass, { a: rowLoss, sums, rows, cols: 2 });
+  const out = await pass.finish({ sums, dLogits });
+  const loss = expected.count ? out.sums.data[0] / expected.count : 0;
+  const result = merge(compare(out.dLogits.data, expected.dLogits), compare([loss], [expected.loss]));
+  if (out.sums.data[1] !== expected.correct) result.excess = Infinity;
+  return result;
+}
+
+/** LayerNorm forward (y, rstd), backward (dx accumulated onto a residual gradient) and γ/β gradients. */
+export async function checkLayerNorm({ rows, d }) {
+  const gpu = await runtime();
+  const x = randomTensor(rows * d, 31).map((v, i) => v * 2 + (i % 5));
+  const gamma = randomTensor(d, 32).map((v) => 1 + v / 2);
+  const beta = randomTensor(d, 33);
+  const dy = randomTensor(rows * d, 34);
+  const residual = randomTensor(rows * d, 35);
+  const saved = ops.layerNormForward(toF64(x), toF64(gamma), toF64(beta), rows, d);
+  const gGamma = new Float64Array(d);
+  const gBeta = new Float64Array(d);
+  const dx = ops.layerNormBackward(saved, toF64(gamma), toF64(dy), rows, d, gGamma, gBeta);
+  for (let i = 0; i < dx.length; i++) dx[i] += residual[i];
+  // γ and β sit at offsets of a flat parameter buffer, after 3 other floats, as in the trainer's layout
+  const flat = new Float32Array(3 + 2 * d);
+  flat.set(gamma, 3);
+  flat.set(beta, 3 + d);
+  const pass = gpu.beginPass('check layer norm');
+  const weights = pass.upload(flat, [flat.length], 'weights');
+  const y = pass.allocate([rows, d], 'y');
+  const xhat = pass.allocate([rows, d], 'xhat');
+  const rstd = pass.allocate([rows], 'rstd');
+  const gradient = pass.upload(residual, [rows, d], 'dx');
+  const dyTensor = pass.upload(dy, [rows, d], 'dy');
+  const grads = pass.allocate([flat.length], 'grads');
+  train.layerNorm(pass, { x: pass.upload(x, [rows, d], 'x'), weights, y, xhat, rstd, rows, d, offsetGamma: 3, offsetBeta: 3 + d });
+  train.layerNormBackward(pass, { dy: dyTensor, xhat, rstd, weights, dx: gradient, rows, d, offsetGamma: 3, accumulate: true });
+  train.columnSum(pass, { a: dyTensor, b: xhat, sums: grads, rows, cols: d, offsetOut: 3 });
+  train.columnSum(pass, { a: dyTensor, sums: grads, rows, cols: d, offsetOut: 3 + d });
+  const out = await pass.finish({ y, rstd, gradient, grads });
+  return merge(compare(out.y.data, saved.y), compare(out.rstd.data, saved.rstd), compare(out.gradient.data, dx),
+    compare(out.grads.data.subarray(3, 3 + d), gGamma), compare(out.grads.data.subarray(3 + d), gBeta));
+}
+
+/**
+ * The embeddings' gradients: the token embedding's scatter-add (embeddingGrad) and the positional one
+ * (a column sum over the batch), vs the loop at the end of runModel (web/src/train/model.js).
+ */
+export async function checkEmbeddingGrad({ B, T, vocab, d }) {
+  const gpu = await runtime();
+  const N = B * T;
+  const tokens = Array.from({ length: N }, (_, n) => (n * n * 31 + 7) % Math.max(1, vocab - 1)); // id vocab−1 never occurs
+  const dh = randomTensor(N * d, 41);
+  const gTok = new Float64Array(vocab * d);
+  const gPos = new Float64Array(T * d);
+  for (let n = 0; n < N; n++) {
+    for (let i = 0; i < d; i++) { gTok[tokens[n] * d + i] += dh[n * d + i]; gPos[(n % T) * d + i] += dh[n * d + i]; }
+  }
+  const pass = gpu.beginPass('check embedding grad');
+  const grads = pass.upload(new Float32Array(vocab * d + T * d).fill(NaN), [vocab * d + T * d], 'grads');
+  const dhTensor = pass.upload(dh, [N, d], 'dh');
+  train.embeddingGrad(pass, { dh: dhTensor, positions: pass.upload(train.tokenPositions(tokens, vocab), [vocab + 1 + N], 'positions'), grads, vocab, d });
+  train.columnSum(pass, { a: dhTensor, sums: grads, rows: B, cols: T * d, offsetOut: vocab * d });
+  const out = await pass.finish({ grads });
+  return merge(compare(out.grads.data.subarray(0, vocab * d), gTok), compare(out.grads.data.subarray(vocab * d), gPos));
+}
+
+/** A linear layer's bias gradient Σ_n dy[n, :] (column sum) vs linearBackward's gb. */
+export async function checkBiasGrad({ rows, cols }) {
+  const gpu = await runtime();
+  const dy = randomTensor(rows * cols, 51);
+  const gW = new Float64Array(cols);
+  const gb = new Float64Array(cols);
+  ops.linearBackward(new Float64Array(rows), new Float64Array(cols), toF64(dy), rows, 1, cols, gW, gb, false);
+  const pass = gpu.beginPass('check bias grad');
+  const sums = pass.allocate([cols], 'sums');
+  train.columnSum(pass, { a: pass.upload(dy, [rows, cols], 'dy'), sums, rows, cols });
+  const out = await pass.finish({ sums });
+  return compare(out.sums.data, gb);
 }

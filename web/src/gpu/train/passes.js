@@ -3,9 +3,16 @@
 // Tensors are GpuTensor ({buffer, length, shape}); nothing is read back here.
 import { adamwWgsl } from './adamw.wgsl.js';
 import { gradNormPartialsWgsl, gradNormTotalWgsl } from './grad-norm.wgsl.js';
+import { crossEntropyWgsl } from './cross-entropy.wgsl.js';
+import { columnSumWgsl } from './column-sum.wgsl.js';
+import { layerNormWgsl } from './layer-norm.wgsl.js';
+import { layerNormBackwardWgsl } from './layer-norm-backward.wgsl.js';
+import { embeddingGradWgsl } from './embedding-grad.wgsl.js';
 
 export const ELEMENTWISE_THREADS = 256;
 export const REDUCE_THREADS = 256;
+export const ROW_THREADS = 64;
+export const LAYER_NORM_EPS = 1e-5; // torch.nn.LayerNorm's default
 
 function params(words, floats = {}) {
   const array = new Uint32Array(Math.max(4, Math.ceil(words.length / 4) * 4));
@@ -63,4 +70,58 @@ export function gradNormSegmentTable(segments) {
     start += groups;
   });
   return { table, partialCount: start };
+}
+
+/**
+ * Cross-entropy forward and gradient: rowLoss (N, 2) gets [loss_n, correct_n] per row, dLogits (N, V)
+ * (softmax − onehot)/count on counted rows and 0 on ignored ones (target −100). `count` is the number of
+ * counted rows (the CPU's, from the targets it made).
+ */
+export function crossEntropy(pass, { logits, targets, rowLoss, dLogits, rows, vocab, count, wantGradient = true }) {
+  run(pass, { key: 'train cross entropy', source: () => crossEntropyWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
+    'cross entropy', params([rows, vocab, 0, wantGradient ? 1 : 0], { 2: count > 0 ? 1 / count : 0 }),
+    [logits, targets, rowLoss, dLogits ?? pass.scratch('dLogits')], pass.spread(rows));
+}
+
+/**
+ * sums[offsetOut + c] = scale · Σ_r a[offsetA + r·rowStride + c] (· b[r·rowStride + c] when b is given),
+ * c < cols: bias gradients, LayerNorm's γ/β gradients, the positional embedding's gradient, the loss.
+ */
+export function columnSum(pass, { a, b, sums, rows, cols, rowStride = cols, scale = 1, offsetA = 0, offsetOut = 0 }) {
+  run(pass, { key: 'train column sum', source: () => columnSumWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
+    'column sum', params([rows, cols, rowStride, b ? 1 : 0, 0, offsetA, offsetOut, 0], { 4: scale }),
+    [a, b ?? a, sums], pass.spread(Math.ceil(cols / ROW_THREADS)));
+}
+
+/** LayerNorm forward: y, xhat (N, d), rstd (N); γ, β at offsetGamma, offsetBeta in `weights`. */
+export function layerNorm(pass, { x, weights, y, xhat, rstd, rows, d, offsetGamma, offsetBeta }) {
+  run(pass, { key: 'train layer norm', source: () => layerNormWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
+    'layer norm', params([rows, d, offsetGamma, offsetBeta, 0, 0, 0, 0], { 4: LAYER_NORM_EPS }),
+    [x, weights, y, xhat, rstd], pass.spread(rows));
+}
+
+/** LayerNorm backward wrt x: dx = (accumulate ? dx : 0) + rstd·(dy·γ − mean(dy·γ) − x̂·mean(dy·γ·x̂)). */
+export function layerNormBackward(pass, { dy, xhat, rstd, weights, dx, rows, d, offsetGamma, accumulate = false }) {
+  run(pass, { key: 'train layer norm backward', source: () => layerNormBackwardWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
+    'layer norm backward', params([rows, d, offsetGamma, accumulate ? 1 : 0]), [dy, xhat, rstd, weights, dx], pass.spread(rows));
+}
+
+/**
+ * The positions of each token id, grouped on the CPU (a counting sort): V + 1 start offsets, then the
+ * positions n in increasing order per id. What embeddingGrad reads.
+ */
+export function tokenPositions(tokens, vocab) {
+  const out = new Uint32Array(vocab + 1 + tokens.length);
+  for (const id of tokens) out[id + 1]++;
+  for (let v = 0; v < vocab; v++) out[v + 1] += out[v];
+  const next = out.slice(0, vocab);
+  tokens.forEach((id, n) => { out[vocab + 1 + next[id]++] = n; });
+  return out;
+}
+
+/** grads[offsetOut + v·d + c] (+)= Σ_{n: token n = v} dh[n, c], from tokenPositions' table. */
+export function embeddingGrad(pass, { dh, positions, grads, vocab, d, offsetOut = 0, accumulate = false }) {
+  run(pass, { key: 'train embedding grad', source: () => embeddingGradWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
+    'embedding grad', params([vocab, d, offsetOut, accumulate ? 1 : 0]), [dh, positions, grads],
+    pass.spread(Math.ceil((vocab * d) / ROW_THREADS)));
 }
