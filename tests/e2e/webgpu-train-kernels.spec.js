@@ -47,4 +47,22 @@ test.describe('WebGPU training kernels', () => {
   test('bias gradients are column sums over the rows', async ({ page }) => {
     await expectWithin(page, 'checkBiasGrad', [{ rows: 1, cols: 1 }, { rows: 67, cols: 13 }, { rows: 130, cols: 257 }]);
   });
+
+  test('causal attention: forward with lse, and the backward recomputing the weights from lse, equal the JS trainer', async ({ page }) => {
+    await expectWithin(page, 'checkAttention', [
+      { B: 1, T: 1, H: 1, headDim: 1 },
+      { B: 2, T: 7, H: 3, headDim: 5 },
+      { B: 1, T: 67, H: 2, headDim: 16 }, // more rows than one workgroup
+      { B: 2, T: 9, H: 2, headDim: 32 },
+    ]);
+  });
+
+  test('linear layers: y = x·Wᵀ + b, dx = dy·W, gW = dyᵀ·x (transpose, then the GEMM) and gb, on both GEMM variants', async ({ page }) => {
+    await expectWithin(page, 'checkLinear', [
+      { rows: 1, dIn: 1, dOut: 1 },
+      { rows: 37, dIn: 13, dOut: 7 },
+      { rows: 70, dIn: 24, dOut: 33, staged: true },
+      { rows: 64, dIn: 16, dOut: 16 },
+    ]);
+  });
 });

@@ -182,3 +182,69 @@ export async function checkBiasGrad({ rows, cols }) {
   const out = await pass.finish({ sums });
   return compare(out.sums.data, gb);
 }
+
+/**
+ * Causal MHA forward with lse and its backward recomputed from lse, vs causalAttentionForward/Backward of
+ * web/src/train/ops.js (which keep the weights P); lse against the loop log Σ_j exp(s_ij).
+ */
+export async function checkAttention({ B, T, H, headDim }) {
+  const gpu = await runtime();
+  const d = H * headDim;
+  const [q, k, v, dO] = [61, 62, 63, 64].map((seed) => randomTensor(B * T * d, seed));
+  const forward = ops.causalAttentionForward(toF64(q), toF64(k), toF64(v), B, T, d, H);
+  const backward = ops.causalAttentionBackward(toF64(q), toF64(k), toF64(v), forward.weights, toF64(dO), B, T, d, H);
+  const lse = new Float64Array(B * H * T);
+  const scale = 1 / Math.sqrt(headDim);
+  for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let i = 0; i < T; i++) {
+    let sum = 0;
+    for (let j = 0; j <= i; j++) {
+      let dot = 0;
+      for (let c = 0; c < headDim; c++) dot += q[(b * T + i) * d + h * headDim + c] * k[(b * T + j) * d + h * headDim + c];
+      sum += Math.exp(dot * scale);
+    }
+    lse[(b * H + h) * T + i] = Math.log(sum);
+  }
+  const pass = gpu.beginPass('check attention');
+  const shape = [B, T, d];
+  const tensors = { q: pass.upload(q, shape, 'q'), k: pass.upload(k, shape, 'k'), v: pass.upload(v, shape, 'v'), dO: pass.upload(dO, shape, 'dO') };
+  const o = pass.allocate(shape, 'o');
+  const lseTensor = pass.allocate([B, H, T], 'lse');
+  const [dq, dk, dv] = ['dq', 'dk', 'dv'].map((name) => pass.allocate(shape, name));
+  train.attentionForward(pass, { ...tensors, o, lse: lseTensor, batch: B, heads: H, T, headDim });
+  train.attentionBackward(pass, { ...tensors, o, lse: lseTensor, dq, dk, dv, D: pass.allocate([B, H, T], 'D'), batch: B, heads: H, T, headDim });
+  const out = await pass.finish({ o, lse: lseTensor, dq, dk, dv });
+  return merge(compare(out.o.data, forward.context), compare(out.lse.data, lse),
+    compare(out.dq.data, backward.dq), compare(out.dk.data, backward.dk), compare(out.dv.data, backward.dv));
+}
+
+/** A linear layer forward and backward (dx, gW through the transpose and the GEMM, gb) vs ops.js. */
+export async function checkLinear({ rows, dIn, dOut, staged = false }) {
+  const gpu = await runtime();
+  if (staged) gpu.stagedGemm = true;
+  const x = randomTensor(rows * dIn, 71);
+  const W = randomTensor(dOut * dIn, 72);
+  const bias = randomTensor(dOut, 73);
+  const dy = randomTensor(rows * dOut, 74);
+  const y = ops.linearForward(toF64(x), toF64(W), toF64(bias), rows, dIn, dOut);
+  const gW = new Float64Array(dOut * dIn);
+  const gb = new Float64Array(dOut);
+  const dx = ops.linearBackward(toF64(x), toF64(W), toF64(dy), rows, dIn, dOut, gW, gb);
+  // W and b at offsets of a flat parameter buffer (after 5 floats), as the trainer lays them out
+  const flat = new Float32Array(5 + dOut * dIn + dOut);
+  flat.set(W, 5);
+  flat.set(bias, 5 + dOut * dIn);
+  const pass = gpu.beginPass('check linear');
+  const weights = pass.upload(flat, [flat.length], 'weights');
+  const xTensor = pass.upload(x, [rows, dIn], 'x');
+  const yTensor = pass.allocate([rows, dOut], 'y');
+  const dxTensor = pass.allocate([rows, dIn], 'dx');
+  const grads = pass.allocate([flat.length], 'grads');
+  const layout = { rows, dIn, dOut, offsetW: 5, offsetB: 5 + dOut * dIn };
+  train.linearForward(pass, { x: xTensor, weights, y: yTensor, ...layout });
+  train.linearBackward(pass, { x: xTensor, weights, dy: pass.upload(dy, [rows, dOut], 'dy'), dx: dxTensor, grads,
+    dyT: pass.allocate([dOut, rows], 'dyT'), ...layout });
+  const out = await pass.finish({ y: yTensor, dx: dxTensor, grads });
+  gpu.stagedGemm = false;
+  return merge(compare(out.y.data, y), compare(out.dx.data, dx),
+    compare(out.grads.data.subarray(5, 5 + dOut * dIn), gW), compare(out.grads.data.subarray(5 + dOut * dIn), gb));
+}

@@ -8,6 +8,10 @@ import { columnSumWgsl } from './column-sum.wgsl.js';
 import { layerNormWgsl } from './layer-norm.wgsl.js';
 import { layerNormBackwardWgsl } from './layer-norm-backward.wgsl.js';
 import { embeddingGradWgsl } from './embedding-grad.wgsl.js';
+import { attentionLseWgsl } from './attention-lse.wgsl.js';
+import { attentionBackwardQueryWgsl, attentionBackwardKeyWgsl } from './attention-backward.wgsl.js';
+import { transposeWgsl } from './transpose.wgsl.js';
+import { HEAD_DIM_LIMIT } from '../runtime.js';
 
 export const ELEMENTWISE_THREADS = 256;
 export const REDUCE_THREADS = 256;
@@ -124,4 +128,63 @@ export function embeddingGrad(pass, { dh, positions, grads, vocab, d, offsetOut 
   run(pass, { key: 'train embedding grad', source: () => embeddingGradWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
     'embedding grad', params([vocab, d, offsetOut, accumulate ? 1 : 0]), [dh, positions, grads],
     pass.spread(Math.ceil((vocab * d) / ROW_THREADS)));
+}
+
+const QUERY_THREADS = 64;
+
+function attentionParams(pass, name, { batch, heads, T, headDim, causal = true }) {
+  if (headDim > HEAD_DIM_LIMIT) throw new Error(`webgpu: ${name}: d_head=${headDim} exceeds the kernel's ${HEAD_DIM_LIMIT}`);
+  if (batch * heads > pass.runtime.maxGroups) {
+    throw new Error(`webgpu: ${name}: B·H=${batch * heads} exceeds the device's ${pass.runtime.maxGroups} workgroups per dimension`);
+  }
+  const headDimMax = Math.max(16, 2 ** Math.ceil(Math.log2(headDim)));
+  const words = params([T, headDim, heads, heads * headDim, 0, causal ? 1 : 0, 0, 0], { 4: 1 / Math.sqrt(headDim) });
+  return { headDimMax, words, groups: [Math.ceil(T / QUERY_THREADS), batch * heads, 1] };
+}
+
+/** Causal MHA forward on q, k, v (B, T, H·d_head) → o (B, T, H·d_head), lse (B, H, T). */
+export function attentionForward(pass, { q, k, v, o, lse, ...shape }) {
+  const { headDimMax, words, groups } = attentionParams(pass, 'attention forward', shape);
+  run(pass, { key: `train attention lse headDimMax=${headDimMax}`, source: () => attentionLseWgsl(headDimMax),
+    constants: { WORKGROUP_SIZE: QUERY_THREADS } }, 'attention forward', words, [q, k, v, o, lse], groups);
+}
+
+/** Its backward from the saved o and lse: dq, dk, dv (B, T, H·d_head); D (B, H, T) is scratch. */
+export function attentionBackward(pass, { q, k, v, o, lse, dO, dq, dk, dv, D, ...shape }) {
+  const { headDimMax, words, groups } = attentionParams(pass, 'attention backward', shape);
+  run(pass, { key: `train attention backward dq headDimMax=${headDimMax}`, source: () => attentionBackwardQueryWgsl(headDimMax),
+    constants: { WORKGROUP_SIZE: QUERY_THREADS } }, 'attention backward dq', words, [q, k, v, dO, lse, o, dq, D], groups);
+  run(pass, { key: `train attention backward dk dv headDimMax=${headDimMax}`, source: () => attentionBackwardKeyWgsl(headDimMax),
+    constants: { WORKGROUP_SIZE: QUERY_THREADS } }, 'attention backward dk dv', words, [q, k, v, dO, lse, D, dk, dv], groups);
+}
+
+/** out (cols, rows) = input (rows, cols)ᵀ, the input starting at offsetIn. */
+export function transpose(pass, { input, output, rows, cols, offsetIn = 0 }) {
+  run(pass, { key: 'train transpose', source: () => transposeWgsl }, 'transpose', params([rows, cols, offsetIn, 0]),
+    [input, output], [Math.ceil(cols / 16), Math.ceil(rows / 16), 1]);
+}
+
+/**
+ * A linear layer y = x·Wᵀ + b (W (out, in) at offsetW of `weights`, b at offsetB) on the runtime's GEMM
+ * (transposed B).
+ */
+export function linearForward(pass, { x, weights, y, rows, dIn, dOut, offsetW, offsetB }) {
+  pass.gemm({ a: x, b: weights, c: y, bias: weights, M: rows, N: dOut, K: dIn, transposeB: true, name: 'linear forward',
+    aLayout: { rowStride: dIn }, bLayout: { offset: offsetW, rowStride: dIn }, cLayout: { rowStride: dOut },
+    biasLayout: { offset: offsetB, rowStride: 0 } });
+}
+
+/**
+ * Its backward: dx = dy·W (when dx is given), gW = dyᵀ·x (the transpose kernel, then the GEMM) written at
+ * offsetW of `grads`, gb = Σ_n dy at offsetB. dyT is scratch of dOut·rows floats.
+ */
+export function linearBackward(pass, { x, weights, dy, dx, grads, dyT, rows, dIn, dOut, offsetW, offsetB }) {
+  if (dx) {
+    pass.gemm({ a: dy, b: weights, c: dx, M: rows, N: dIn, K: dOut, name: 'linear backward dx',
+      aLayout: { rowStride: dOut }, bLayout: { offset: offsetW, rowStride: dIn }, cLayout: { rowStride: dIn } });
+  }
+  transpose(pass, { input: dy, output: dyT, rows, cols: dOut });
+  pass.gemm({ a: dyT, b: x, c: grads, M: dOut, N: dIn, K: rows, name: 'linear backward dW',
+    aLayout: { rowStride: rows }, bLayout: { rowStride: dIn }, cLayout: { offset: offsetW, rowStride: dIn } });
+  columnSum(pass, { a: dy, sums: grads, rows, cols: dOut, offsetOut: offsetB });
 }
