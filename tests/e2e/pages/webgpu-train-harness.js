@@ -248,3 +248,41 @@ export async function checkLinear({ rows, dIn, dOut, staged = false }) {
   return merge(compare(out.y.data, y), compare(out.dx.data, dx),
     compare(out.grads.data.subarray(5, 5 + dOut * dIn), gW), compare(out.grads.data.subarray(5 + dOut * dIn), gb));
 }
+
+/**
+ * The WebGPU training engine on one case of tests/fixtures/trainAttentionOnly.json (50 torch.optim.AdamW
+ * steps of AttentionOnly in torch 1.13): the loss and gradient norm at every step and the final parameters.
+ * Returns the worst relative loss/gradNorm error, the worst final-parameter error per name, and the time.
+ */
+export async function checkTrainFixture(testCase) {
+  const gpu = await runtime();
+  const { parameterSpec } = await import('/web/src/train/model.js');
+  const { GpuTrainingEngine } = await import('/web/src/gpu/train/engine.js');
+  const config = { ...testCase.config, optimizer: testCase.optimizer, gradClip: testCase.gradClip ?? null };
+  const spec = parameterSpec(config);
+  const params = Object.fromEntries(spec.map(([name, shape]) => [name, { data: Float32Array.from(testCase.initial[name].data), shape }]));
+  const adam = createAdamState(params);
+  const engine = new GpuTrainingEngine(gpu, config, spec, params, adam);
+  const started = performance.now();
+  let lossError = 0;
+  let gradNormError = 0;
+  try {
+    for (let s = 0; s < testCase.batches.length; s++) {
+      const { inputs, targets } = testCase.batches[s];
+      const [B, T] = inputs.shape;
+      const result = await engine.trainStep(Int32Array.from(inputs.data), Int32Array.from(targets.data), B, T);
+      lossError = Math.max(lossError, Math.abs(result.loss - testCase.losses[s]) / Math.abs(testCase.losses[s]));
+      gradNormError = Math.max(gradNormError, Math.abs(result.gradNorm - testCase.gradNorms[s]) / (testCase.gradNorms[s] + 1e-2));
+    }
+    await engine.readBack(params, adam);
+  } finally {
+    engine.dispose();
+  }
+  const finalErrors = {};
+  for (const [name, t] of Object.entries(testCase.final)) {
+    let worst = 0;
+    for (let i = 0; i < t.data.length; i++) worst = Math.max(worst, Math.abs(params[name].data[i] - t.data[i]));
+    finalErrors[name] = worst;
+  }
+  return { lossError, gradNormError, finalErrors, steps: adam.step, ms: performance.now() - started };
+}

@@ -11,6 +11,8 @@ import { embeddingGradWgsl } from './embedding-grad.wgsl.js';
 import { attentionLseWgsl } from './attention-lse.wgsl.js';
 import { attentionBackwardQueryWgsl, attentionBackwardKeyWgsl } from './attention-backward.wgsl.js';
 import { transposeWgsl } from './transpose.wgsl.js';
+import { embeddingWgsl } from './embedding.wgsl.js';
+import { addWgsl } from './add.wgsl.js';
 import { HEAD_DIM_LIMIT } from '../runtime.js';
 
 export const ELEMENTWISE_THREADS = 256;
@@ -187,4 +189,17 @@ export function linearBackward(pass, { x, weights, dy, dx, grads, dyT, rows, dIn
   pass.gemm({ a: dyT, b: x, c: grads, M: dOut, N: dIn, K: rows, name: 'linear backward dW',
     aLayout: { rowStride: rows }, bLayout: { rowStride: dIn }, cLayout: { offset: offsetW, rowStride: dIn } });
   columnSum(pass, { a: dy, sums: grads, rows, cols: dOut, offsetOut: offsetB });
+}
+
+/** h (N, d) = tok_emb[tokens] + pos_emb[n mod T], the tables at offsetTok and offsetPos of `weights`. */
+export function embedding(pass, { tokens, weights, h, rows, d, T, offsetTok, offsetPos }) {
+  run(pass, { key: 'train embedding', source: () => embeddingWgsl, constants: { WORKGROUP_SIZE: ELEMENTWISE_THREADS } },
+    'embedding', params([rows, d, T, offsetTok, offsetPos, 0, 0, 0]), [tokens, weights, h],
+    pass.spread(Math.ceil((rows * d) / ELEMENTWISE_THREADS)));
+}
+
+/** out = a + b, elementwise over out.length. */
+export function add(pass, { a, b, out }) {
+  run(pass, { key: 'train add', source: () => addWgsl, constants: { WORKGROUP_SIZE: ELEMENTWISE_THREADS } },
+    'add', params([out.length, 0, 0, 0]), [a, b, out], pass.spread(Math.ceil(out.length / ELEMENTWISE_THREADS)));
 }
