@@ -286,3 +286,64 @@ export async function checkTrainFixture(testCase) {
   }
   return { lossError, gradNormError, finalErrors, steps: adam.step, ms: performance.now() - started };
 }
+
+const asTensors = (batch) => ({
+  inputs: { data: Int32Array.from(batch.inputs.data), shape: batch.inputs.shape },
+  targets: { data: Int32Array.from(batch.targets.data), shape: batch.targets.shape },
+});
+function trainerOptions(testCase, backend, syncEvery) {
+  const parameters = Object.fromEntries(Object.entries(testCase.initial).map(([name, t]) => [name, { data: Float32Array.from(t.data), shape: t.shape }]));
+  return { ...testCase.config, seed: 0, parameters, optimizer: testCase.optimizer, gradClip: testCase.gradClip ?? undefined, backend, syncEvery };
+}
+
+/**
+ * createTrainer({backend: 'webgpu', syncEvery}) on a fixture case: the losses of every step, what
+ * parameters() holds between copies (the state of the last copy) and after sync() (the final state).
+ */
+export async function checkWebgpuTrainer(testCase, syncEvery) {
+  const { createTrainer } = await import('/web/src/train/index.js');
+  const trainer = await createTrainer(trainerOptions(testCase, 'webgpu', syncEvery));
+  let lossError = 0;
+  const stepsAtCopies = [];
+  let copiedStepsOk = true;
+  for (let s = 0; s < testCase.batches.length; s++) {
+    const { loss } = await trainer.step(asTensors(testCase.batches[s]));
+    lossError = Math.max(lossError, Math.abs(loss - testCase.losses[s]) / Math.abs(testCase.losses[s]));
+    // the CPU copy (save()'s optimizer step) trails by less than syncEvery steps
+    const saved = trainer.save();
+    const { decodeSafetensors } = await import('/web/src/train/safetensors.js');
+    const copied = Number(decodeSafetensors(saved).metadata.optimizer_step);
+    stepsAtCopies.push(copied);
+    copiedStepsOk &&= copied === Math.floor((s + 1) / syncEvery) * syncEvery;
+  }
+  await trainer.sync();
+  const ours = trainer.parameters();
+  let finalError = 0;
+  for (const [name, t] of Object.entries(testCase.final)) {
+    if (name.endsWith('k_proj.bias')) continue;
+    for (let i = 0; i < t.data.length; i++) finalError = Math.max(finalError, Math.abs(ours[name].data[i] - t.data[i]));
+  }
+  const result = { backend: trainer.backend, steps: trainer.steps, lossError, finalError, copiedStepsOk,
+    gradients: trainer.gradients() !== null };
+  trainer.dispose();
+  return result;
+}
+
+/**
+ * A lost device: `before` steps on 'webgpu' with syncEvery, then the device is destroyed; the next step
+ * resumes on the CPU from the last copy. Its loss is compared with a JS trainer that ran the same steps up
+ * to that copy and then the same batch.
+ */
+export async function checkLostDevice(testCase, { syncEvery, before }) {
+  const { createTrainer } = await import('/web/src/train/index.js');
+  const trainer = await createTrainer(trainerOptions(testCase, 'webgpu', syncEvery));
+  for (let s = 0; s < before; s++) await trainer.step(asTensors(testCase.batches[s]));
+  trainer.gpu.device.destroy();
+  const { loss } = await trainer.step(asTensors(testCase.batches[before]));
+  const copied = Math.floor(before / syncEvery) * syncEvery;
+  const reference = await createTrainer(trainerOptions(testCase, 'js'));
+  for (let s = 0; s < copied; s++) await reference.step(asTensors(testCase.batches[s]));
+  const expected = (await reference.step(asTensors(testCase.batches[before]))).loss;
+  return { backend: trainer.backend, reason: trainer.backendReason, steps: trainer.steps, copied,
+    lossError: Math.abs(loss - expected) / Math.abs(expected) };
+}

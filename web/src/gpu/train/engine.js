@@ -164,9 +164,11 @@ export class GpuTrainingEngine {
       // 4. clip_grad_norm_ and AdamW
       k.gradNorm(pass, { grads: G, segments: this.segments, partials: this.partials, segmentTable: this.segmentTable,
         clip: this.clip, maxNorm: gradClip });
-      this.step += 1;
-      k.adamw(pass, { weights: W, grads: G, expAvg: this.expAvg, expAvgSq: this.expAvgSq, clip: this.clip, step: this.step, ...optimizer });
+      // the step counts once the device has run it (a lost device mid-step leaves the count as it was)
+      const step = this.step + 1;
+      k.adamw(pass, { weights: W, grads: G, expAvg: this.expAvg, expAvgSq: this.expAvgSq, clip: this.clip, step, ...optimizer });
       const out = await pass.finish({ sums, clip: this.clip });
+      this.step = step;
       return { loss: count ? out.sums.data[0] / count : 0, correct: out.sums.data[1], count, gradNorm: out.clip.data[0] };
     });
   }
@@ -190,9 +192,9 @@ export class GpuTrainingEngine {
     adam.step = this.step;
   }
 
-  /** Uploads parameters (after setParameters on the CPU side). */
-  writeParameters(params) {
-    for (const [name] of this.spec) {
+  /** Uploads the named parameters (after setParameters on the CPU side). */
+  writeParameters(params, names) {
+    for (const name of names) {
       const data = params[name].data;
       this.device.queue.writeBuffer(this.weights.buffer, this.offsets[name] * FLOAT_BYTES, data.buffer, data.byteOffset, data.byteLength);
     }
