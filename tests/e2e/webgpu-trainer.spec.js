@@ -34,4 +34,13 @@ test.describe("createTrainer({backend: 'webgpu'})", () => {
     expect(result.reason).toContain('losing 2 steps');
     expect(result.lossError).toBeLessThanOrEqual(1e-4);
   });
+
+  test("loadTrainer(bytes, {backend: 'webgpu'}) resumes a JS trainer's file, and its own file resumes on JS", async ({ page }) => {
+    const result = await page.evaluate(([c]) => window.harness.checkResumeOnWebgpu(c, { first: 10, more: 10 }), [decoded(lastCase)]);
+    expect(result.backend).toBe('webgpu');
+    expect(result.steps).toBe(20);
+    expect(result.reloadedSteps).toBe(20);
+    expect(result.lossError).toBeLessThanOrEqual(1e-4);
+    expect(result.parameterError).toBeLessThanOrEqual(1e-4);
+  });
 });

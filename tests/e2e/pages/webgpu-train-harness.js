@@ -347,3 +347,32 @@ export async function checkLostDevice(testCase, { syncEvery, before }) {
   return { backend: trainer.backend, reason: trainer.backendReason, steps: trainer.steps, copied,
     lossError: Math.abs(loss - expected) / Math.abs(expected) };
 }
+
+/**
+ * loadTrainer(bytes, {backend: 'webgpu'}) resumes a JS trainer's file (parameters, AdamW state, step count):
+ * the next `more` losses against the JS trainer continuing, then the webgpu trainer's own save() (after
+ * sync()) against the JS trainer's parameters.
+ */
+export async function checkResumeOnWebgpu(testCase, { first, more }) {
+  const { createTrainer, loadTrainer } = await import('/web/src/train/index.js');
+  const cpu = await createTrainer(trainerOptions(testCase, 'js'));
+  for (let s = 0; s < first; s++) await cpu.step(asTensors(testCase.batches[s]));
+  const gpu = await loadTrainer(cpu.save(), { backend: 'webgpu', syncEvery: 4 });
+  let lossError = 0;
+  for (let s = first; s < first + more; s++) {
+    const expected = (await cpu.step(asTensors(testCase.batches[s]))).loss;
+    const { loss } = await gpu.step(asTensors(testCase.batches[s]));
+    lossError = Math.max(lossError, Math.abs(loss - expected) / Math.abs(expected));
+  }
+  await gpu.sync();
+  const reloaded = await loadTrainer(gpu.save(), { backend: 'js' });
+  let parameterError = 0;
+  const ours = reloaded.parameters();
+  for (const [name, t] of Object.entries(cpu.parameters())) {
+    if (name.endsWith('k_proj.bias')) continue;
+    for (let i = 0; i < t.data.length; i++) parameterError = Math.max(parameterError, Math.abs(ours[name].data[i] - t.data[i]));
+  }
+  const result = { backend: gpu.backend, steps: gpu.steps, reloadedSteps: reloaded.steps, lossError, parameterError };
+  gpu.dispose();
+  return result;
+}

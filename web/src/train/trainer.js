@@ -265,9 +265,9 @@ const WASM_BUILDS = { auto: 'wasm', wasm: 'wasm', 'wasm-simd': 'wasm-simd', 'was
  * WASM build's matmul (loaded with loadAttention, one thread; a load failure throws); 'auto' → WASM, or JS
  * with a reason when WASM cannot load. Never WebGPU: its calls would return Promises mid-step.
  */
-async function loadEngine(fn, backend) {
+async function loadEngine(fn, backend, config) {
   if (backend === 'js') return { linear: jsLinear, reason: null };
-  if (backend === 'webgpu') return loadGpuEngine(fn);
+  if (backend === 'webgpu') return loadGpuEngine(fn, config);
   const { loadAttention } = await import('../core/index.js');
   try {
     const attention = await loadAttention({ backend: WASM_BUILDS[backend], threads: 1 });
@@ -285,9 +285,13 @@ const GPU_STORAGE_BUFFERS = 8;
  * 'webgpu': a device, and the engine of web/src/gpu/train/engine.js. evaluate() and attention() run on the
  * JS engine from the copied-back parameters. No device is an Error naming why.
  */
-async function loadGpuEngine(fn) {
-  const [{ acquireDevice }, { GpuRuntime }, { GpuTrainingEngine }] = await Promise.all([
+async function loadGpuEngine(fn, config) {
+  const [{ acquireDevice }, { GpuRuntime, HEAD_DIM_LIMIT }, { GpuTrainingEngine }] = await Promise.all([
     import('../gpu/device.js'), import('../gpu/runtime.js'), import('../gpu/train/engine.js')]);
+  const headDim = config.dModel / config.heads;
+  if (headDim > HEAD_DIM_LIMIT) {
+    throw new Error(`${fn}: backend 'webgpu' could not load: d_head = dModel/heads = ${headDim}; the attention kernels take at most ${HEAD_DIM_LIMIT}`);
+  }
   let acquired;
   try {
     acquired = await acquireDevice();
@@ -314,7 +318,7 @@ export async function createTrainer(options) {
     checkParameters(fn, spec, options.parameters, 'options.parameters');
     for (const [name, t] of Object.entries(options.parameters)) params[name].data.set(t.data);
   }
-  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend));
+  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend, normalized.config));
 }
 
 /**
@@ -341,5 +345,5 @@ export async function loadTrainer(bytes, options = {}) {
     adam.expAvg[name] = tensors[`optimizer.exp_avg.${name}`].data;
     adam.expAvgSq[name] = tensors[`optimizer.exp_avg_sq.${name}`].data;
   }
-  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend));
+  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend, normalized.config));
 }

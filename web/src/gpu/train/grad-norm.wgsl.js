@@ -23,15 +23,17 @@ fn readGrad(index: u32) -> f32 {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
-fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
-  let g = readGrad(group.x * WORKGROUP_SIZE + local.x);
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+        @builtin(local_invocation_id) local: vec3<u32>) {
+  let chunk = group.y * groups.x + group.x;
+  let g = readGrad(chunk * WORKGROUP_SIZE + local.x);
   sums[local.x] = g * g;
   workgroupBarrier();
   for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
     if (local.x < stride) { sums[local.x] += sums[local.x + stride]; }
     workgroupBarrier();
   }
-  let slot = params.partialOffset + group.x;
+  let slot = params.partialOffset + chunk;
   if (local.x == 0u && slot < arrayLength(&partials)) { partials[slot] = sums[0]; }
 }
 `;

@@ -57,7 +57,7 @@ export function gradNorm(pass, { grads, segments, partials, segmentTable, clip, 
   let partialOffset = 0;
   for (const { offset, length } of segments) {
     const groups = Math.ceil(length / REDUCE_THREADS);
-    run(pass, partialsSpec, 'grad norm partials', params([length, offset, partialOffset, 0]), [grads, partials], [groups, 1, 1]);
+    run(pass, partialsSpec, 'grad norm partials', params([length, offset, partialOffset, 0]), [grads, partials], pass.spread(groups));
     partialOffset += groups;
   }
   const clipping = maxNorm !== undefined && maxNorm !== null;
