@@ -63,6 +63,8 @@ test.describe('WebGPU training kernels', () => {
       { rows: 37, dIn: 13, dOut: 7 },
       { rows: 70, dIn: 24, dOut: 33, staged: true },
       { rows: 64, dIn: 16, dOut: 16 },
+      { rows: 200, dIn: 12, dOut: 9 }, // dW split over the rows: 3 chunks of 64 and a remainder of 8
+      { rows: 128, dIn: 8, dOut: 20 }, // 2 chunks, no remainder
     ]);
   });
 });

@@ -186,9 +186,39 @@ export function linearBackward(pass, { x, weights, dy, dx, grads, dyT, rows, dIn
       aLayout: { rowStride: dOut }, bLayout: { offset: offsetW, rowStride: dIn }, cLayout: { rowStride: dIn } });
   }
   transpose(pass, { input: dy, output: dyT, rows, cols: dOut });
-  pass.gemm({ a: dyT, b: x, c: grads, M: dOut, N: dIn, K: rows, name: 'linear backward dW',
-    aLayout: { rowStride: rows }, bLayout: { rowStride: dIn }, cLayout: { offset: offsetW, rowStride: dIn } });
+  weightGradient(pass, { dyT, x, grads, rows, dIn, dOut, offsetW });
   columnSum(pass, { a: dy, sums: grads, rows, cols: dOut, offsetOut: offsetB });
+}
+
+/** The rows of the sum dW = dyᵀ·x that one GEMM of the split takes. */
+export const SPLIT_K_ROWS = 64;
+
+/**
+ * gW (dOut, dIn) = dyᵀ·x summed over the B·T rows. Its output is small and its K (the rows) long, so one
+ * GEMM would run a handful of workgroups each walking all rows; split-K instead: the rows in chunks of
+ * SPLIT_K_ROWS, one batched GEMM writing a partial dW per chunk (plus one for the remainder), then a column
+ * sum of the partials into grads at offsetW.
+ */
+function weightGradient(pass, { dyT, x, grads, rows, dIn, dOut, offsetW }) {
+  if (rows <= SPLIT_K_ROWS) {
+    pass.gemm({ a: dyT, b: x, c: grads, M: dOut, N: dIn, K: rows, name: 'linear backward dW',
+      aLayout: { rowStride: rows }, bLayout: { rowStride: dIn }, cLayout: { offset: offsetW, rowStride: dIn } });
+    return;
+  }
+  const chunks = Math.floor(rows / SPLIT_K_ROWS);
+  const remainder = rows - chunks * SPLIT_K_ROWS;
+  const size = dOut * dIn;
+  const partials = pass.allocate([chunks + (remainder ? 1 : 0), dOut, dIn], 'dW partials');
+  pass.gemm({ a: dyT, b: x, c: partials, M: dOut, N: dIn, K: SPLIT_K_ROWS, batchOuter: chunks, name: 'linear backward dW chunks',
+    aLayout: { rowStride: rows, outerStride: SPLIT_K_ROWS }, bLayout: { rowStride: dIn, outerStride: SPLIT_K_ROWS * dIn },
+    cLayout: { rowStride: dIn, outerStride: size } });
+  if (remainder) {
+    const start = chunks * SPLIT_K_ROWS;
+    pass.gemm({ a: dyT, b: x, c: partials, M: dOut, N: dIn, K: remainder, name: 'linear backward dW remainder',
+      aLayout: { offset: start, rowStride: rows }, bLayout: { offset: start * dIn, rowStride: dIn },
+      cLayout: { offset: chunks * size, rowStride: dIn } });
+  }
+  columnSum(pass, { a: partials, sums: grads, rows: chunks + (remainder ? 1 : 0), cols: size, rowStride: size, offsetOut: offsetW });
 }
 
 /** h (N, d) = tok_emb[tokens] + pos_emb[n mod T], the tables at offsetTok and offsetPos of `weights`. */
