@@ -43,4 +43,12 @@ test.describe("createTrainer({backend: 'webgpu'})", () => {
     expect(result.lossError).toBeLessThanOrEqual(1e-4);
     expect(result.parameterError).toBeLessThanOrEqual(1e-4);
   });
+
+  test('a device lost before sync() resumes on the CPU from the last copy instead of throwing', async ({ page }) => {
+    const result = await page.evaluate(([c]) => window.harness.checkLostDeviceAtSync(c, { syncEvery: 4, before: 6 }), [decoded(lastCase)]);
+    expect(result.backend).toBe('js');
+    expect(result.steps).toBe(4);
+    expect(result.reason).toContain('losing 2 steps');
+    expect(result.parameterError).toBeLessThanOrEqual(1e-4);
+  });
 });

@@ -131,3 +131,22 @@ export async function checkResumeOnWebgpu(testCase, { first, more }) {
   gpu.dispose();
   return result;
 }
+
+/** A device lost before sync(): sync() resumes on the CPU from the last copy instead of throwing. */
+export async function checkLostDeviceAtSync(testCase, { syncEvery, before }) {
+  const { createTrainer } = await import('/web/src/train/index.js');
+  const trainer = await createTrainer(trainerOptions(testCase, 'webgpu', syncEvery));
+  for (let s = 0; s < before; s++) await trainer.step(asTensors(testCase.batches[s]));
+  trainer.gpu.device.destroy();
+  await trainer.sync();
+  const copied = Math.floor(before / syncEvery) * syncEvery;
+  const reference = await createTrainer(trainerOptions(testCase, 'js'));
+  for (let s = 0; s < copied; s++) await reference.step(asTensors(testCase.batches[s]));
+  let parameterError = 0;
+  const ours = trainer.parameters();
+  for (const [name, t] of Object.entries(reference.parameters())) {
+    if (name.endsWith('k_proj.bias')) continue;
+    for (let i = 0; i < t.data.length; i++) parameterError = Math.max(parameterError, Math.abs(ours[name].data[i] - t.data[i]));
+  }
+  return { backend: trainer.backend, reason: trainer.backendReason, steps: trainer.steps, copied, parameterError };
+}

@@ -74,7 +74,8 @@ export interface Trainer {
   /** One (B, H, T, T) weights tensor per layer. */
   attention(inputs: IntTensor): Promise<Tensor[]>;
   /** On 'webgpu': copies the device's parameters, AdamW state and last gradients to the CPU copy that
-   *  parameters(), gradients() and save() read (done every syncEvery steps). Elsewhere it does nothing. */
+   *  parameters(), gradients() and save() read (done every syncEvery steps); a lost device resumes on the CPU
+   *  from the last copy. Elsewhere it does nothing. */
   sync(): Promise<void>;
   /** Copies, in state_dict order (on 'webgpu': as of the last copy from the device; see sync()). */
   parameters(): StateDict;

@@ -135,11 +135,20 @@ class Trainer {
 
   /**
    * On 'webgpu': copies the device's parameters, AdamW state and last gradients into this trainer's CPU copy
-   * (what parameters(), gradients() and save() return). Elsewhere nothing to do.
+   * (what parameters(), gradients() and save() return). A lost device resumes on the CPU from the last copy,
+   * as a step would. Elsewhere nothing to do.
    */
   async sync() {
     this.alive('sync');
     if (!this.gpu) return;
+    try {
+      await this.copyBack();
+    } catch (error) {
+      this.resumeOnCpu(error);
+    }
+  }
+
+  async copyBack() {
     const grads = {};
     await this.gpu.readBack(this.params, this.adam, grads);
     this.grads = this.gpu.step > 0 ? grads : null;
@@ -159,7 +168,7 @@ class Trainer {
     const lost = this.gpu.step - this.adam.step;
     this.releaseGpu();
     this.backend = 'js';
-    this.backendReason = `the WebGPU device failed at step ${this.adam.step + lost + 1} (${error?.message ?? error}); resumed on the JS engine from the parameters copied back at step ${this.adam.step}, losing ${lost} step${lost === 1 ? '' : 's'}`;
+    this.backendReason = `the WebGPU device failed after ${this.adam.step + lost} steps (${error?.message ?? error}); resumed on the JS engine from the parameters copied back at step ${this.adam.step}, losing ${lost} step${lost === 1 ? '' : 's'}`;
   }
 
   alive(fn) {
@@ -172,7 +181,7 @@ class Trainer {
     if (this.gpu) {
       try {
         const { loss, gradNorm } = await this.gpu.trainStep(batch.inputs.data, batch.targets.data, B, T);
-        if (++this.sinceSync >= this.syncEvery) await this.sync();
+        if (++this.sinceSync >= this.syncEvery) await this.copyBack();
         return { loss, gradNorm };
       } catch (error) {
         this.resumeOnCpu(error);
@@ -205,12 +214,7 @@ class Trainer {
 
   /** evaluate() and attention() run on the CPU: on 'webgpu' they first copy the device's state back. */
   async syncForCpu() {
-    if (!this.gpu || this.sinceSync === 0) return;
-    try {
-      await this.sync();
-    } catch (error) {
-      this.resumeOnCpu(error);
-    }
+    if (this.gpu && this.sinceSync > 0) await this.sync();
   }
 
   parameters() {
