@@ -140,3 +140,19 @@ describe('the trainer', () => {
     await expect(trainer.step(bad)).rejects.toThrow('trainer.step: inputs.data[1]=7; expected a token id from 0 to vocabSize−1=5');
   });
 });
+
+describe("createTrainer({backend: 'webgpu'}) where there is no WebGPU", () => {
+  it('is an Error naming the backend and why (Node has no navigator.gpu)', async () => {
+    await expect(createTrainer({ vocabSize: 5, contextLength: 4, dModel: 4, backend: 'webgpu' }))
+      .rejects.toThrow(/^createTrainer: backend 'webgpu' could not load: WebGPU: navigator\.gpu is undefined/);
+  });
+  it('checks syncEvery', async () => {
+    await expect(createTrainer({ vocabSize: 5, contextLength: 4, dModel: 4, syncEvery: 0 }))
+      .rejects.toThrow("createTrainer: options.syncEvery=0; expected an integer ≥ 1");
+  });
+  it('sync() does nothing off WebGPU', async () => {
+    const trainer = await createTrainer({ vocabSize: 5, contextLength: 4, dModel: 4, backend: 'js' });
+    await trainer.sync();
+    expect(trainer.steps).toBe(0);
+  });
+});

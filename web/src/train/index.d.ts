@@ -18,7 +18,7 @@ export interface AdamWOptions {
   weightDecay?: number;
 }
 
-export type TrainerBackend = 'auto' | 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js';
+export type TrainerBackend = 'auto' | 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu';
 
 export interface TrainerOptions {
   /** V ≥ 2. */
@@ -46,6 +46,9 @@ export interface TrainerOptions {
   threads?: 'auto' | number;
   /** The WASM build's bytes, handed to loadAttention where no .wasm file can be fetched (a page from file://). */
   wasmBinary?: Uint8Array | ArrayBuffer;
+  /** On 'webgpu': the steps between copies of the parameters and AdamW state back to the CPU, so a lost
+   *  device resumes on the CPU losing fewer than this many steps. [10] */
+  syncEvery?: number;
 }
 
 /** inputs and targets (B, T) Int32; targets of −100 are ignored. */
@@ -55,13 +58,14 @@ export interface Batch {
 }
 
 export interface Trainer {
-  readonly config: Required<Omit<TrainerOptions, 'parameters' | 'backend' | 'threads' | 'gradClip' | 'optimizer'>> &
+  readonly config: Required<Omit<TrainerOptions, 'parameters' | 'backend' | 'threads' | 'gradClip' | 'optimizer' | 'syncEvery'>> &
     { optimizer: Required<AdamWOptions>; gradClip: number | null };
   /** AdamW steps taken (also after loadTrainer). */
   readonly steps: number;
-  /** 'js', 'wasm-simd' or 'wasm-baseline': where the linear layers' products ran. */
-  readonly backend: 'js' | 'wasm-simd' | 'wasm-baseline';
-  /** Why 'auto' fell back to 'js', or null. */
+  /** 'js', 'wasm-simd' or 'wasm-baseline': where the linear layers' products ran; 'webgpu': the whole step
+   *  runs on the device (it becomes 'js' when the device is lost). */
+  readonly backend: 'js' | 'wasm-simd' | 'wasm-baseline' | 'webgpu';
+  /** Why 'auto' fell back to 'js', or why 'webgpu' resumed on the CPU (the steps lost), or null. */
   readonly backendReason: string | null;
   readonly threads: 1;
   readonly threadsReason: string | null;
@@ -73,7 +77,11 @@ export interface Trainer {
   attention(inputs: IntTensor): Promise<Tensor[]>;
   /** The logits (B, T, V) for inputs (B, T): next-token scores, no update. */
   predict(inputs: IntTensor): Promise<Tensor>;
-  /** Copies, in state_dict order. */
+  /** On 'webgpu': copies the device's parameters, AdamW state and last gradients to the CPU copy that
+   *  parameters(), gradients() and save() read (done every syncEvery steps); a lost device resumes on the CPU
+   *  from the last copy. Elsewhere it does nothing. */
+  sync(): Promise<void>;
+  /** Copies, in state_dict order (on 'webgpu': as of the last copy from the device; see sync()). */
   parameters(): StateDict;
   setParameters(parameters: StateDict): void;
   /** The last step's gradients after clipping, or null before the first step. */
@@ -84,8 +92,8 @@ export interface Trainer {
 }
 
 export function createTrainer(options: TrainerOptions): Promise<Trainer>;
-/** Resumes a trainer from trainer.save()'s bytes; only backend and threads may be given. */
-export function loadTrainer(bytes: Uint8Array, options?: { backend?: TrainerBackend; threads?: 'auto' | number; wasmBinary?: Uint8Array | ArrayBuffer }): Promise<Trainer>;
+/** Resumes a trainer from trainer.save()'s bytes; only backend, threads, wasmBinary and syncEvery may be given. */
+export function loadTrainer(bytes: Uint8Array, options?: { backend?: TrainerBackend; threads?: 'auto' | number; wasmBinary?: Uint8Array | ArrayBuffer; syncEvery?: number }): Promise<Trainer>;
 export const OPTIMIZER_DEFAULTS: Required<AdamWOptions>;
 
 /** [name, shape, init] in state_dict order. */

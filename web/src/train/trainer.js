@@ -7,9 +7,11 @@ import { initParameters, parameterSpec, runModel } from './model.js';
 import { jsLinear, wasmLinear } from './linear.js';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
 
-const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js'];
+const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 const OPTIONS = ['vocabSize', 'contextLength', 'dModel', 'heads', 'layers', 'layerNorm', 'seed', 'parameters',
-  'optimizer', 'gradClip', 'backend', 'threads', 'wasmBinary'];
+  'optimizer', 'gradClip', 'backend', 'threads', 'wasmBinary', 'syncEvery'];
+/** On 'webgpu', the steps between copies of the parameters and AdamW state back to the CPU. */
+export const SYNC_EVERY_DEFAULT = 10;
 export const OPTIMIZER_DEFAULTS = { name: 'adamw', lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8, weightDecay: 0.01 };
 const META_KEY = 'attention_playground';
 
@@ -67,7 +69,9 @@ export function normalizeTrainerOptions(fn, options) {
   if (wasmBinary !== null && !(wasmBinary instanceof Uint8Array || wasmBinary instanceof ArrayBuffer)) {
     fail(fn, `options.wasmBinary is ${describeValue(wasmBinary)}; expected the WASM build's bytes (Uint8Array or ArrayBuffer)`);
   }
-  return { config, backend, threads, wasmBinary };
+  const syncEvery = options.syncEvery ?? SYNC_EVERY_DEFAULT;
+  if (!(Number.isInteger(syncEvery) && syncEvery >= 1)) fail(fn, `options.syncEvery=${describeValue(syncEvery)}; expected an integer ≥ 1`);
+  return { config, backend, threads, wasmBinary, syncEvery };
 }
 
 /** Checks {name: tensor} against the model's spec; every name must exist with its shape (a subset is allowed). */
@@ -110,7 +114,7 @@ function checkBatch(fn, batch, config) {
 const copyTensors = (tensors) => Object.fromEntries(Object.entries(tensors).map(([n, t]) => [n, { data: t.data.slice(), shape: [...t.shape] }]));
 
 class Trainer {
-  constructor({ config, backend, threads }, params, optimizerState, engine) {
+  constructor({ config, backend, threads, syncEvery }, params, optimizerState, engine) {
     this.config = config;
     this.spec = parameterSpec(config);
     this.params = params;
@@ -119,15 +123,57 @@ class Trainer {
     this.disposed = false;
     this.requested = { backend, threads };
     this.linear = engine.linear;
+    this.syncEvery = syncEvery;
+    // 'webgpu': the device holds the parameters and AdamW state; this.params/this.adam are its last copy.
+    this.gpu = engine.gpu ? new engine.gpu.Engine(engine.gpu.runtime, config, this.spec, params, this.adam) : null;
+    this.sinceSync = 0;
     /** The backend whose GEMM runs the linear layers ('js', 'wasm-simd' or 'wasm-baseline'); the rest is JS. */
-    this.backend = engine.linear.name;
+    this.backend = this.gpu ? 'webgpu' : engine.linear.name;
     this.backendReason = engine.reason;
     /** One thread: training does not use workers yet. */
     this.threads = 1;
     this.threadsReason = threads === 1 ? null : 'the trainer runs on the calling thread (no workers yet)';
   }
 
-  get steps() { return this.adam.step; }
+  get steps() { return this.gpu ? this.gpu.step : this.adam.step; }
+
+  /**
+   * On 'webgpu': copies the device's parameters, AdamW state and last gradients into this trainer's CPU copy
+   * (what parameters(), gradients() and save() return). A lost device resumes on the CPU from the last copy,
+   * as a step would. Elsewhere nothing to do.
+   */
+  async sync() {
+    this.alive('sync');
+    if (!this.gpu) return;
+    try {
+      await this.copyBack();
+    } catch (error) {
+      this.resumeOnCpu(error);
+    }
+  }
+
+  async copyBack() {
+    const grads = {};
+    await this.gpu.readBack(this.params, this.adam, grads);
+    this.grads = this.gpu.step > 0 ? grads : null;
+    this.sinceSync = 0;
+  }
+
+  /** Frees the engine's buffers and its device (one device per trainer). */
+  releaseGpu() {
+    if (!this.gpu) return;
+    this.gpu.dispose();
+    this.gpu.device.destroy();
+    this.gpu = null;
+  }
+
+  /** The device was lost (or failed): continue on the CPU from the last copy, which is ≤ syncEvery steps old. */
+  resumeOnCpu(error) {
+    const lost = this.gpu.step - this.adam.step;
+    this.releaseGpu();
+    this.backend = 'js';
+    this.backendReason = `the WebGPU device failed after ${this.adam.step + lost} steps (${error?.message ?? error}); resumed on the JS engine from the parameters copied back at step ${this.adam.step}, losing ${lost} step${lost === 1 ? '' : 's'}`;
+  }
 
   alive(fn) {
     if (this.disposed) fail(`trainer.${fn}`, 'the trainer was disposed; create or load a new one');
@@ -136,6 +182,15 @@ class Trainer {
   async step(batch) {
     this.alive('step');
     const { B, T } = checkBatch('trainer.step', batch, this.config);
+    if (this.gpu) {
+      try {
+        const { loss, gradNorm } = await this.gpu.trainStep(batch.inputs.data, batch.targets.data, B, T);
+        if (++this.sinceSync >= this.syncEvery) await this.copyBack();
+        return { loss, gradNorm };
+      } catch (error) {
+        this.resumeOnCpu(error);
+      }
+    }
     const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, wantGradients: true, linear: this.linear });
     const grads = {};
     for (const [name, g] of Object.entries(run.grads)) grads[name] = Float32Array.from(g);
@@ -148,6 +203,7 @@ class Trainer {
   async evaluate(batch) {
     this.alive('evaluate');
     const { B, T } = checkBatch('trainer.evaluate', batch, this.config);
+    await this.syncForCpu();
     const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, linear: this.linear });
     return { loss: run.loss, accuracy: run.count ? run.correct / run.count : 0 };
   }
@@ -155,6 +211,7 @@ class Trainer {
   async attention(inputs) {
     this.alive('attention');
     const { B, T } = checkTokens('trainer.attention', 'inputs', inputs, this.config);
+    await this.syncForCpu();
     const run = runModel(this.config, this.params, inputs.data, null, { B, T, wantLoss: false, linear: this.linear });
     return run.attention.map((w) => ({ data: Float32Array.from(w), shape: [B, this.config.heads, T, T] }));
   }
@@ -163,8 +220,14 @@ class Trainer {
   async predict(inputs) {
     this.alive('predict');
     const { B, T } = checkTokens('trainer.predict', 'inputs', inputs, this.config);
+    await this.syncForCpu();
     const run = runModel(this.config, this.params, inputs.data, null, { B, T, linear: this.linear });
     return { data: Float32Array.from(run.logits), shape: [B, T, this.config.vocabSize] };
+  }
+
+  /** evaluate() and attention() run on the CPU: on 'webgpu' they first copy the device's state back. */
+  async syncForCpu() {
+    if (this.gpu && this.sinceSync > 0) await this.sync();
   }
 
   parameters() {
@@ -176,6 +239,7 @@ class Trainer {
     this.alive('setParameters');
     checkParameters('trainer.setParameters', this.spec, parameters, 'parameters');
     for (const [name, t] of Object.entries(parameters)) this.params[name].data.set(t.data);
+    this.gpu?.writeParameters(this.params, Object.keys(parameters));
   }
 
   /** The last step's gradients (after clipping, as the optimiser used them), or null before the first step. */
@@ -203,6 +267,7 @@ class Trainer {
 
   dispose() {
     this.disposed = true;
+    this.releaseGpu();
     this.linear = null;
     this.params = null;
     this.adam = null;
@@ -217,8 +282,9 @@ const WASM_BUILDS = { auto: 'wasm', wasm: 'wasm', 'wasm-simd': 'wasm-simd', 'was
  * WASM build's matmul (loaded with loadAttention, one thread; a load failure throws); 'auto' → WASM, or JS
  * with a reason when WASM cannot load. Never WebGPU: its calls would return Promises mid-step.
  */
-async function loadEngine(fn, backend, wasmBinary = null) {
+async function loadEngine(fn, backend, { config, wasmBinary = null }) {
   if (backend === 'js') return { linear: jsLinear, reason: null };
+  if (backend === 'webgpu') return loadGpuEngine(fn, config);
   const { loadAttention } = await import('../core/index.js');
   try {
     // wasmBinary: the build's bytes where no .wasm file can be fetched (the single-file page from file://).
@@ -228,6 +294,36 @@ async function loadEngine(fn, backend, wasmBinary = null) {
     if (backend !== 'auto') throw new Error(`${fn}: backend '${backend}' could not load: ${error.message}`);
     return { linear: jsLinear, reason: `WASM could not load (${error.message}); the JS engine runs` };
   }
+}
+
+/** Storage buffers the training kernels bind at once (the attention backward's). */
+const GPU_STORAGE_BUFFERS = 8;
+
+/**
+ * 'webgpu': a device, and the engine of web/src/gpu/train/engine.js. evaluate() and attention() run on the
+ * JS engine from the copied-back parameters. No device is an Error naming why.
+ */
+async function loadGpuEngine(fn, config) {
+  const [{ acquireDevice }, { GpuRuntime, HEAD_DIM_LIMIT }, { GpuTrainingEngine }] = await Promise.all([
+    import('../gpu/device.js'), import('../gpu/runtime.js'), import('../gpu/train/engine.js')]);
+  const headDim = config.dModel / config.heads;
+  if (headDim > HEAD_DIM_LIMIT) {
+    throw new Error(`${fn}: backend 'webgpu' could not load: d_head = dModel/heads = ${headDim}; the attention kernels take at most ${HEAD_DIM_LIMIT}`);
+  }
+  let acquired;
+  try {
+    acquired = await acquireDevice();
+  } catch (error) {
+    throw new Error(`${fn}: backend 'webgpu' could not load: ${error.message}`);
+  }
+  const { device, adapterInfo } = acquired;
+  if (device.limits.maxStorageBuffersPerShaderStage < GPU_STORAGE_BUFFERS) {
+    device.destroy();
+    throw new Error(`${fn}: backend 'webgpu' could not load: the device binds ${device.limits.maxStorageBuffersPerShaderStage} storage buffers per shader; the training kernels need ${GPU_STORAGE_BUFFERS}`);
+  }
+  // SwiftShader and other CPU-emulated adapters run the direct-load GEMM variant faster (runtime.js)
+  const runtime = new GpuRuntime(device, { stagedGemm: !adapterInfo.emulated });
+  return { linear: jsLinear, reason: null, gpu: { Engine: GpuTrainingEngine, runtime } };
 }
 
 /** createTrainer(options) → Promise<Trainer>: a new model, initialised from options.seed or options.parameters. */
@@ -240,7 +336,7 @@ export async function createTrainer(options) {
     checkParameters(fn, spec, options.parameters, 'options.parameters');
     for (const [name, t] of Object.entries(options.parameters)) params[name].data.set(t.data);
   }
-  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend, normalized.wasmBinary));
+  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend, normalized));
 }
 
 /**
@@ -253,7 +349,7 @@ export async function loadTrainer(bytes, options = {}) {
   if (!metadata[META_KEY]) fail(fn, `the file has no '${META_KEY}' metadata; expected a file written by trainer.save()`);
   const { config } = JSON.parse(metadata[META_KEY]);
   for (const key of Object.keys(options ?? {})) {
-    if (!['backend', 'threads', 'wasmBinary'].includes(key)) fail(fn, `options.${key} is not an option; expected backend, threads or wasmBinary (the rest is in the file)`);
+    if (!['backend', 'threads', 'wasmBinary', 'syncEvery'].includes(key)) fail(fn, `options.${key} is not an option; expected backend, threads, wasmBinary or syncEvery (the rest is in the file)`);
   }
   const normalized = normalizeTrainerOptions(fn, { ...config, ...options });
   const spec = parameterSpec(normalized.config);
@@ -267,5 +363,5 @@ export async function loadTrainer(bytes, options = {}) {
     adam.expAvg[name] = tensors[`optimizer.exp_avg.${name}`].data;
     adam.expAvgSq[name] = tensors[`optimizer.exp_avg_sq.${name}`].data;
   }
-  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend, normalized.wasmBinary));
+  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend, normalized));
 }

@@ -1,0 +1,207 @@
+// The WebGPU training engine behind createTrainer({backend: 'webgpu'}): the AttentionOnly model of
+// web/src/train/model.js, forward and backward, clip_grad_norm_ and AdamW, as the kernels of this folder.
+// Parameters, gradients and both AdamW moments stay on the device in four flat buffers (state_dict order,
+// one offset per tensor); a step uploads the batch (token ids, targets, and the positions grouped per token
+// id for the embedding's scatter-add), records every kernel into one command encoder and reads back three
+// numbers: Σ loss_n, Σ correct_n and the gradient norm. readBack() copies parameters and moments to the CPU.
+import * as k from './passes.js';
+
+const FLOAT_BYTES = 4;
+
+export class GpuTrainingEngine {
+  /**
+   * @param {import('../runtime.js').GpuRuntime} runtime
+   * @param {{vocabSize: number, dModel: number, heads: number, layers: number, layerNorm: boolean,
+   *   optimizer: object, gradClip: number|null}} config
+   * @param {[string, number[]][]} spec  parameterSpec(config)
+   * @param {Record<string, {data: Float32Array}>} params
+   * @param {{step: number, expAvg: Record<string, Float32Array>, expAvgSq: Record<string, Float32Array>}} adam
+   */
+  constructor(runtime, config, spec, params, adam) {
+    this.runtime = runtime;
+    this.device = runtime.device;
+    this.config = config;
+    this.spec = spec;
+    this.offsets = {};
+    this.segments = [];
+    let total = 0;
+    for (const [name, shape] of spec) {
+      const length = shape.reduce((a, b) => a * b, 1);
+      this.offsets[name] = total;
+      this.segments.push({ offset: total, length });
+      total += length;
+    }
+    this.total = total;
+    this.step = adam.step;
+    const flat = (get) => {
+      const out = new Float32Array(total);
+      for (const [name] of spec) out.set(get(name), this.offsets[name]);
+      return out;
+    };
+    this.resident = [];
+    this.weights = this.buffer(flat((n) => params[n].data), 'weights');
+    this.expAvg = this.buffer(flat((n) => adam.expAvg[n]), 'exp_avg');
+    this.expAvgSq = this.buffer(flat((n) => adam.expAvgSq[n]), 'exp_avg_sq');
+    this.grads = this.buffer(new Float32Array(total), 'grads');
+    const { table, partialCount } = k.gradNormSegmentTable(this.segments);
+    this.segmentTable = this.buffer(table, 'grad norm segments');
+    this.partials = this.buffer(new Float32Array(Math.max(1, partialCount)), 'grad norm partials');
+    this.clip = this.buffer(new Float32Array(2), 'clip');
+  }
+
+  /** A resident buffer holding `data` (any 32-bit typed array). */
+  buffer(data, name) {
+    const buffer = this.device.createBuffer({
+      label: `trainer: ${name}`, size: Math.max(16, Math.ceil((data.length * FLOAT_BYTES) / 16) * 16),
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
+    this.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+    this.resident.push(buffer);
+    return { buffer, length: data.length, shape: [data.length] };
+  }
+
+  /**
+   * One training step on the device. inputs, targets: Int32Array (B·T), targets −100 ignored.
+   * @returns {Promise<{loss: number, gradNorm: number, count: number, correct: number}>}
+   */
+  async trainStep(inputs, targets, B, T) {
+    const { vocabSize: V, dModel: d, heads: H, layers: L, layerNorm, optimizer, gradClip } = this.config;
+    const N = B * T;
+    const o = this.offsets;
+    let count = 0;
+    for (const t of targets) if (t !== -100) count++;
+    return this.runtime.run('train step', async (pass) => {
+      const act = (shape, name) => pass.allocate(shape, name);
+      const W = this.weights;
+      const G = this.grads;
+      pass.encoder.clearBuffer(G.buffer);
+      const lin = (prefix) => ({ offsetW: o[`${prefix}.weight`], offsetB: o[`${prefix}.bias`] });
+      // 1. h = tok_emb[token] + pos_emb[t]   (B, T, d)
+      let h = act([N, d], 'h0');
+      k.embedding(pass, { tokens: pass.upload(inputs, [N], 'inputs'), weights: W, h, rows: N, d, T,
+        offsetTok: o['tok_emb.weight'], offsetPos: o['pos_emb.weight'] });
+      const ln = (x, prefix, name) => {
+        const saved = { y: act([N, d], `${name} y`), xhat: act([N, d], `${name} xhat`), rstd: act([N], `${name} rstd`) };
+        k.layerNorm(pass, { x, weights: W, ...saved, rows: N, d, offsetGamma: o[`${prefix}.weight`], offsetBeta: o[`${prefix}.bias`] });
+        return saved;
+      };
+      // 2. blocks: h = h + out_proj(attention(q_proj(a), k_proj(a), v_proj(a))), a = LN(h) or h
+      const shape = { batch: B, heads: H, T, headDim: d / H };
+      const saved = [];
+      for (let l = 0; l < L; l++) {
+        const p = `blocks.${l}`;
+        const norm = layerNorm ? ln(h, `${p}.ln`, `block ${l} ln`) : null;
+        const a = norm ? norm.y : h;
+        const [q, kk, v] = ['q', 'k', 'v'].map((name) => {
+          const y = act([N, d], `block ${l} ${name}`);
+          k.linearForward(pass, { x: a, weights: W, y, rows: N, dIn: d, dOut: d, ...lin(`${p}.${name}_proj`) });
+          return y;
+        });
+        const context = act([N, d], `block ${l} context`);
+        const lse = act([B, H, T], `block ${l} lse`);
+        k.attentionForward(pass, { q, k: kk, v, o: context, lse, ...shape });
+        const out = act([N, d], `block ${l} out`);
+        k.linearForward(pass, { x: context, weights: W, y: out, rows: N, dIn: d, dOut: d, ...lin(`${p}.out_proj`) });
+        const next = act([N, d], `h${l + 1}`);
+        k.add(pass, { a: h, b: out, out: next });
+        saved.push({ norm, a, q, k: kk, v, context, lse });
+        h = next;
+      }
+      // 3. logits = unembed(LN_final(h) or h); cross-entropy
+      const normFinal = layerNorm ? ln(h, 'ln_final', 'ln_final') : null;
+      const hf = normFinal ? normFinal.y : h;
+      const logits = act([N, V], 'logits');
+      k.linearForward(pass, { x: hf, weights: W, y: logits, rows: N, dIn: d, dOut: V, ...lin('unembed') });
+      const rowLoss = act([N, 2], 'row loss');
+      const dLogits = act([N, V], 'dLogits');
+      k.crossEntropy(pass, { logits, targets: pass.upload(targets, [N], 'targets'), rowLoss, dLogits, rows: N, vocab: V, count });
+      const sums = act([2], 'loss sums');
+      k.columnSum(pass, { a: rowLoss, sums, rows: N, cols: 2 });
+
+      // Backward, in reverse. Every gradient region is written once (the buffer starts cleared).
+      const dyT = act([Math.max(V, d), N], 'dyᵀ scratch');
+      let dh = act([N, d], 'dh final');
+      k.linearBackward(pass, { x: hf, weights: W, dy: dLogits, dx: dh, grads: G, dyT, rows: N, dIn: d, dOut: V, ...lin('unembed') });
+      const normBackward = (norm, dy, dx, prefix, accumulate) => {
+        k.layerNormBackward(pass, { dy, xhat: norm.xhat, rstd: norm.rstd, weights: W, dx, rows: N, d, offsetGamma: o[`${prefix}.weight`], accumulate });
+        k.columnSum(pass, { a: dy, b: norm.xhat, sums: G, rows: N, cols: d, offsetOut: o[`${prefix}.weight`] });
+        k.columnSum(pass, { a: dy, sums: G, rows: N, cols: d, offsetOut: o[`${prefix}.bias`] });
+      };
+      if (normFinal) {
+        const dx = act([N, d], 'dh ln_final');
+        normBackward(normFinal, dh, dx, 'ln_final', false);
+        dh = dx;
+      }
+      for (let l = L - 1; l >= 0; l--) {
+        const p = `blocks.${l}`;
+        const s = saved[l];
+        // the residual passes dh through; the attention branch adds its own
+        const dContext = act([N, d], `block ${l} dContext`);
+        k.linearBackward(pass, { x: s.context, weights: W, dy: dh, dx: dContext, grads: G, dyT, rows: N, dIn: d, dOut: d, ...lin(`${p}.out_proj`) });
+        const [dq, dk, dv] = ['dq', 'dk', 'dv'].map((name) => act([N, d], `block ${l} ${name}`));
+        k.attentionBackward(pass, { q: s.q, k: s.k, v: s.v, o: s.context, lse: s.lse, dO: dContext, dq, dk, dv,
+          D: act([B, H, T], `block ${l} D`), ...shape });
+        const [daq, dak, dav] = [['q', dq], ['k', dk], ['v', dv]].map(([name, dy]) => {
+          const dx = act([N, d], `block ${l} da ${name}`);
+          k.linearBackward(pass, { x: s.a, weights: W, dy, dx, grads: G, dyT, rows: N, dIn: d, dOut: d, ...lin(`${p}.${name}_proj`) });
+          return dx;
+        });
+        const daqk = act([N, d], `block ${l} da q+k`);
+        k.add(pass, { a: daq, b: dak, out: daqk });
+        const da = act([N, d], `block ${l} da`);
+        k.add(pass, { a: daqk, b: dav, out: da });
+        if (s.norm) {
+          normBackward(s.norm, da, dh, `${p}.ln`, true); // dh += LN backward of da
+        } else {
+          const next = act([N, d], `block ${l} dh`);
+          k.add(pass, { a: dh, b: da, out: next });
+          dh = next;
+        }
+      }
+      k.embeddingGrad(pass, { dh, positions: pass.upload(k.tokenPositions(inputs, V), [V + 1 + N], 'positions'),
+        grads: G, vocab: V, d, offsetOut: o['tok_emb.weight'] });
+      k.columnSum(pass, { a: dh, sums: G, rows: B, cols: T * d, rowStride: T * d, offsetOut: o['pos_emb.weight'] });
+      // 4. clip_grad_norm_ and AdamW
+      k.gradNorm(pass, { grads: G, segments: this.segments, partials: this.partials, segmentTable: this.segmentTable,
+        clip: this.clip, maxNorm: gradClip });
+      // the step counts once the device has run it (a lost device mid-step leaves the count as it was)
+      const step = this.step + 1;
+      k.adamw(pass, { weights: W, grads: G, expAvg: this.expAvg, expAvgSq: this.expAvgSq, clip: this.clip, step, ...optimizer });
+      const out = await pass.finish({ sums, clip: this.clip });
+      this.step = step;
+      return { loss: count ? out.sums.data[0] / count : 0, correct: out.sums.data[1], count, gradNorm: out.clip.data[0] };
+    });
+  }
+
+  /**
+   * Copies the device's parameters, AdamW moments and (optionally) the last gradients into the CPU dicts.
+   * @param {Record<string, {data: Float32Array}>} params @param {object} adam @param {Record<string, Float32Array>} [grads]
+   */
+  async readBack(params, adam, grads) {
+    const tensors = { weights: this.weights, expAvg: this.expAvg, expAvgSq: this.expAvgSq };
+    if (grads) tensors.grads = this.grads;
+    const out = await this.runtime.run('trainer read back', (pass) => pass.finish(tensors));
+    for (const [name] of this.spec) {
+      const from = this.offsets[name];
+      const length = params[name].data.length;
+      params[name].data.set(out.weights.data.subarray(from, from + length));
+      adam.expAvg[name].set(out.expAvg.data.subarray(from, from + length));
+      adam.expAvgSq[name].set(out.expAvgSq.data.subarray(from, from + length));
+      if (grads) grads[name] = out.grads.data.slice(from, from + length);
+    }
+    adam.step = this.step;
+  }
+
+  /** Uploads the named parameters (after setParameters on the CPU side). */
+  writeParameters(params, names) {
+    for (const name of names) {
+      const data = params[name].data;
+      this.device.queue.writeBuffer(this.weights.buffer, this.offsets[name] * FLOAT_BYTES, data.buffer, data.byteOffset, data.byteLength);
+    }
+  }
+
+  dispose() {
+    for (const buffer of this.resident) buffer.destroy();
+    this.resident = [];
+  }
+}

@@ -1,0 +1,86 @@
+// The global gradient norm of torch.nn.utils.clip_grad_norm_ as a two-stage reduction, no atomics:
+//   stage 1 (gradNormPartialsWgsl), one dispatch per tensor: workgroup w writes Σ g² over its chunk of the
+//     tensor to partials[partialOffset + w] (a tree sum in workgroup memory);
+//   stage 2 (gradNormTotalWgsl), one workgroup: per tensor t, s_t = Σ its partials; total = √(Σ_t (√s_t)²)
+//     (per-tensor norms first, as PyTorch does); coef = min(1, maxNorm/(total + 1e-6)), or 1 with no maxNorm.
+//   Writes clip = [total, coef], which the AdamW kernel reads.
+// Segments (partial start, partial count) per tensor come in a storage buffer of u32 pairs.
+
+export const gradNormPartialsWgsl = /* wgsl */ `
+struct Params { count: u32, offset: u32, partialOffset: u32, pad0: u32 }
+
+override WORKGROUP_SIZE: u32 = 256u;
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> grads: array<f32>;
+@group(0) @binding(2) var<storage, read_write> partials: array<f32>;
+
+var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
+
+fn readGrad(index: u32) -> f32 {
+  if (index < params.count && params.offset + index < arrayLength(&grads)) { return grads[params.offset + index]; }
+  return 0.0;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+        @builtin(local_invocation_id) local: vec3<u32>) {
+  let chunk = group.y * groups.x + group.x;
+  let g = readGrad(chunk * WORKGROUP_SIZE + local.x);
+  sums[local.x] = g * g;
+  workgroupBarrier();
+  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
+    if (local.x < stride) { sums[local.x] += sums[local.x + stride]; }
+    workgroupBarrier();
+  }
+  let slot = params.partialOffset + chunk;
+  if (local.x == 0u && slot < arrayLength(&partials)) { partials[slot] = sums[0]; }
+}
+`;
+
+export const gradNormTotalWgsl = /* wgsl */ `
+struct Params { tensors: u32, clipping: u32, maxNorm: f32, pad0: u32 }
+
+override WORKGROUP_SIZE: u32 = 256u;
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> partials: array<f32>;
+@group(0) @binding(2) var<storage, read> segments: array<u32>;
+@group(0) @binding(3) var<storage, read_write> clip: array<f32>;
+
+var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
+
+fn readPartial(index: u32) -> f32 {
+  if (index < arrayLength(&partials)) { return partials[index]; }
+  return 0.0;
+}
+fn readSegment(index: u32) -> u32 {
+  if (index < arrayLength(&segments)) { return segments[index]; }
+  return 0u;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
+fn main(@builtin(local_invocation_id) local: vec3<u32>) {
+  var total = 0.0;
+  for (var t = 0u; t < params.tensors; t++) {
+    let start = readSegment(2u * t);
+    let count = readSegment(2u * t + 1u);
+    var sum = 0.0;
+    for (var i = local.x; i < count; i += WORKGROUP_SIZE) { sum += readPartial(start + i); }
+    sums[local.x] = sum;
+    workgroupBarrier();
+    for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
+      if (local.x < stride) { sums[local.x] += sums[local.x + stride]; }
+      workgroupBarrier();
+    }
+    let norm = sqrt(sums[0]);
+    total += norm * norm;
+    workgroupBarrier();
+  }
+  total = sqrt(total);
+  if (local.x == 0u && arrayLength(&clip) > 1u) {
+    clip[0] = total;
+    clip[1] = select(1.0, min(1.0, params.maxNorm / (total + 1e-6)), params.clipping != 0u);
+  }
+}
+`;
