@@ -358,3 +358,6 @@ export function sizeOf(shape: readonly number[]): number;
 export function formatShape(shape: readonly number[]): string;
 /** { data, shape } with data used as given (not copied). */
 export function makeTensor<D extends Float32Array | Int32Array>(data: D, shape: readonly number[]): { data: D; shape: number[] };
+
+/** The trainer (docs/api.md "Training"), also importable alone as 'attention-playground/train'. */
+export { createTrainer, loadTrainer, makeBatch, inductionScore, TASKS } from '../train/index.js';

@@ -12,6 +12,9 @@ export { FUNCTION_NAMES };
 export const CAPABILITIES = Object.freeze(Object.fromEntries(REGISTRY.map(({ name, paths, gpu, options }) =>
   [name, Object.freeze({ paths, gpu, options: Object.keys(options ?? {}) })])));
 export { sizeOf, formatShape, makeTensor } from './tensor.js';
+// The trainer (docs/api.md "Training") is part of the library too; also importable alone as
+// 'attention-playground/train'.
+export { createTrainer, loadTrainer, makeBatch, inductionScore, TASKS } from '../train/index.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCrossover'];
