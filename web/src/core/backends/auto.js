@@ -1,19 +1,4 @@
 // 'auto' where the browser has WebGPU: each call goes to the GPU when the webgpu backend says it can do
-// this op at this size (supportsOp) and that the size is above the crossover measured for this adapter
-// (prefersGpu, web/src/gpu/crossover.json); every other call goes to the CPU backend (WASM SIMD).
-//
-// Start-up: the adapter probe is all 'auto' pays at load, and only when some crossover was measured. A crossover of null ("WASM always wins", as
-// measured on SwiftShader) returns the CPU backend itself: 'auto' is then exactly what it is without
-// WebGPU. Otherwise the device is requested on the first call that routes to it, never before.
-//
-// A lost device (or a device request that fails) moves every later call to the CPU backend; the call
-// that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason` says why.
-import { probeAdapter } from '../../gpu/device.js';
-import { ENTRIES, FUNCTION_NAMES } from '../registry.js';
-import { plan, planGpuCall, shapesOf } from '../planner.js';
-import { anyCrossoverMeasured, loadWebGpuBackend, measuredCrossover, withDeviceLossFallback } from './webgpu.js';
-
-// 'auto' where the browser has WebGPU: each call goes to the GPU when the webgpu backend says it can do
 // this op at this size (supportsOp) and that the size is above the crossover for this adapter; every other
 // call goes to the CPU backend (WASM SIMD).
 //
