@@ -114,6 +114,13 @@ test('the backend selector recomputes with the chosen backend and the badge says
   }
 });
 
+test("'Automatic' puts the GPU crossover it routes by in the badge's tooltip (SwiftShader: the committed one)", async ({ page }) => {
+  await openPage(page, '?step=causal');
+  await expect(page.locator('.badge')).toHaveAttribute('title', /Computed by the .* backend in [0-9.]+ ms\. GPU crossover \((committed|none)\): /);
+  await afterRender(page, () => page.locator('#backend-select').selectOption('wasm-simd'));
+  await expect(page.locator('.badge')).toHaveAttribute('title', /^Computed by the WASM SIMD backend in [0-9.]+ ms$/);
+});
+
 test('the WebGPU backend draws the same numbers, or the page says why it fell back', async ({ page }) => {
   const problems = watchConsole(page);
   await openPage(page, '?backend=webgpu&step=multihead');

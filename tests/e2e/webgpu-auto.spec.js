@@ -144,4 +144,58 @@ test.describe('auto: WebGPU above the crossover, WASM below', () => {
     });
     expect(result).toEqual({ wasmBackend: 'wasm-simd', devicesAfterWasm: 0, gpuBackend: 'webgpu' });
   });
+
+  test('SwiftShader is never probed: the committed crossover stands, nothing is stored, no device', async ({ page }) => {
+    const result = await page.evaluate(async () => {
+      localStorage.clear();
+      const { loadAttention } = await import('/web/src/core/index.js');
+      const { randomTensor } = window.harness;
+      const auto = await loadAttention({ backend: 'auto' });
+      const a = { data: randomTensor(512 * 512, 3), shape: [512, 512] };
+      auto.matmul(a, a);
+      await new Promise((done) => setTimeout(done, 300));
+      return { crossover: auto.gpuCrossover, stored: localStorage.length, devices: window.devices.length };
+    });
+    expect(result.crossover).toMatchObject({ thresholdN: null, source: 'committed' });
+    expect(result.crossover.reason).toMatch(/SwiftShader/);
+    expect(result).toMatchObject({ stored: 0, devices: 0 });
+  });
+
+  test('the probe over the real webgpu and WASM backends (adapter taken as real) times both workloads and stores its record', async ({ page }) => {
+    const result = await page.evaluate(async () => {
+      localStorage.clear();
+      const { createRoutingBackend } = await import('/web/src/core/backends/auto.js');
+      const { loadWebGpuBackend } = await import('/web/src/core/backends/webgpu.js');
+      const { probeAdapter } = await import('/web/src/gpu/device.js');
+      const { loadWasmBackend } = await import('/web/src/core/backends/wasm.js');
+      const { createAttention } = await import('/web/src/core/api.js');
+      const { adapter, adapterInfo } = await probeAdapter();
+      const cpu = await loadWasmBackend({ build: 'simd' });
+      // SwiftShader taken for a real adapter, so that the probe runs here.
+      const backend = createRoutingBackend(cpu, {
+        adapterInfo: { ...adapterInfo, emulated: false },
+        loadGpu: (thresholdN) => loadWebGpuBackend({ adapter, gpuCrossover: { thresholdN } }),
+      });
+      const attention = createAttention(backend);
+      const { randomTensor } = window.harness;
+      const a = { data: randomTensor(64 * 64, 4), shape: [64, 64] };
+      attention.matmul(a, a);
+      const during = { lastCall: attention.lastCall, source: attention.gpuCrossover.source };
+      const record = await backend.probing;
+      return { during, record, after: attention.gpuCrossover, stored: Object.keys(localStorage) };
+    });
+    expect(result.during.lastCall.backend).toBe('wasm-simd');
+    expect(result.during.lastCall.reason).toMatch(/is being measured/);
+    expect(result.during.source).toBe('probing');
+    expect(result.record.rows.length).toBeGreaterThan(0);
+    for (const row of result.record.rows) {
+      expect(['matmul', 'attention']).toContain(row.workload);
+      expect(row.gpuMs).toBeGreaterThanOrEqual(0);
+      expect(row.wasmMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(result.after.source).toBe('stored');
+    expect(result.after.thresholdN).toBe(result.record.thresholdN);
+    expect(result.stored).toHaveLength(1);
+    expect(result.stored[0]).toMatch(/^attention-playground:crossover:/);
+  });
 });

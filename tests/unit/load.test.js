@@ -131,11 +131,15 @@ describe("'auto' routing (backends/auto.js) over a stand-in GPU backend", () => 
   const small = randomTensor([4, 4], 1);
   const large = randomTensor([16, 16], 2);
 
-  test('with no crossover measured for any adapter kind, the adapter is not even asked for', async () => {
+  test('with probing off and no crossover measured for any adapter kind, the adapter is not even asked for', async () => {
     const requests = [];
     const gpu = { requestAdapter: async () => { requests.push(1); return null; } };
-    expect(await loadAutoBackend(reference, { gpu })).toBe(reference);
+    expect(await loadAutoBackend(reference, { gpu, gpuProbe: false })).toBe(reference);
     expect(requests).toEqual([]);
+    // Probing on (the default) asks for the adapter; none: the CPU backend.
+    expect(await loadAutoBackend(reference, { gpu })).toBe(reference);
+    expect(requests).toEqual([1]);
+    requests.length = 0;
     // A crossover given by the caller (tests) is a reason to ask.
     expect(await loadAutoBackend(reference, { gpu, gpuCrossover: { thresholdN: 8 } })).toBe(reference);
     expect(requests).toEqual([1]);

@@ -148,7 +148,7 @@ function finishResults(fn, results, unbatched) {
  * for the backend that ran it. A backend that routes calls itself (workers, 'auto' over WebGPU) reports
  * its own decision as `backend.lastCall`, taken from the same planner.
  */
-export function createAttention(backend, { fallbackReason = null, threadsReason = null } = {}) {
+export function createAttention(backend, { fallbackReason = null, threadsReason = null, noGpuReason = null } = {}) {
   let lastCall = null;
   const attention = {
     /** Workers in use (backends/threads.js), or 1: every call on the calling thread. */
@@ -176,6 +176,20 @@ export function createAttention(backend, { fallbackReason = null, threadsReason 
     },
   };
   if (typeof backend.onBackendChange === 'function') attention.onBackendChange = (listener) => backend.onBackendChange(listener);
+  // 'auto': the GPU crossover it routes by (backends/auto.js), or, without a usable adapter, why there is none.
+  if (typeof backend.setGpuCrossover === 'function') {
+    Object.defineProperty(attention, 'gpuCrossover', { get: () => backend.gpuCrossover, enumerable: true });
+    attention.setGpuCrossover = (thresholdN) => backend.setGpuCrossover(thresholdN);
+    attention.clearGpuCrossover = () => backend.clearGpuCrossover();
+  } else if (noGpuReason) {
+    attention.gpuCrossover = Object.freeze({ thresholdN: null, source: 'none', reason: noGpuReason });
+    attention.setGpuCrossover = (thresholdN) => {
+      if (thresholdN !== null && !(Number.isInteger(thresholdN) && thresholdN > 0)) {
+        throw new Error(`setGpuCrossover: thresholdN=${typeof thresholdN === 'string' ? `'${thresholdN}'` : String(thresholdN)}; expected a positive integer or null`);
+      }
+    };
+    attention.clearGpuCrossover = () => {};
+  }
   /** What the backend reports for this call, or the planner's answer for a backend that runs what it is given. */
   const record = (fn, args) => {
     const routed = backend.lastCall;

@@ -197,6 +197,15 @@ export type MaybePromise<T> = T | Promise<T>;
  * On the WebGPU backend every function returns a Promise (argument errors are still thrown at once); so
  * does a multi-head call that goes to the workers (LoadOptions.threads), checked on this thread first.
  */
+/** The GPU crossover of 'auto' (Attention.gpuCrossover). */
+export interface GpuCrossover {
+  /** Calls doing at least thresholdN³ multiply-adds go to WebGPU; null: none does. */
+  readonly thresholdN: number | null;
+  readonly source: 'forced' | 'set' | 'stored' | 'committed' | 'probing' | 'none';
+  /** Which measurement decided, e.g. 'measured in this browser on … on 2026-11-23: the GPU was faster from n=512'. */
+  readonly reason: string;
+}
+
 /** What the planner decided for the last call (Attention.lastCall). */
 export interface LastCall {
   fn: string;
@@ -240,6 +249,17 @@ export interface Attention {
    * was lost, or could not be had); returns a function that unsubscribes.
    */
   onBackendChange?(listener: (change: { backend: string; reason: string }) => void): () => void;
+  /**
+   * 'auto' only: the GPU crossover routing uses now, where it came from (forced through loadAttention's
+   * gpuCrossover > set through setGpuCrossover > stored: measured in this browser for this adapter and
+   * browser version > committed: web/src/gpu/crossover.json > probing: being measured, WASM meanwhile >
+   * none) and the words lastCall.reason starts with.
+   */
+  readonly gpuCrossover?: GpuCrossover;
+  /** 'auto' only: stores a crossover with source 'set' for this adapter (null: never the GPU); anything but a positive integer or null is an Error. */
+  setGpuCrossover?(thresholdN: number | null): void;
+  /** 'auto' only: removes the stored (and a forced or set) crossover; the next call that could go to the GPU measures again. */
+  clearGpuCrossover?(): void;
 
   /** Step 1. tokens (B, L) or (L), L ≥ 2 → contexts, targets (B, L−1): position t's target is targets[b, t]. */
   nextTokenPairs(tokens: IntTensor): MaybePromise<{ contexts: IntTensor; targets: IntTensor }>;
@@ -329,8 +349,18 @@ export interface LoadOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Emscripten's locateFile: where the glue finds its .wasm file. */
   locateFile?: (path: string, prefix: string) => string;
-  /** Tests only: replaces the measured GPU/WASM crossover of 'auto' (and webgpu's prefersGpu); null: never the GPU. */
+  /**
+   * Forces the GPU/WASM crossover of 'auto' (and webgpu's prefersGpu): calls doing at least thresholdN³
+   * multiply-adds go to WebGPU; null: never the GPU. It wins over a stored or committed crossover, and no
+   * probe runs (docs/api.md, "Choosing the backend").
+   */
   gpuCrossover?: { thresholdN: number | null };
+  /**
+   * 'auto' [true]: on a real adapter with no stored crossover, the first call that could go to the GPU
+   * schedules a probe (≤ 300 ms, in idle time) that measures it and stores it in browser storage; false:
+   * never probe. SwiftShader and fallback adapters are never probed.
+   */
+  gpuProbe?: boolean;
 }
 
 /** Loads the attention core on the chosen backend. Unknown option names and backend names are Errors. */

@@ -17,7 +17,7 @@ export { sizeOf, formatShape, makeTensor } from './tensor.js';
 export { createTrainer, loadTrainer, makeBatch, inductionScore, TASKS } from '../train/index.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
-const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCrossover'];
+const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCrossover', 'gpuProbe'];
 
 /** The WASM build each backend name asks for. */
 const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline' };
@@ -86,6 +86,9 @@ export async function loadAttention(options = {}) {
     throw new Error(`loadAttention: options.backend=${describeValue(backend)}; expected one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`);
   }
   checkGpuCrossover(options.gpuCrossover);
+  if (options.gpuProbe !== undefined && typeof options.gpuProbe !== 'boolean') {
+    throw new Error(`loadAttention: options.gpuProbe=${describeValue(options.gpuProbe)}; expected true or false`);
+  }
   checkThreads(options.threads);
 
   if (backend === 'js') return createAttention(await loadReference(), { threadsReason: 'the js backend runs on the main thread' });
@@ -99,9 +102,17 @@ export async function loadAttention(options = {}) {
     const threaded = await withThreads(cpu.backend, options);
     const settings = { fallbackReason: cpu.fallbackReason, threadsReason: threaded.threadsReason };
     // The adapter probe (and the WebGPU modules) only where there is a navigator.gpu to ask.
-    if (!globalThis.navigator?.gpu) return createAttention(threaded.backend, settings);
+    if (!globalThis.navigator?.gpu) {
+      return createAttention(threaded.backend, { ...settings, noGpuReason: 'this environment has no WebGPU (navigator.gpu is undefined): every call runs on WASM' });
+    }
     const { loadAutoBackend } = await import('./backends/auto.js');
-    return createAttention(await loadAutoBackend(threaded.backend, options), settings);
+    const routed = await loadAutoBackend(threaded.backend, options);
+    return createAttention(routed, {
+      ...settings,
+      noGpuReason: options.gpuProbe === false && !options.gpuCrossover
+        ? 'gpuProbe is false and no GPU crossover was measured for any adapter kind: every call runs on WASM'
+        : 'no usable WebGPU adapter (none offered, or its limits are too small): every call runs on WASM',
+    });
   }
 
   const reasons = [];

@@ -11,6 +11,7 @@
 import crossover from '../gpu/crossover.json' with { type: 'json' };
 import { ENTRIES } from './registry.js';
 import { planPoolCall } from './backends/thread-plan.js';
+import { PROBE_BUDGET_MS, describeRecord } from '../gpu/crossover-probe.js';
 
 /**
  * Up to this many values in each (B, H, Tq, Tk) stage (256 KB), `intermediates` defaults to true: every
@@ -101,14 +102,45 @@ export function workOf(fn, shapes, options = {}) {
 // ---- The GPU crossover ---------------------------------------------------------------------------
 
 /**
- * The crossover n for an adapter: a call doing at least n³ multiply-adds is faster on the GPU; null:
- * never measured, or WASM won at every size. Today it is the figure measured for the adapter's kind
- * (web/src/gpu/crossover.json: 'swiftshader' or 'hardware'). A crossover measured per adapter plugs in
- * here: return it for `adapter` before falling back to the kind's.
- * @param {{emulated: boolean}} adapter @returns {number|null}
+ * The GPU crossover for an adapter and where it comes from, first found wins: `override` (a crossover
+ * forced through loadAttention's gpuCrossover option, source 'forced', or set through
+ * attention.setGpuCrossover, source 'set') > `stored` (the record measured in this browser for this
+ * adapter and browser version, web/src/gpu/crossover-probe.js; source 'stored', or 'set' when the API set
+ * it) > `probing` (that measurement is under way: null meanwhile) > the committed crossover.json record for
+ * the adapter's kind ('swiftshader' or 'hardware') when it was measured (source 'committed') > null
+ * (source 'none'). `reason` names the measurement that decided (describeRecord).
+ * @param {{emulated: boolean, label?: string}} adapter
+ * @param {{override?: {thresholdN: number|null, source: 'forced'|'set'}|null, stored?: object|null, probing?: boolean}} [known]
+ * @returns {{thresholdN: number|null, source: 'forced'|'set'|'stored'|'committed'|'probing'|'none', reason: string}}
  */
-export function gpuCrossover(adapter) {
-  return crossover[adapter.emulated ? 'swiftshader' : 'hardware']?.thresholdN ?? null;
+export function gpuCrossoverDecision(adapter, { override = null, stored = null, probing = false } = {}) {
+  const label = adapter?.label || 'this adapter';
+  if (override?.source === 'forced') {
+    return { thresholdN: override.thresholdN, source: 'forced', reason: `the crossover forced through loadAttention's gpuCrossover option (thresholdN ${override.thresholdN ?? 'null'})` };
+  }
+  if (override) return { thresholdN: override.thresholdN, source: 'set', reason: describeRecord({ ...override, source: 'set' }, label) };
+  if (stored) return { thresholdN: stored.thresholdN, source: stored.source === 'set' ? 'set' : 'stored', reason: describeRecord(stored, label) };
+  if (probing) {
+    return { thresholdN: null, source: 'probing', reason: `the GPU crossover for ${label} is being measured (a probe of at most ${PROBE_BUDGET_MS} ms in idle time); WASM meanwhile` };
+  }
+  const kind = adapter?.emulated ? 'swiftshader' : 'hardware';
+  const committed = crossover[kind];
+  if (committed?.rows?.length) {
+    const when = committed.provenance?.measuredAt?.slice(0, 10) ?? 'an unknown date';
+    const verdict = committed.thresholdN === null ? 'WASM was faster at every size measured' : `the GPU was faster from n=${committed.thresholdN}`;
+    return { thresholdN: committed.thresholdN, source: 'committed', reason: `the crossover committed for ${kind === 'swiftshader' ? 'SwiftShader (CPU-emulated) adapters' : 'hardware adapters'} in crossover.json, measured on ${when}: ${verdict}` };
+  }
+  return { thresholdN: null, source: 'none', reason: `no GPU crossover measured for ${label}` };
+}
+
+/**
+ * The crossover n for an adapter: a call doing at least n³ multiply-adds is faster on the GPU; null:
+ * never measured, or WASM won at every size. See gpuCrossoverDecision for the order it is looked up in;
+ * without `known`, the committed figure for the adapter's kind (web/src/gpu/crossover.json).
+ * @param {{emulated: boolean}} adapter @param {Parameters<typeof gpuCrossoverDecision>[1]} [known] @returns {number|null}
+ */
+export function gpuCrossover(adapter, known) {
+  return gpuCrossoverDecision(adapter, known).thresholdN;
 }
 
 /** True when some adapter kind has a measured crossover, i.e. when knowing the adapter could route a call to it. */

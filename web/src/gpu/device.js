@@ -26,17 +26,18 @@ export class GpuUnavailableError extends Error {
 /**
  * Describes an adapter for the backend badge and the benchmark labels.
  * @param {GPUAdapter} adapter
- * @returns {{vendor: string, architecture: string, description: string, emulated: boolean, label: string}}
+ * @returns {{vendor: string, architecture: string, device: string, description: string, emulated: boolean, label: string}}
  */
 export function describeAdapter(adapter) {
   const info = adapter.info ?? {};
   const vendor = info.vendor ?? '';
   const architecture = info.architecture ?? '';
+  const device = info.device ?? '';
   const description = info.description ?? '';
   // SwiftShader is Chromium's CPU implementation of Vulkan: real WebGPU, CPU speed.
   const emulated = /swiftshader/i.test(`${vendor} ${architecture} ${description}`) || adapter.isFallbackAdapter === true;
   const name = [vendor, architecture, description].filter(Boolean).join(' ') || 'unknown adapter';
-  return { vendor, architecture, description, emulated, label: emulated ? `${name} — SwiftShader (CPU-emulated)` : name };
+  return { vendor, architecture, device, description, emulated, label: emulated ? `${name} — SwiftShader (CPU-emulated)` : name };
 }
 
 /**

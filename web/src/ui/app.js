@@ -309,7 +309,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   function showBadge(api, ms) {
     const name = STRINGS.backendNames[api.backend] ?? api.backend;
     shell.badge.textContent = format(STRINGS.badge, { backend: name, ms: ms.toFixed(2) });
-    shell.badge.title = format(STRINGS.badgeTitle, { backend: name, ms: ms.toFixed(2) });
+    const title = format(STRINGS.badgeTitle, { backend: name, ms: ms.toFixed(2) });
+    // 'auto': the GPU crossover it routes by and which measurement decided it (docs/api.md, "Choosing the backend").
+    const crossover = api.gpuCrossover;
+    shell.badge.title = crossover ? `${title}. ${format(STRINGS.badgeCrossover, crossover)}` : title;
     shell.badge.dataset.backend = api.backend;
     if (api.fallbackReason && !shell.badge.dataset.fallbackShown) {
       shell.badge.dataset.fallbackShown = '1';

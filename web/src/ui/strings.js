@@ -33,6 +33,7 @@ export const STRINGS = {
   },
   badge: '{backend} · {ms} ms',
   badgeTitle: 'Computed by the {backend} backend in {ms} ms',
+  badgeCrossover: 'GPU crossover ({source}): {reason}',
   loading: 'Loading the attention core…',
   fallback: 'Asked for {wanted}; using {backend} instead: {reason}',
   controls: 'Controls',

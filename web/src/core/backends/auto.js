@@ -1,50 +1,113 @@
 // 'auto' where the browser has WebGPU: each call goes to the GPU when the webgpu backend says it can do
-// this op at this size (supportsOp) and that the size is above the crossover measured for this adapter
-// (prefersGpu, web/src/gpu/crossover.json); every other call goes to the CPU backend (WASM SIMD).
+// this op at this size (supportsOp) and that the size is above the crossover for this adapter; every other
+// call goes to the CPU backend (WASM SIMD).
 //
-// Start-up: the adapter probe is all 'auto' pays at load, and only when some crossover was measured. A crossover of null ("WASM always wins", as
-// measured on SwiftShader) returns the CPU backend itself: 'auto' is then exactly what it is without
-// WebGPU. Otherwise the device is requested on the first call that routes to it, never before.
+// The crossover (planner.js gpuCrossoverDecision): one forced through loadAttention's gpuCrossover option
+// or set through attention.setGpuCrossover > the one measured in this browser for this adapter and browser
+// version (web/src/gpu/crossover-probe.js, kept in browser storage) > the committed crossover.json record for
+// the adapter's kind > none. On a real (not emulated) adapter with no record, the first call that could go
+// to the GPU schedules the probe in idle time (requestIdleCallback, else a timeout) and itself runs on WASM;
+// the probe times our GEMM and fused attention on both backends within PROBE_BUDGET_MS (device request and
+// pipeline compiles included), stores the record, and later calls are routed by it. SwiftShader and
+// fallback adapters are never probed; `gpuProbe: false` turns probing off.
+//
+// Start-up: the adapter request is all 'auto' pays at load. The device is requested on the first call
+// routed to it (or by the probe), never before. Where the crossover is null and nothing is to be measured,
+// every call is exactly the CPU backend's (synchronous, its own lastCall).
 //
 // A lost device (or a device request that fails) moves every later call to the CPU backend; the call
 // that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason` says why.
 import { probeAdapter } from '../../gpu/device.js';
+import {
+  PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
+} from '../../gpu/crossover-probe.js';
+import { createAttention } from '../api.js';
 import { ENTRIES, FUNCTION_NAMES } from '../registry.js';
-import { plan, planGpuCall, shapesOf } from '../planner.js';
-import { anyCrossoverMeasured, loadWebGpuBackend, measuredCrossover, withDeviceLossFallback } from './webgpu.js';
+import { anyGpuCrossoverMeasured, gpuCrossoverDecision, plan, planGpuCall, shapesOf } from '../planner.js';
+import { loadWebGpuBackend, withDeviceLossFallback } from './webgpu.js';
 
 /**
- * The backend 'auto' runs on: `cpu` itself when there is no usable adapter or the crossover is null,
- * otherwise a routing backend over `cpu` and a lazily created webgpu backend.
+ * The backend 'auto' runs on: `cpu` itself when there is no usable adapter (or, with gpuProbe false,
+ * nothing was ever measured), otherwise a routing backend over `cpu` and a lazily created webgpu backend.
  * @param {object} cpu the loaded WASM backend (or the JS reference, when WASM could not load)
- * @param {{gpu?: GPU, gpuCrossover?: {thresholdN: number|null}}} [options]
+ * @param {{gpu?: GPU, gpuCrossover?: {thresholdN: number|null}, gpuProbe?: boolean, crossoverStore?: object}} [options]
  * @returns {Promise<object>}
  */
 export async function loadAutoBackend(cpu, options = {}) {
-  // No crossover measured for any adapter kind: the answer is WASM whatever the adapter, so do not ask
+  const probing = options.gpuProbe !== false;
+  // Nothing measured, nothing forced, no probing: the answer is WASM whatever the adapter, so do not ask
   // (where a browser has none, asking makes Chromium log "No available adapters." on every page load).
-  if (!options.gpuCrossover && !anyCrossoverMeasured()) return cpu;
+  if (!probing && !options.gpuCrossover && !anyGpuCrossoverMeasured()) return cpu;
   let probe;
   try {
     probe = await probeAdapter(options);
   } catch {
     return cpu; // no navigator.gpu, no adapter, limits too small: the CPU backend, as without WebGPU
   }
-  const thresholdN = options.gpuCrossover ? options.gpuCrossover.thresholdN : measuredCrossover(probe.adapterInfo);
-  if (thresholdN === null) return cpu;
   return createRoutingBackend(cpu, {
     adapterInfo: probe.adapterInfo,
-    thresholdN,
-    loadGpu: () => loadWebGpuBackend({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }),
+    forced: options.gpuCrossover ?? null,
+    probe: probing,
+    store: options.crossoverStore,
+    loadGpu: (thresholdN) => loadWebGpuBackend({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }),
   });
 }
 
+/** Runs `task` when the page is idle: requestIdleCallback where it exists, else a timeout. */
+export function scheduleIdle(task) {
+  if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(() => task(), { timeout: 1000 });
+  else setTimeout(task, 0);
+}
+
+/** The probe's inputs: an (n, n) GEMM, and a causal 4-head fused attention of n queries at d = 64. */
+const PROBE_HEADS = 4;
+const PROBE_WIDTH = 64;
+function probeFill(count, seed) {
+  const data = new Float32Array(count);
+  let state = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    data[i] = state / 2 ** 32 - 0.5;
+  }
+  return data;
+}
+function probeCall(api, workload, n) {
+  if (workload === 'matmul') {
+    const a = { data: probeFill(n * n, n), shape: [n, n] };
+    return [() => api.matmul(a, a)];
+  }
+  const weight = (seed) => ({ data: probeFill(PROBE_WIDTH * PROBE_WIDTH, seed).map((v) => v / 4), shape: [PROBE_WIDTH, PROBE_WIDTH] });
+  const x = { data: probeFill(n * PROBE_WIDTH, n + 1), shape: [1, n, PROBE_WIDTH] };
+  const weights = { query: weight(1), key: weight(2), value: weight(3), outWeight: weight(4) };
+  return [() => api.multiheadAttentionSplit(x, weights, { heads: PROBE_HEADS, causal: true, intermediates: false })];
+}
+
 /**
- * @param {object} cpu @param {{adapterInfo: object, thresholdN: number, loadGpu: () => Promise<object>}} gpuSide
+ * @param {object} cpu
+ * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
+ *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
+ *   schedule?: (task: () => void) => void, now?: () => number}} gpuSide
+ *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
+ *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it
  * @returns {object} a backend whose `name` and `build` are those of the backend that answered the last call,
- *   with `lastCall` ({fn, backend, path, reason, threads}) saying where the last call went and why
+ *   with `lastCall` ({fn, backend, path, reason, threads}) saying where the last call went and why, and
+ *   `gpuCrossover`, `setGpuCrossover(n|null)`, `clearGpuCrossover()`, `probing` (a Promise while measuring)
  */
-export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) {
+export function createRoutingBackend(cpu, {
+  adapterInfo, loadGpu, thresholdN, forced = thresholdN !== undefined ? { thresholdN } : null, probe = true,
+  store = createCrossoverStore(), browser = browserVersion(), schedule = scheduleIdle, now = () => performance.now(),
+}) {
+  const key = crossoverKey(adapterInfo, browser);
+  let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
+  let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
+  let probing = null; // Promise of the probe while it runs
+  let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
+  const stored = () => record;
+  const crossover = () => gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null });
+  // Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls.
+  const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
+  const plainAtLoad = plainCpu(crossover()) && (!probe || probeDeclined(adapterInfo) !== null);
+
   let last = cpu;
   let lastCall = null;
   let fallbackReason = null;
@@ -57,8 +120,8 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
     for (const listener of listeners) listener({ backend: cpu.name, reason });
   };
   const gpuUsable = () => fallbackReason === null;
-  const loadGpuSide = () => {
-    gpuSide ??= loadGpu().then((gpu) => {
+  const loadGpuSide = (threshold) => {
+    gpuSide ??= loadGpu(threshold).then((gpu) => {
       const routed = withDeviceLossFallback(gpu, async () => cpu);
       routed.onBackendChange(({ reason }) => giveUpGpu(reason));
       return { gpu, routed };
@@ -78,14 +141,53 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
     return result;
   };
 
+  const mayProbe = () => probe && probeDeclined(adapterInfo) === null && probeFailed === null && probing === null &&
+    override === null && stored() === null;
+
+  /** Times the probe's workloads on the webgpu backend and on `cpu` (probeCrossover), then stores the record. */
+  const runProbe = async () => {
+    const started = now();
+    const side = await loadGpuSide(null);
+    if (!side || !gpuUsable()) throw new Error(fallbackReason ?? 'WebGPU is unavailable');
+    const apis = { gpu: createAttention(side.gpu), wasm: createAttention(cpu) };
+    const calls = new Map();
+    const time = async (which, workload, n) => {
+      const id = `${workload}@${n}`;
+      if (!calls.has(id)) calls.set(id, { gpu: probeCall(apis.gpu, workload, n)[0], wasm: probeCall(apis.wasm, workload, n)[0] });
+      const before = now();
+      await calls.get(id)[which]();
+      return now() - before;
+    };
+    // The device request counts against the budget too.
+    const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, PROBE_BUDGET_MS - (now() - started)) });
+    measured.spentMs = now() - started;
+    record = measured;
+    store.set(key, measured);
+    return measured;
+  };
+  const startProbe = () => {
+    probing = new Promise((done) => schedule(() => runProbe().then(done, (error) => {
+      probeFailed = `the GPU crossover probe failed: ${error?.message ?? error}`;
+      done(null);
+    })));
+    probing.then(() => { probing = null; });
+  };
+
   const route = (fn, args) => {
     if (!gpuUsable()) return onCpu(fn, args, fallbackReason);
-    const decision = planGpuCall(fn, args, thresholdN);
-    if (!decision.gpu) return onCpu(fn, args, decision.reason); // malformed arguments: the CPU backend's error says why
+    if (ENTRIES[fn].paths.includes('webgpu') && mayProbe()) startProbe();
+    const current = crossover();
+    if (current.source === 'probing') return onCpu(fn, args, current.reason);
+    if (plainCpu(current)) return plain(fn, args);
+    const decision = planGpuCall(fn, args, current.thresholdN);
+    // A forced crossover is no measurement: the planner's words alone; otherwise the record that decided first.
+    const reason = current.source === 'forced' ? decision.reason
+      : current.thresholdN === null ? current.reason : `${current.reason}; ${decision.reason}`;
+    if (!decision.gpu) return onCpu(fn, args, reason); // malformed arguments: the CPU backend's error says why
     const shapes = shapesOf(fn, args);
     const options = ENTRIES[fn].options ? args[args.length - 1] : {};
     // Above the crossover: a Promise, as every webgpu result is.
-    return loadGpuSide().then(async (side) => {
+    return loadGpuSide(current.thresholdN).then(async (side) => {
       if (!side || !gpuUsable()) return onCpu(fn, args, fallbackReason);
       const answer = side.gpu.supportsOp(fn, shapes, options);
       if (!answer.supported) return onCpu(fn, args, answer.reason);
@@ -93,9 +195,31 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
       last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
       lastCall = last === cpu
         ? { fn, backend: cpu.name, path: plan(fn, args, { name: cpu.name }).path, reason: fallbackReason, threads: 1 }
-        : { fn, backend: last.name, path: 'webgpu', reason: decision.reason, threads: 1 };
+        : { fn, backend: last.name, path: 'webgpu', reason, threads: 1 };
       return result;
     });
+  };
+  /** Exactly the CPU backend: its own lastCall (or none, for the API's planner record). */
+  const plain = (fn, args) => {
+    const result = cpu[fn](...args);
+    last = cpu;
+    lastCall = cpu.lastCall ?? null;
+    return result;
+  };
+
+  const setGpuCrossover = (value) => {
+    if (value !== null && !(Number.isInteger(value) && value > 0)) {
+      throw new Error(`setGpuCrossover: thresholdN=${typeof value === 'string' ? `'${value}'` : String(value)}; expected a positive integer or null`);
+    }
+    override = null;
+    record = { thresholdN: value, rows: [], measuredAt: new Date().toISOString(), spentMs: 0, complete: true, source: 'set' };
+    store.set(key, record);
+  };
+  const clearGpuCrossover = () => {
+    override = null;
+    record = null;
+    probeFailed = null;
+    store.clear(key);
   };
 
   const backend = {
@@ -108,12 +232,21 @@ export function createRoutingBackend(cpu, { adapterInfo, thresholdN, loadGpu }) 
     get threads() { return cpu.threads ?? 1; },
     get threadsReason() { return cpu.threadsReason ?? null; },
     dispose() { cpu.dispose?.(); },
+    /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
+    get gpuCrossover() { return crossover(); },
+    /** A Promise of the probe's record while it runs (null when it failed), else null. */
+    get probing() { return probing; },
+    setGpuCrossover,
+    clearGpuCrossover,
+  };
+  // Where nothing can go to the GPU at load, 'auto' is exactly the CPU backend, which has no backend changes.
+  if (!plainAtLoad) {
     /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
-    onBackendChange(listener) {
+    backend.onBackendChange = (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
-    },
-  };
+    };
+  }
   for (const fn of FUNCTION_NAMES) {
     if (typeof cpu[fn] === 'function') backend[fn] = (...args) => route(fn, args);
   }
