@@ -61,6 +61,44 @@ const multiheadMemory = ({ teaching = [], fused = [] }) => ({
   teaching: [...MULTIHEAD_MEMORY.teaching, ...teaching], fused: [...MULTIHEAD_MEMORY.fused, ...fused],
 });
 
+// The forwards the backward entries below are made from (plain data still: a copy of the forward's
+// arguments with gradOutput after them, its options, the gradients as results).
+const FORWARD_ARGS = {
+  selfAttention: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS }],
+  multiheadAttentionStacked: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS] }],
+  multiheadAttentionSplit: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] }],
+  multiheadAttentionFused: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS] }],
+  crossAttention: [
+    { name: 'xQuery', kind: 'sequence', axes: ['B', 'Tq', 'd_q'] },
+    { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'] },
+    { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] },
+  ],
+};
+const FORWARD_OPTIONS = {
+  selfAttention: { layout: { type: 'choice', choices: ['matrix', 'linear'], default: 'matrix' }, ...ATTENTION_OPTIONS },
+  multiheadAttentionStacked: { ...ATTENTION_OPTIONS, heads: { ...HEADS, defaultFrom: 'heads' }, intermediates: INTERMEDIATES },
+  multiheadAttentionSplit: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+  multiheadAttentionFused: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+  crossAttention: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+};
+// The backward holds the forward's stages (teaching) or O(T·d) rows (fused), plus gradients of its inputs' size.
+const BACKWARD_MEMORY = {
+  teaching: [...MULTIHEAD_MEMORY.teaching, [2, ...STAGES], [1, 'xFloats'], [4, 'B', 'Tk', 'dOut']],
+  fused: [...MULTIHEAD_MEMORY.fused, [1, 'xFloats'], [4, 'B', 'Tk', 'dOut']],
+};
+function backwardEntry(forward, cpp, paths, inputs, gradients) {
+  const args = FORWARD_ARGS[forward];
+  const sequence = args[0].axes;
+  return {
+    name: `${forward}Backward`, cpp: `${cpp}_backward`, step: 12,
+    args: [...args, { name: 'gradOutput', kind: 'sequence', axes: [sequence[0], sequence[1], 'd_out'] }],
+    options: FORWARD_OPTIONS[forward],
+    results: { ...batched(inputs), ...Object.fromEntries(gradients.map((name) => [name, { batched: false }])) },
+    paths, gpu: 'reference', fixture: true, forward,
+    memory: BACKWARD_MEMORY,
+  };
+}
+
 /** @type {ReadonlyArray<object>} every API function, in curriculum order */
 export const REGISTRY = Object.freeze([
   {
@@ -175,6 +213,17 @@ export const REGISTRY = Object.freeze([
     // teaching: the context sequence's copy beside the query's
     memory: multiheadMemory({ teaching: [[1, 'contextFloats']] }),
   },
+  // The backward of each trainable function (docs/api.md "Training"): the forward's arguments, then gradOutput
+  // (dLoss/dOutput, shaped like the forward's output), then the forward's options; the results are the
+  // gradients, named like the inputs. The multi-head and cross forms run the fused backward where the
+  // forward would run the fused kernel (planner.js fusedKernelApplies), else the teaching backward.
+  ...[
+    ['selfAttention', 'self_attention', ['teaching'], ['x'], ['query', 'key', 'value', 'queryBias', 'keyBias', 'valueBias']],
+    ['multiheadAttentionStacked', 'multihead_attention_stacked', ['teaching', 'fused'], ['x'], ['heads', ...OUT_KEYS]],
+    ['multiheadAttentionSplit', 'multihead_attention_split', ['teaching', 'fused'], ['x'], [...PROJECTION_KEYS, ...OUT_KEYS]],
+    ['multiheadAttentionFused', 'multihead_attention_fused', ['teaching', 'fused'], ['x'], ['inProjection', 'inBias', ...OUT_KEYS]],
+    ['crossAttention', 'cross_attention', ['teaching', 'fused'], ['xQuery', 'xContext'], [...PROJECTION_KEYS, ...OUT_KEYS]],
+  ].map(([forward, cpp, paths, inputs, gradients]) => backwardEntry(forward, cpp, paths, inputs, gradients)),
   {
     name: 'matmul', cpp: 'matmul', step: null,
     args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor' }],
