@@ -1,9 +1,11 @@
 // Where the model's matrix products run. The JS engine is ops.js's loops (float64 sums). The WASM engine
 // sends them to the attention core's GEMM (`matmul` of the loaded WASM backend, docs/api.md "Fast path"), in
-// float32: a linear layer's three products y = x·Wᵀ, dx = dy·W, dW = dyᵀ·x always, and the attention's
-// per-(batch, head) products S = Q·Kᵀ, O = P·V, dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q when
-// T·d_head ≥ WASM_ATTENTION_MIN (below it the calls cost more than the work, and ops.js's loops run). The
-// mask, softmax and its backward, LayerNorm, cross-entropy and AdamW run in JS on both. The choice depends on
+// float32: a linear layer's three products y = x·Wᵀ, dx = dy·W, dW = dyᵀ·x, and the forward attention's
+// per-(batch, head) products S = Q·Kᵀ, O = P·V when T·d_head ≥ WASM_ATTENTION_MIN (below it the calls cost
+// more than the work, and ops.js's loops run). Each attention block's backward is one API call,
+// multiheadAttentionSplitBackward (attentionBlockBackward below: the C++ fused backward; measured on the tiny
+// model, V=32 T=32 d=64 H=4 L=2 B=32, it takes the wasm-simd step from 54–66 to 40–48 ms of CPU). The mask,
+// softmax, LayerNorm, cross-entropy and AdamW run in JS on both. The choice depends on
 // the shapes alone and the WASM GEMM is deterministic for one build, so a seeded run stays reproducible bit
 // for bit on the same build.
 import {
@@ -67,6 +69,37 @@ export function wasmLinear(attention) {
         gb[o] += sum;
       }
       return needDx ? Float64Array.from(matmul(dy32, N, dOut, W, dIn, false)) : null; // (N, out)·(out, in)
+    },
+    /**
+     * One attention block's whole backward through the API (docs/api.md "Training"): from dh = dLoss/d(block
+     * output) to the gradients of q/k/v/out_proj (added into g(name)) and dLoss/da (returned), as one
+     * multiheadAttentionSplitBackward call — causal, intermediates false: the fused backward of the C++ core
+     * (projections by GEMM, attention recomputed from each row's log-sum-exp), in place of the out_proj
+     * backward, the attention's and the three projections' (model.js). torch's (out, in) weights are the
+     * API's (in, out) transposed, and so are their gradients.
+     */
+    attentionBlockBackward(a, w, dh, B, T, d, H, g) {
+      const matrix = (W) => ({ data: transpose(f32(W), d, d), shape: [d, d] });
+      const vector = (b) => ({ data: f32(b), shape: [d] });
+      const weights = {
+        query: matrix(w('q_proj.weight')), key: matrix(w('k_proj.weight')), value: matrix(w('v_proj.weight')),
+        queryBias: vector(w('q_proj.bias')), keyBias: vector(w('k_proj.bias')), valueBias: vector(w('v_proj.bias')),
+        outWeight: matrix(w('out_proj.weight')), outBias: vector(w('out_proj.bias')),
+      };
+      const grads = attention.multiheadAttentionSplitBackward({ data: f32(a), shape: [B, T, d] }, weights,
+        { data: f32(dh), shape: [B, T, d] }, { heads: H, causal: true, intermediates: false });
+      const names = { query: 'q_proj', key: 'k_proj', value: 'v_proj', outWeight: 'out_proj' };
+      for (const [key, layer] of Object.entries(names)) {
+        const gW = g(`${layer}.weight`);
+        const dW = grads[key].data; // (in, out) → torch's (out, in)
+        for (let o = 0; o < d; o++) for (let i = 0; i < d; i++) gW[o * d + i] += dW[i * d + o];
+      }
+      for (const [key, layer] of Object.entries({ queryBias: 'q_proj', keyBias: 'k_proj', valueBias: 'v_proj', outBias: 'out_proj' })) {
+        const gb = g(`${layer}.bias`);
+        const db = grads[key].data;
+        for (let o = 0; o < d; o++) gb[o] += db[o];
+      }
+      return Float64Array.from(grads.x.data);
     },
     /** As ops.js's causalAttentionForward, the two products per (b, h) on the GEMM. */
     causalAttentionForward(q, k, v, B, T, d, H) {
