@@ -61,8 +61,8 @@ const multiheadMemory = ({ teaching = [], fused = [] }) => ({
   teaching: [...MULTIHEAD_MEMORY.teaching, ...teaching], fused: [...MULTIHEAD_MEMORY.fused, ...fused],
 });
 
-// The forwards the backward entries below are made from (plain data still: a copy of the forward's
-// arguments with gradOutput after them, its options, the gradients as results).
+// The trainable forwards' arguments and options, shared by each forward's entry and its backward's (plain
+// data still: the backward's are the forward's arguments with gradOutput after them, and the same options).
 const FORWARD_ARGS = {
   selfAttention: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS }],
   multiheadAttentionStacked: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS] }],
@@ -76,6 +76,7 @@ const FORWARD_ARGS = {
 };
 const FORWARD_OPTIONS = {
   selfAttention: { layout: { type: 'choice', choices: ['matrix', 'linear'], default: 'matrix' }, ...ATTENTION_OPTIONS },
+  // H is the number of heads given; options.heads may only repeat it.
   multiheadAttentionStacked: { ...ATTENTION_OPTIONS, heads: { ...HEADS, defaultFrom: 'heads' }, intermediates: INTERMEDIATES },
   multiheadAttentionSplit: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
   multiheadAttentionFused: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
@@ -152,8 +153,8 @@ export const REGISTRY = Object.freeze([
   },
   {
     name: 'selfAttention', cpp: 'self_attention', step: 6,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS }],
-    options: { layout: { type: 'choice', choices: ['matrix', 'linear'], default: 'matrix' }, ...ATTENTION_OPTIONS },
+    args: FORWARD_ARGS.selfAttention,
+    options: FORWARD_OPTIONS.selfAttention,
     results: ATTENTION_RESULTS,
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
     memory: { teaching: MULTIHEAD_MEMORY.teaching },
@@ -179,36 +180,31 @@ export const REGISTRY = Object.freeze([
   },
   {
     name: 'multiheadAttentionStacked', cpp: 'multihead_attention_stacked', step: 10, ...MULTIHEAD,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS] }],
-    // H is the number of heads given; options.heads may only repeat it.
-    options: { ...ATTENTION_OPTIONS, heads: { ...HEADS, defaultFrom: 'heads' }, intermediates: INTERMEDIATES },
+    args: FORWARD_ARGS.multiheadAttentionStacked,
+    options: FORWARD_OPTIONS.multiheadAttentionStacked,
     results: MULTIHEAD_RESULTS,
     // teaching: the heads' projections before they are joined; fused: the heads' weights joined side by side
     memory: multiheadMemory({ teaching: [[3, 'B', 'Tq', 'dOut']], fused: [[3, 'dIn', 'dOut'], [3, 'dOut']] }),
   },
   {
     name: 'multiheadAttentionSplit', cpp: 'multihead_attention_split', step: 10, ...MULTIHEAD,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] }],
-    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    args: FORWARD_ARGS.multiheadAttentionSplit,
+    options: FORWARD_OPTIONS.multiheadAttentionSplit,
     results: MULTIHEAD_RESULTS,
     memory: multiheadMemory({}),
   },
   {
     name: 'multiheadAttentionFused', cpp: 'multihead_attention_fused', step: 10, ...MULTIHEAD,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS] }],
-    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    args: FORWARD_ARGS.multiheadAttentionFused,
+    options: FORWARD_OPTIONS.multiheadAttentionFused,
     results: MULTIHEAD_RESULTS,
     // teaching: the (B, T, 3·d_out) projection before it is split into Q, K, V
     memory: multiheadMemory({ teaching: [[3, 'B', 'Tq', 'dOut']] }),
   },
   {
     name: 'crossAttention', cpp: 'cross_attention', step: 11, ...MULTIHEAD,
-    args: [
-      { name: 'xQuery', kind: 'sequence', axes: ['B', 'Tq', 'd_q'] },
-      { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'] },
-      { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] },
-    ],
-    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    args: FORWARD_ARGS.crossAttention,
+    options: FORWARD_OPTIONS.crossAttention,
     results: MULTIHEAD_RESULTS,
     // teaching: the context sequence's copy beside the query's
     memory: multiheadMemory({ teaching: [[1, 'contextFloats']] }),
