@@ -2,10 +2,11 @@
 // sends them to the attention core's GEMM (`matmul` of the loaded WASM backend, docs/api.md "Fast path"), in
 // float32: a linear layer's three products y = x·Wᵀ, dx = dy·W, dW = dyᵀ·x, and the forward attention's
 // per-(batch, head) products S = Q·Kᵀ, O = P·V when T·d_head ≥ WASM_ATTENTION_MIN (below it the calls cost
-// more than the work, and ops.js's loops run). Each attention block's backward is one API call,
-// multiheadAttentionSplitBackward (attentionBlockBackward below: the C++ fused backward; measured on the tiny
-// model, V=32 T=32 d=64 H=4 L=2 B=32, it takes the wasm-simd step from 54–66 to 40–48 ms of CPU). The mask,
-// softmax, LayerNorm, cross-entropy and AdamW run in JS on both. The choice depends on
+// more than the work, and ops.js's loops run). On the SIMD build each attention block's backward is one API
+// call, multiheadAttentionSplitBackward (attentionBlockBackward below: the C++ fused backward); on the
+// baseline build the backward's products go to `matmul` as the forward's do (dx, dW per linear layer; dV, dP,
+// dQ, dK per (batch, head) from WASM_ATTENTION_MIN). The mask, softmax, LayerNorm, cross-entropy and AdamW run
+// in JS on both. The choice depends on
 // the shapes alone and the WASM GEMM is deterministic for one build, so a seeded run stays reproducible bit
 // for bit on the same build.
 import {
@@ -49,7 +50,7 @@ export function wasmLinear(attention) {
     { data: a, shape: [M, K] }, { data: b, shape: transposeB ? [N, K] : [K, N] }, { transposeB },
   ).output.data;
   const f32 = (x) => (x instanceof Float32Array ? x : Float32Array.from(x));
-  return {
+  const engine = {
     name: attention.backend,
     linearForward(x, W, b, N, dIn, dOut) {
       const product = matmul(f32(x), N, dIn, W, dOut, true); // (N, in)·(out, in)ᵀ
@@ -155,4 +156,8 @@ export function wasmLinear(attention) {
       return { dq, dk, dv };
     },
   };
+  // Where it pays: on the SIMD build the one call beats the separate products (tiny model, forward+backward
+  // 33–36 → 27–31 ms of CPU); on the baseline build it loses (62–66 → 70–73 ms), so model.js keeps those there.
+  if (attention.backend !== 'wasm-simd') delete engine.attentionBlockBackward;
+  return engine;
 }
