@@ -22,6 +22,7 @@
 
 #include "attention/attention.h"
 #include "attention/fast_attention.h"
+#include "attention/fast_attention_backward.h"
 #include "attention/registry.h"
 #include "heap.h"
 #include "js_options.h"
@@ -260,6 +261,160 @@ struct matmul_binding {
   }
 };
 
+// ---- The backward of each trainable function: the forward's arguments, gradOutput, the forward's options;
+// the gradients come back named like the inputs ({x, query, key, value, …Bias?, outWeight?, outBias?}; the
+// stacked form's {x, heads: [{query, …}], …}). Self attention runs the teaching backward; the multi-head and
+// cross forms their _fast entry points (the fused backward where the forward's fused kernel applies).
+
+void set_present(val& object, const char* name, const Tensor& tensor) {
+  if (tensor.present()) object.set(js_key(name), to_js(tensor));
+}
+
+// The projection gradients (and the output projection's, where the form has one) into `result`.
+void set_projection_gradients(val& result, const ProjectionWeights& g) {
+  set_present(result, "query", g.query);
+  set_present(result, "key", g.key);
+  set_present(result, "value", g.value);
+  set_present(result, "queryBias", g.query_bias);
+  set_present(result, "keyBias", g.key_bias);
+  set_present(result, "valueBias", g.value_bias);
+  set_present(result, "outWeight", g.out_weight);
+  set_present(result, "outBias", g.out_bias);
+}
+
+val gradients_to_js(const ProjectionGradients& gradients) {
+  val result = val::object();
+  result.set(js_key("x"), to_js(gradients.x));
+  set_projection_gradients(result, gradients.weights);
+  return result;
+}
+
+val gradients_to_js(const StackedGradients& gradients) {
+  val result = val::object();
+  result.set(js_key("x"), to_js(gradients.x));
+  val heads = val::array();
+  for (const ProjectionWeights& head : gradients.weights.heads) {
+    val one = val::object();
+    set_projection_gradients(one, head);
+    heads.call<void>("push", one);
+  }
+  result.set(js_key("heads"), heads);
+  set_present(result, "outWeight", gradients.weights.out_weight);
+  set_present(result, "outBias", gradients.weights.out_bias);
+  return result;
+}
+
+val gradients_to_js(const FusedGradients& gradients) {
+  val result = val::object();
+  result.set(js_key("x"), to_js(gradients.x));
+  set_present(result, "inProjection", gradients.weights.in_projection);
+  set_present(result, "inBias", gradients.weights.in_bias);
+  set_present(result, "outWeight", gradients.weights.out_weight);
+  set_present(result, "outBias", gradients.weights.out_bias);
+  return result;
+}
+
+val gradients_to_js(const CrossAttentionGradients& gradients) {
+  val result = val::object();
+  result.set(js_key("xQuery"), to_js(gradients.x_query));
+  result.set(js_key("xContext"), to_js(gradients.x_context));
+  set_projection_gradients(result, gradients.weights);
+  return result;
+}
+
+struct self_attention_backward_binding {
+  AttentionOptions options;
+  Tensor x;
+  ProjectionWeights weights;
+  Tensor grad_output;
+  void read(Call& call, const val* js) {
+    read_options(call, js[3], options, kSelfAttentionOptions);
+    call.read(js[0], "x", x);
+    read_projection_weights(call, js[1], false, weights);
+    call.read(js[2], "gradOutput", grad_output);
+  }
+  std::string check(std::size_t max_bytes) const {
+    return check_self_attention_backward(x, weights, grad_output, options, max_bytes);
+  }
+  val compute() const { return gradients_to_js(self_attention_backward_unchecked(x, weights, grad_output, options)); }
+};
+
+struct multihead_attention_stacked_backward_binding {
+  AttentionOptions options;
+  Tensor x;
+  StackedWeights weights;
+  Tensor grad_output;
+  void read(Call& call, const val* js) {
+    read_options(call, js[3], options, kMultiheadOptions);
+    call.read(js[0], "x", x);
+    read_stacked_weights(call, js[1], weights);
+    // As the forward: H is the number of heads given; options.heads, when set, must say the same.
+    const val& given = js[3];
+    const bool heads_given = is_object(given) && !given[js_key("heads")].isUndefined() && !given[js_key("heads")].isNull();
+    if (call.ok() && heads_given && options.heads != static_cast<int>(weights.heads.size())) {
+      call.fail_value("options.heads", given[js_key("heads")], std::to_string(weights.heads.size()) + ", the length of weights.heads");
+    }
+    call.read(js[2], "gradOutput", grad_output);
+  }
+  std::string check(std::size_t max_bytes) const {
+    return check_multihead_attention_stacked_backward(x, weights, grad_output, options, max_bytes);
+  }
+  val compute() const { return gradients_to_js(multihead_attention_stacked_backward_fast(x, weights, grad_output, options)); }
+};
+
+struct multihead_attention_split_backward_binding {
+  AttentionOptions options;
+  Tensor x;
+  ProjectionWeights weights;
+  Tensor grad_output;
+  void read(Call& call, const val* js) {
+    read_options(call, js[3], options, kMultiheadOptions);
+    call.read(js[0], "x", x);
+    read_projection_weights(call, js[1], true, weights);
+    call.read(js[2], "gradOutput", grad_output);
+  }
+  std::string check(std::size_t max_bytes) const {
+    return check_multihead_attention_split_backward(x, weights, grad_output, options, max_bytes);
+  }
+  val compute() const { return gradients_to_js(multihead_attention_split_backward_fast(x, weights, grad_output, options)); }
+};
+
+struct multihead_attention_fused_backward_binding {
+  AttentionOptions options;
+  Tensor x;
+  FusedWeights weights;
+  Tensor grad_output;
+  void read(Call& call, const val* js) {
+    read_options(call, js[3], options, kMultiheadOptions);
+    call.read(js[0], "x", x);
+    read_fused_weights(call, js[1], weights);
+    call.read(js[2], "gradOutput", grad_output);
+  }
+  std::string check(std::size_t max_bytes) const {
+    return check_multihead_attention_fused_backward(x, weights, grad_output, options, max_bytes);
+  }
+  val compute() const { return gradients_to_js(multihead_attention_fused_backward_fast(x, weights, grad_output, options)); }
+};
+
+struct cross_attention_backward_binding {
+  AttentionOptions options;
+  Tensor queries;
+  Tensor context;
+  ProjectionWeights weights;
+  Tensor grad_output;
+  void read(Call& call, const val* js) {
+    read_options(call, js[4], options, kMultiheadOptions);
+    call.read(js[0], "xQuery", queries);
+    call.read(js[1], "xContext", context);
+    read_projection_weights(call, js[2], true, weights);
+    call.read(js[3], "gradOutput", grad_output);
+  }
+  std::string check(std::size_t max_bytes) const {
+    return check_cross_attention_backward(queries, context, weights, grad_output, options, max_bytes);
+  }
+  val compute() const { return gradients_to_js(cross_attention_backward_fast(queries, context, weights, grad_output, options)); }
+};
+
 // Each binding's JS name, from the registry.
 template <typename Binding>
 constexpr const char* kJsName = nullptr;
@@ -287,6 +442,7 @@ template <typename Binding> val invoke1(val a) { return invoke<Binding>(a); }
 template <typename Binding> val invoke2(val a, val b) { return invoke<Binding>(a, b); }
 template <typename Binding> val invoke3(val a, val b, val c) { return invoke<Binding>(a, b, c); }
 template <typename Binding> val invoke4(val a, val b, val c, val d) { return invoke<Binding>(a, b, c, d); }
+template <typename Binding> val invoke5(val a, val b, val c, val d, val e) { return invoke<Binding>(a, b, c, d, e); }
 
 // For the leak test and the page's memory readout: {heapBytes, bytesInUse, bytesAvailable, heapLimitBytes}.
 val heap_stats_js() {

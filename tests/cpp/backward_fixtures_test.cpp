@@ -163,4 +163,60 @@ INSTANTIATE_TEST_SUITE_P(TeachingAndFused, BackwardPaths, ::testing::Values(fals
                          });
 
 }  // namespace
+
+// The registry's fixture runner (fixtures_test.cpp) runs each backward as its binding does
+// (cpp/bindings/bindings.cpp): the check, then the fast entry point (self attention: the teaching backward)
+// with the case's options as given.
+void run_backward_fixture_as_binding(const std::string& function) {
+  const auto options_of = [](const json& args, std::size_t index) {
+    return testing::to_attention_options(args.size() > index ? args[index] : json::object());
+  };
+  if (function == "selfAttentionBackward") {
+    return check_backward_fixture(function, [&](const json& args) {
+      const Tensor x = to_tensor(args[0]), grad = to_tensor(args[2]);
+      const ProjectionWeights weights = testing::to_projection_weights(args[1]);
+      const AttentionOptions options = options_of(args, 3);
+      EXPECT_EQ(check_self_attention_backward(x, weights, grad, options), "");
+      return named(self_attention_backward_unchecked(x, weights, grad, options));
+    });
+  }
+  if (function == "multiheadAttentionSplitBackward") {
+    return check_backward_fixture(function, [&](const json& args) {
+      const Tensor x = to_tensor(args[0]), grad = to_tensor(args[2]);
+      const ProjectionWeights weights = testing::to_projection_weights(args[1]);
+      const AttentionOptions options = options_of(args, 3);
+      EXPECT_EQ(check_multihead_attention_split_backward(x, weights, grad, options), "");
+      return named(multihead_attention_split_backward_fast(x, weights, grad, options));
+    });
+  }
+  if (function == "multiheadAttentionStackedBackward") {
+    return check_backward_fixture(function, [&](const json& args) {
+      const Tensor x = to_tensor(args[0]), grad = to_tensor(args[2]);
+      const StackedWeights weights = testing::to_stacked_weights(args[1]);
+      const AttentionOptions options = options_of(args, 3);
+      EXPECT_EQ(check_multihead_attention_stacked_backward(x, weights, grad, options), "");
+      return named(multihead_attention_stacked_backward_fast(x, weights, grad, options));
+    });
+  }
+  if (function == "multiheadAttentionFusedBackward") {
+    return check_backward_fixture(function, [&](const json& args) {
+      const Tensor x = to_tensor(args[0]), grad = to_tensor(args[2]);
+      const FusedWeights weights = testing::to_fused_weights(args[1]);
+      const AttentionOptions options = options_of(args, 3);
+      EXPECT_EQ(check_multihead_attention_fused_backward(x, weights, grad, options), "");
+      return named(multihead_attention_fused_backward_fast(x, weights, grad, options));
+    });
+  }
+  if (function == "crossAttentionBackward") {
+    return check_backward_fixture(function, [&](const json& args) {
+      const Tensor x_query = to_tensor(args[0]), x_context = to_tensor(args[1]), grad = to_tensor(args[3]);
+      const ProjectionWeights weights = testing::to_projection_weights(args[2]);
+      const AttentionOptions options = options_of(args, 4);
+      EXPECT_EQ(check_cross_attention_backward(x_query, x_context, weights, grad, options), "");
+      return named(cross_attention_backward_fast(x_query, x_context, weights, grad, options));
+    });
+  }
+  ADD_FAILURE() << "no backward runner for " << function;
+}
+
 }  // namespace ap

@@ -12,6 +12,10 @@
 #include "test_support.h"
 
 namespace ap {
+
+// backward_fixtures_test.cpp: a <fn>Backward fixture's cases through the binding's path.
+void run_backward_fixture_as_binding(const std::string& function);
+
 namespace {
 
 using nlohmann::json;
@@ -152,6 +156,12 @@ const std::map<std::string, std::function<void()>>& runners() {
                                    testing::to_attention_options(options_at(args, 3))));
     });
      }},
+    // The backward of each trainable function: gradients named like the inputs (backward_fixtures_test.cpp).
+    {"selfAttentionBackward", [] { run_backward_fixture_as_binding("selfAttentionBackward"); }},
+    {"multiheadAttentionStackedBackward", [] { run_backward_fixture_as_binding("multiheadAttentionStackedBackward"); }},
+    {"multiheadAttentionSplitBackward", [] { run_backward_fixture_as_binding("multiheadAttentionSplitBackward"); }},
+    {"multiheadAttentionFusedBackward", [] { run_backward_fixture_as_binding("multiheadAttentionFusedBackward"); }},
+    {"crossAttentionBackward", [] { run_backward_fixture_as_binding("crossAttentionBackward"); }},
   };
   return table;
 }

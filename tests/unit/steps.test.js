@@ -25,8 +25,17 @@ function checkCase(fn, backend, testCase, results) {
   // The fixtures list every result a call produces; an extra one (say `masked` without causal) is a bug.
   const extra = Object.keys(results).filter((name) => !(name in testCase.expected));
   if (extra.length) problems.push(`unexpected results ${extra.join(', ')} (expected only ${Object.keys(testCase.expected).join(', ')})`);
-  for (const [name, expected] of Object.entries(testCase.expected)) {
-    const actual = results[name];
+  const check = (name, actual, expected) => {
+    if (Array.isArray(expected) || (expected && typeof expected === 'object' && !isTensor(expected))) {
+      // Nested results: a backward's gradients of weights.heads[h] ({query, key, …} per head).
+      const names = Object.keys(expected);
+      const got = actual && typeof actual === 'object' ? Object.keys(actual) : [];
+      if (got.length !== names.length || got.some((key) => !names.includes(key))) {
+        problems.push(`${name}: results ${got.join(', ') || 'none'} (expected ${names.join(', ')})`);
+      }
+      for (const key of names) check(`${name}.${key}`, actual?.[key], expected[key]);
+      return;
+    }
     if (isTensor(expected)) {
       const { ok, maxAbsError, report } = compareTensors(actual, expected, tolerance);
       const where = `${testCase.name} / ${name}${testCase.atol !== undefined ? ` (case atol ${testCase.atol})` : ''}`;
@@ -40,7 +49,8 @@ function checkCase(fn, backend, testCase, results) {
     } else if (!Object.is(actual, expected)) {
       problems.push(`${name}: ${JSON.stringify(actual)} instead of ${JSON.stringify(expected)}`);
     }
-  }
+  };
+  for (const [name, expected] of Object.entries(testCase.expected)) check(name, results[name], expected);
   return problems;
 }
 

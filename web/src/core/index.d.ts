@@ -1,5 +1,8 @@
 // Types of the attention core's JS API (web/src/core/index.js). docs/api.md is the contract; this file
 // states it for TypeScript and editors. Shapes follow PyTorch: x is (B, T, C), row-major float32.
+import type {
+  CrossAttentionGradients, FusedGradients, SelfAttentionGradients, SplitGradients, StackedGradients,
+} from './reference/backward/attention.js';
 
 /** A row-major float32 tensor. data.length is the product of shape. */
 export interface Tensor {
@@ -287,6 +290,16 @@ export interface Attention {
   multiheadAttentionFused(x: Tensor, weights: FusedWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
   /** Step 11. Queries from xQuery (B, Tq, d_q), keys and values from xContext (B, Tk, d_kv) → (Tq, Tk) weights. */
   crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  /** Step 12 (docs/api.md "Training"). The forward's arguments, gradOutput (B, T, d_out) = dLoss/doutput, the forward's options → the gradient of every input, named like it. */
+  selfAttentionBackward(x: Tensor, weights: ProjectionWeights, gradOutput: Tensor, options?: SelfAttentionOptions): MaybePromise<SelfAttentionGradients>;
+  /** Step 12. Gradients of x, heads[h].query …, outWeight, outBias. */
+  multiheadAttentionStackedBackward(x: Tensor, weights: StackedWeights, gradOutput: Tensor, options?: MultiheadOptions): MaybePromise<StackedGradients>;
+  /** Step 12. Gradients of x, query, key, value, their biases, outWeight, outBias. */
+  multiheadAttentionSplitBackward(x: Tensor, weights: SplitWeights, gradOutput: Tensor, options?: MultiheadOptions): MaybePromise<SplitGradients>;
+  /** Step 12. Gradients of x, inProjection, inBias, outWeight, outBias. */
+  multiheadAttentionFusedBackward(x: Tensor, weights: FusedWeights, gradOutput: Tensor, options?: MultiheadOptions): MaybePromise<FusedGradients>;
+  /** Step 12. gradOutput (B, Tq, d_out) → gradients of xQuery, xContext and the weights. */
+  crossAttentionBackward(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, gradOutput: Tensor, options?: MultiheadOptions): MaybePromise<CrossAttentionGradients>;
   /** Fast path. a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → { output (M, N) or (B, M, N) }. Throws when the backend has no matmul. */
   matmul(a: Tensor, b: Tensor, options?: MatmulOptions): MaybePromise<{ output: Tensor }>;
 }
@@ -316,6 +329,11 @@ export interface Backend {
   multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
   multiheadAttentionFused(x: Tensor, weights: FusedWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
   crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  selfAttentionBackward(x: Tensor, weights: ProjectionWeights, gradOutput: Tensor, options: Required<SelfAttentionOptions>): MaybePromise<object>;
+  multiheadAttentionStackedBackward(x: Tensor, weights: StackedWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
+  multiheadAttentionSplitBackward(x: Tensor, weights: SplitWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
+  multiheadAttentionFusedBackward(x: Tensor, weights: FusedWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
+  crossAttentionBackward(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
   matmul(a: Tensor, b: Tensor, options: Required<MatmulOptions>): MaybePromise<object>;
   /** Optional (backends/threads.js): workers in use, why not, and how to stop them. Absent: 1, null, nothing. */
   readonly threads?: number;

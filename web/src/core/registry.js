@@ -61,6 +61,45 @@ const multiheadMemory = ({ teaching = [], fused = [] }) => ({
   teaching: [...MULTIHEAD_MEMORY.teaching, ...teaching], fused: [...MULTIHEAD_MEMORY.fused, ...fused],
 });
 
+// The trainable forwards' arguments and options, shared by each forward's entry and its backward's (plain
+// data still: the backward's are the forward's arguments with gradOutput after them, and the same options).
+const FORWARD_ARGS = {
+  selfAttention: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS }],
+  multiheadAttentionStacked: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS] }],
+  multiheadAttentionSplit: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] }],
+  multiheadAttentionFused: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS] }],
+  crossAttention: [
+    { name: 'xQuery', kind: 'sequence', axes: ['B', 'Tq', 'd_q'] },
+    { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'] },
+    { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] },
+  ],
+};
+const FORWARD_OPTIONS = {
+  selfAttention: { layout: { type: 'choice', choices: ['matrix', 'linear'], default: 'matrix' }, ...ATTENTION_OPTIONS },
+  // H is the number of heads given; options.heads may only repeat it.
+  multiheadAttentionStacked: { ...ATTENTION_OPTIONS, heads: { ...HEADS, defaultFrom: 'heads' }, intermediates: INTERMEDIATES },
+  multiheadAttentionSplit: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+  multiheadAttentionFused: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+  crossAttention: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+};
+// The backward holds the forward's stages (teaching) or O(T·d) rows (fused), plus gradients of its inputs' size.
+const BACKWARD_MEMORY = {
+  teaching: [...MULTIHEAD_MEMORY.teaching, [2, ...STAGES], [1, 'xFloats'], [4, 'B', 'Tk', 'dOut']],
+  fused: [...MULTIHEAD_MEMORY.fused, [1, 'xFloats'], [4, 'B', 'Tk', 'dOut']],
+};
+function backwardEntry(forward, cpp, paths, inputs, gradients) {
+  const args = FORWARD_ARGS[forward];
+  const sequence = args[0].axes;
+  return {
+    name: `${forward}Backward`, cpp: `${cpp}_backward`, step: 12,
+    args: [...args, { name: 'gradOutput', kind: 'sequence', axes: [sequence[0], sequence[1], 'd_out'] }],
+    options: FORWARD_OPTIONS[forward],
+    results: { ...batched(inputs), ...Object.fromEntries(gradients.map((name) => [name, { batched: false }])) },
+    paths, gpu: 'reference', fixture: true, forward,
+    memory: BACKWARD_MEMORY,
+  };
+}
+
 /** @type {ReadonlyArray<object>} every API function, in curriculum order */
 export const REGISTRY = Object.freeze([
   {
@@ -114,8 +153,8 @@ export const REGISTRY = Object.freeze([
   },
   {
     name: 'selfAttention', cpp: 'self_attention', step: 6,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS }],
-    options: { layout: { type: 'choice', choices: ['matrix', 'linear'], default: 'matrix' }, ...ATTENTION_OPTIONS },
+    args: FORWARD_ARGS.selfAttention,
+    options: FORWARD_OPTIONS.selfAttention,
     results: ATTENTION_RESULTS,
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
     memory: { teaching: MULTIHEAD_MEMORY.teaching },
@@ -141,40 +180,46 @@ export const REGISTRY = Object.freeze([
   },
   {
     name: 'multiheadAttentionStacked', cpp: 'multihead_attention_stacked', step: 10, ...MULTIHEAD,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS] }],
-    // H is the number of heads given; options.heads may only repeat it.
-    options: { ...ATTENTION_OPTIONS, heads: { ...HEADS, defaultFrom: 'heads' }, intermediates: INTERMEDIATES },
+    args: FORWARD_ARGS.multiheadAttentionStacked,
+    options: FORWARD_OPTIONS.multiheadAttentionStacked,
     results: MULTIHEAD_RESULTS,
     // teaching: the heads' projections before they are joined; fused: the heads' weights joined side by side
     memory: multiheadMemory({ teaching: [[3, 'B', 'Tq', 'dOut']], fused: [[3, 'dIn', 'dOut'], [3, 'dOut']] }),
   },
   {
     name: 'multiheadAttentionSplit', cpp: 'multihead_attention_split', step: 10, ...MULTIHEAD,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] }],
-    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    args: FORWARD_ARGS.multiheadAttentionSplit,
+    options: FORWARD_OPTIONS.multiheadAttentionSplit,
     results: MULTIHEAD_RESULTS,
     memory: multiheadMemory({}),
   },
   {
     name: 'multiheadAttentionFused', cpp: 'multihead_attention_fused', step: 10, ...MULTIHEAD,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS] }],
-    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    args: FORWARD_ARGS.multiheadAttentionFused,
+    options: FORWARD_OPTIONS.multiheadAttentionFused,
     results: MULTIHEAD_RESULTS,
     // teaching: the (B, T, 3·d_out) projection before it is split into Q, K, V
     memory: multiheadMemory({ teaching: [[3, 'B', 'Tq', 'dOut']] }),
   },
   {
     name: 'crossAttention', cpp: 'cross_attention', step: 11, ...MULTIHEAD,
-    args: [
-      { name: 'xQuery', kind: 'sequence', axes: ['B', 'Tq', 'd_q'] },
-      { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'] },
-      { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] },
-    ],
-    options: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
+    args: FORWARD_ARGS.crossAttention,
+    options: FORWARD_OPTIONS.crossAttention,
     results: MULTIHEAD_RESULTS,
     // teaching: the context sequence's copy beside the query's
     memory: multiheadMemory({ teaching: [[1, 'contextFloats']] }),
   },
+  // The backward of each trainable function (docs/api.md "Training"): the forward's arguments, then gradOutput
+  // (dLoss/dOutput, shaped like the forward's output), then the forward's options; the results are the
+  // gradients, named like the inputs. The multi-head and cross forms run the fused backward where the
+  // forward would run the fused kernel (planner.js fusedKernelApplies), else the teaching backward.
+  ...[
+    ['selfAttention', 'self_attention', ['teaching'], ['x'], ['query', 'key', 'value', 'queryBias', 'keyBias', 'valueBias']],
+    ['multiheadAttentionStacked', 'multihead_attention_stacked', ['teaching', 'fused'], ['x'], ['heads', ...OUT_KEYS]],
+    ['multiheadAttentionSplit', 'multihead_attention_split', ['teaching', 'fused'], ['x'], [...PROJECTION_KEYS, ...OUT_KEYS]],
+    ['multiheadAttentionFused', 'multihead_attention_fused', ['teaching', 'fused'], ['x'], ['inProjection', 'inBias', ...OUT_KEYS]],
+    ['crossAttention', 'cross_attention', ['teaching', 'fused'], ['xQuery', 'xContext'], [...PROJECTION_KEYS, ...OUT_KEYS]],
+  ].map(([forward, cpp, paths, inputs, gradients]) => backwardEntry(forward, cpp, paths, inputs, gradients)),
   {
     name: 'matmul', cpp: 'matmul', step: null,
     args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor' }],

@@ -1,9 +1,12 @@
 // Where the model's matrix products run. The JS engine is ops.js's loops (float64 sums). The WASM engine
 // sends them to the attention core's GEMM (`matmul` of the loaded WASM backend, docs/api.md "Fast path"), in
-// float32: a linear layer's three products y = x·Wᵀ, dx = dy·W, dW = dyᵀ·x always, and the attention's
-// per-(batch, head) products S = Q·Kᵀ, O = P·V, dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q when
-// T·d_head ≥ WASM_ATTENTION_MIN (below it the calls cost more than the work, and ops.js's loops run). The
-// mask, softmax and its backward, LayerNorm, cross-entropy and AdamW run in JS on both. The choice depends on
+// float32: a linear layer's three products y = x·Wᵀ, dx = dy·W, dW = dyᵀ·x, and the forward attention's
+// per-(batch, head) products S = Q·Kᵀ, O = P·V when T·d_head ≥ WASM_ATTENTION_MIN (below it the calls cost
+// more than the work, and ops.js's loops run). On the SIMD build each attention block's backward is one API
+// call, multiheadAttentionSplitBackward (attentionBlockBackward below: the C++ fused backward); on the
+// baseline build the backward's products go to `matmul` as the forward's do (dx, dW per linear layer; dV, dP,
+// dQ, dK per (batch, head) from WASM_ATTENTION_MIN). The mask, softmax, LayerNorm, cross-entropy and AdamW run
+// in JS on both. The choice depends on
 // the shapes alone and the WASM GEMM is deterministic for one build, so a seeded run stays reproducible bit
 // for bit on the same build.
 import {
@@ -47,7 +50,7 @@ export function wasmLinear(attention) {
     { data: a, shape: [M, K] }, { data: b, shape: transposeB ? [N, K] : [K, N] }, { transposeB },
   ).output.data;
   const f32 = (x) => (x instanceof Float32Array ? x : Float32Array.from(x));
-  return {
+  const engine = {
     name: attention.backend,
     linearForward(x, W, b, N, dIn, dOut) {
       const product = matmul(f32(x), N, dIn, W, dOut, true); // (N, in)·(out, in)ᵀ
@@ -67,6 +70,37 @@ export function wasmLinear(attention) {
         gb[o] += sum;
       }
       return needDx ? Float64Array.from(matmul(dy32, N, dOut, W, dIn, false)) : null; // (N, out)·(out, in)
+    },
+    /**
+     * One attention block's whole backward through the API (docs/api.md "Training"): from dh = dLoss/d(block
+     * output) to the gradients of q/k/v/out_proj (added into g(name)) and dLoss/da (returned), as one
+     * multiheadAttentionSplitBackward call — causal, intermediates false: the fused backward of the C++ core
+     * (projections by GEMM, attention recomputed from each row's log-sum-exp), in place of the out_proj
+     * backward, the attention's and the three projections' (model.js). torch's (out, in) weights are the
+     * API's (in, out) transposed, and so are their gradients.
+     */
+    attentionBlockBackward(a, w, dh, B, T, d, H, g) {
+      const matrix = (W) => ({ data: transpose(f32(W), d, d), shape: [d, d] });
+      const vector = (b) => ({ data: f32(b), shape: [d] });
+      const weights = {
+        query: matrix(w('q_proj.weight')), key: matrix(w('k_proj.weight')), value: matrix(w('v_proj.weight')),
+        queryBias: vector(w('q_proj.bias')), keyBias: vector(w('k_proj.bias')), valueBias: vector(w('v_proj.bias')),
+        outWeight: matrix(w('out_proj.weight')), outBias: vector(w('out_proj.bias')),
+      };
+      const grads = attention.multiheadAttentionSplitBackward({ data: f32(a), shape: [B, T, d] }, weights,
+        { data: f32(dh), shape: [B, T, d] }, { heads: H, causal: true, intermediates: false });
+      const names = { query: 'q_proj', key: 'k_proj', value: 'v_proj', outWeight: 'out_proj' };
+      for (const [key, layer] of Object.entries(names)) {
+        const gW = g(`${layer}.weight`);
+        const dW = grads[key].data; // (in, out) → torch's (out, in)
+        for (let o = 0; o < d; o++) for (let i = 0; i < d; i++) gW[o * d + i] += dW[i * d + o];
+      }
+      for (const [key, layer] of Object.entries({ queryBias: 'q_proj', keyBias: 'k_proj', valueBias: 'v_proj', outBias: 'out_proj' })) {
+        const gb = g(`${layer}.bias`);
+        const db = grads[key].data;
+        for (let o = 0; o < d; o++) gb[o] += db[o];
+      }
+      return Float64Array.from(grads.x.data);
     },
     /** As ops.js's causalAttentionForward, the two products per (b, h) on the GEMM. */
     causalAttentionForward(q, k, v, B, T, d, H) {
@@ -122,4 +156,8 @@ export function wasmLinear(attention) {
       return { dq, dk, dv };
     },
   };
+  // Where it pays: on the SIMD build the one call beats the separate products (tiny model, forward+backward
+  // 33–36 → 27–31 ms of CPU); on the baseline build it loses (62–66 → 70–73 ms), so model.js keeps those there.
+  if (attention.backend !== 'wasm-simd') delete engine.attentionBlockBackward;
+  return engine;
 }

@@ -252,6 +252,34 @@ export function checkMatmul(a, b, options) {
 }
 
 /**
+ * The check of a backward (<forward>Backward, registry.js): the forward's check under the backward's name,
+ * then gradOutput, which must have the forward output's shape (B, Tq, d_out) — the words of the C++ core's
+ * check_*_backward (cpp/attention/checks_backward.cpp).
+ */
+function backwardCheck(forward, check) {
+  const fn = `${forward}Backward`;
+  return (...args) => {
+    const gradOutput = args[args.length - 2];
+    const forwardArgs = [...args.slice(0, -2), args[args.length - 1]];
+    let sizes;
+    try {
+      sizes = check(...forwardArgs);
+    } catch (error) {
+      if (error instanceof ApiError) throw new ApiError({ ...error, fn });
+      throw error;
+    }
+    const expected = [sizes.B, sizes.Tq ?? sizes.T, sizes.dOut ?? sizes.H * sizes.dHead];
+    const shape = gradOutput?.shape;
+    if (!Array.isArray(shape) || shape.length !== 3 || shape.some((size, i) => size !== expected[i])) {
+      const got = Array.isArray(shape) ? `has shape ${formatShape(shape)}` : 'is absent';
+      throw new Error(`${fn}: gradOutput ${got}; expected ${formatShape(expected)}, the shape of the forward's output`);
+    }
+    checkFinite(fn, 'gradOutput', gradOutput);
+    return sizes;
+  };
+}
+
+/**
  * The one check of each API function, by name (registry.js): the API runs it before any backend, and the
  * backends that check again (the reference, WebGPU, the workers' main thread) use the same function.
  */
@@ -270,4 +298,9 @@ export const CHECKS = Object.freeze({
   multiheadAttentionFused: checkMultiheadAttentionFused,
   crossAttention: checkCrossAttention,
   matmul: checkMatmul,
+  selfAttentionBackward: backwardCheck('selfAttention', checkSelfAttention),
+  multiheadAttentionStackedBackward: backwardCheck('multiheadAttentionStacked', checkMultiheadAttentionStacked),
+  multiheadAttentionSplitBackward: backwardCheck('multiheadAttentionSplit', checkMultiheadAttentionSplit),
+  multiheadAttentionFusedBackward: backwardCheck('multiheadAttentionFused', checkMultiheadAttentionFused),
+  crossAttentionBackward: backwardCheck('crossAttention', checkCrossAttention),
 });

@@ -11,6 +11,10 @@ import { multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionSta
 import { nextTokenPairs } from './next-token.js';
 import { attentionWithoutWeights, selfAttention } from './self-attention.js';
 import { softmax } from './softmax.js';
+import {
+  crossAttentionBackward, multiheadAttentionFusedBackward, multiheadAttentionSplitBackward,
+  multiheadAttentionStackedBackward, selfAttentionBackward,
+} from './backward/attention.js';
 import { FUNCTION_NAMES } from '../registry.js';
 
 export {
@@ -22,7 +26,8 @@ export {
 const IMPLEMENTATIONS = {
   nextTokenPairs, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, softmax, attentionWithoutWeights,
   selfAttention, attentionDropout, compare, multiheadAttentionStacked, multiheadAttentionSplit, multiheadAttentionFused,
-  crossAttention, matmul,
+  crossAttention, matmul, selfAttentionBackward, multiheadAttentionStackedBackward, multiheadAttentionSplitBackward,
+  multiheadAttentionFusedBackward, crossAttentionBackward,
 };
 
 /** Creates the reference backend object ({ name: 'js', build: null, <one method per registry function> }). */
