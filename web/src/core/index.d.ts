@@ -77,6 +77,38 @@ export interface CompareOptions {
   rtol?: number;
 }
 
+/** scaledDotProductAttention's attnMask: 0/1 Uint8Array (1 = may attend) or Float32Array added to the scaled scores (may hold −∞). */
+export interface AttentionMask {
+  data: Uint8Array | Float32Array;
+  shape: number[];
+}
+
+/** PyTorch's F.scaled_dot_product_attention options. */
+export interface ScaledDotProductAttentionOptions {
+  /** Broadcastable to (…, L, S). [null] */
+  attnMask?: AttentionMask | null;
+  /** Top-left tril(ones(L, S)); an Error together with attnMask. [false] */
+  isCausal?: boolean;
+  /** The factor of Q·Kᵀ. [null: 1/√E] */
+  scale?: number | null;
+  /** Dropout probability on the weights, in [0, 1). [0] */
+  dropoutP?: number;
+  /** The dropout RNG's seed (docs/api.md). [0] */
+  seed?: number;
+  /** false: output alone. [true] */
+  intermediates?: boolean;
+}
+
+/** scores, scaled, weights (…, L, S), masked (a mask applies), dropped (dropoutP > 0), output (…, L, Ev). */
+export interface ScaledDotProductAttentionResult {
+  scores?: Tensor;
+  scaled?: Tensor;
+  masked?: Tensor;
+  weights?: Tensor;
+  dropped?: Tensor;
+  output: Tensor;
+}
+
 export interface MatmulOptions {
   /** b is stored (N, K) and used as bᵀ. [false] */
   transposeB?: boolean;
@@ -267,6 +299,8 @@ export interface Attention {
   multiheadAttentionFused(x: Tensor, weights: FusedWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
   /** Step 11. Queries from xQuery (B, Tq, d_q), keys and values from xContext (B, Tk, d_kv) → (Tq, Tk) weights. */
   crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  /** PyTorch's F.scaled_dot_product_attention: query (…, L, E), key (…, S, E), value (…, S, Ev), the leading axes equal. */
+  scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): MaybePromise<ScaledDotProductAttentionResult>;
   /** Fast path. a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → { output (M, N) or (B, M, N) }. Throws when the backend has no matmul. */
   matmul(a: Tensor, b: Tensor, options?: MatmulOptions): MaybePromise<{ output: Tensor }>;
 }
@@ -296,6 +330,7 @@ export interface Backend {
   multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
   multiheadAttentionFused(x: Tensor, weights: FusedWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
   crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options: Required<ScaledDotProductAttentionOptions>): MaybePromise<object>;
   matmul(a: Tensor, b: Tensor, options: Required<MatmulOptions>): MaybePromise<object>;
   /** Optional (backends/threads.js): workers in use, why not, and how to stop them. Absent: 1, null, nothing. */
   readonly threads?: number;
