@@ -1,6 +1,10 @@
 // The attention core, every curriculum step: include this one header.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
 #include "attention/attention_backward.h"
 #include "attention/attention_without_weights.h"
 #include "attention/causal_average.h"
@@ -17,3 +21,33 @@
 #include "attention/softmax.h"
 #include "attention/tensor.h"
 #include "attention/weights.h"
+
+namespace ap {
+
+// scaledDotProductAttention's options (docs/api.md): attnMask (absent, boolean 0/1 with 1 = may attend, or
+// float added to the scaled scores), isCausal, scale (1/√E unless has_scale), dropoutP, seed, intermediates.
+struct SdpaOptions {
+  Tensor mask;
+  bool mask_boolean = false;
+  bool is_causal = false;
+  bool has_scale = false;
+  float scale = 1.0f;
+  float dropout_p = 0.0f;
+  std::uint32_t seed = 0;
+  bool intermediates = true;
+};
+
+// scores, scaled, masked (when a mask applies), weights (…, L, S), dropped (when dropout_p > 0), output
+// (…, L, Ev); with intermediates false only output.
+struct SdpaResult {
+  Tensor scores, scaled, masked, weights, dropped, output;
+};
+
+// query (…, L, E), key (…, S, E), value (…, S, Ev), the leading axes equal (any number, including none):
+// PyTorch's F.scaled_dot_product_attention, a fully masked row giving zero weights and a zero output.
+std::string check_scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                               const SdpaOptions& options, std::size_t max_bytes);
+SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                        const SdpaOptions& options);
+
+}  // namespace ap

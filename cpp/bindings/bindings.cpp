@@ -244,6 +244,53 @@ struct cross_attention_binding {
   val compute() const { return to_js(cross_attention_fast(queries, context, weights, options)); }
 };
 
+// PyTorch's F.scaled_dot_product_attention. Its options are read here (the API has checked and completed
+// them); a boolean attnMask (Uint8Array) crosses as float 0/1, which the core's check holds to 0 or 1.
+struct scaled_dot_product_attention_binding {
+  SdpaOptions options;
+  Tensor query;
+  Tensor key;
+  Tensor value;
+  void read(Call& call, const val* js) {
+    call.read(js[0], "query", query);
+    call.read(js[1], "key", key);
+    call.read(js[2], "value", value);
+    if (!call.ok() || !is_object(js[3])) return;
+    const val& given = js[3];
+    const auto present = [&](const char* name) { return !given[js_key(name)].isUndefined() && !given[js_key(name)].isNull(); };
+    if (present("attnMask")) {
+      const val mask = given[js_key("attnMask")];
+      const val data = mask[js_key("data")];
+      options.mask_boolean = data.instanceof(val::global("Uint8Array"));
+      val as_float = val::object();
+      as_float.set(js_key("shape"), mask[js_key("shape")]);
+      as_float.set(js_key("data"), options.mask_boolean ? val::global("Float32Array").new_(data) : data);
+      call.read(as_float, "options.attnMask", options.mask);
+    }
+    if (present("isCausal")) options.is_causal = given[js_key("isCausal")].as<bool>();
+    if (present("scale")) {
+      options.has_scale = true;
+      options.scale = static_cast<float>(given[js_key("scale")].as<double>());
+    }
+    if (present("dropoutP")) options.dropout_p = static_cast<float>(given[js_key("dropoutP")].as<double>());
+    if (present("seed")) options.seed = static_cast<std::uint32_t>(given[js_key("seed")].as<double>());
+    if (present("intermediates")) options.intermediates = given[js_key("intermediates")].as<bool>();
+  }
+  std::string check(std::size_t max_bytes) const {
+    return check_scaled_dot_product_attention(query, key, value, options, max_bytes);
+  }
+  val compute() const {
+    const SdpaResult result = scaled_dot_product_attention(query, key, value, options);
+    val out = val::object();
+    const std::pair<const char*, const Tensor*> named[] = {{"scores", &result.scores}, {"scaled", &result.scaled},
+      {"masked", &result.masked}, {"weights", &result.weights}, {"dropped", &result.dropped}, {"output", &result.output}};
+    for (const auto& [name, tensor] : named) {
+      if (tensor->present()) out.set(js_key(name), to_js(*tensor));
+    }
+    return out;
+  }
+};
+
 struct matmul_binding {
   MatmulOptions options;
   Tensor a;

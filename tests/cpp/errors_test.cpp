@@ -23,6 +23,36 @@ ProjectionWeights square_weights(int d_in, int d_out) {
   return w;
 }
 
+// scaledDotProductAttention: the same words as the JS check (tests/unit/scaled-dot-product-attention.test.js).
+TEST(Errors, ScaledDotProductAttentionNamesTheArgument) {
+  const Tensor q = random_tensor({2, 3, 4}, 1), k = random_tensor({2, 5, 4}, 2), v = random_tensor({2, 5, 3}, 3);
+  const std::size_t big = std::numeric_limits<std::size_t>::max();
+  const char* fn = "scaledDotProductAttention: ";
+  EXPECT_EQ(check_scaled_dot_product_attention(q, random_tensor({2, 5, 3}, 4), v, {}, big),
+            std::string(fn) + "key has shape [2, 5, 3]; expected E=4 in its last axis, as query");
+  EXPECT_EQ(check_scaled_dot_product_attention(q, k, random_tensor({2, 4, 3}, 4), {}, big),
+            std::string(fn) + "value has shape [2, 4, 3]; expected S=5 in its second-to-last axis, as key");
+  EXPECT_EQ(check_scaled_dot_product_attention(q, random_tensor({3, 5, 4}, 4), v, {}, big),
+            std::string(fn) + "key has shape [3, 5, 4]; expected the leading axes of query [2, 3, 4]");
+  SdpaOptions boolean;
+  boolean.mask = tensor({5}, {1, 1, 2, 1, 0});
+  boolean.mask_boolean = true;
+  EXPECT_EQ(check_scaled_dot_product_attention(q, k, v, boolean, big),
+            std::string(fn) + "options.attnMask.data[2] is 2; expected 0 or 1 (a boolean mask: 1 = may attend)");
+  SdpaOptions wide;
+  wide.mask = tensor({4}, {0, 0, 0, 0});
+  EXPECT_EQ(check_scaled_dot_product_attention(q, k, v, wide, big),
+            std::string(fn) + "options.attnMask has shape [4]; expected a shape broadcastable to [2, 3, 5] (…, L, S)");
+  boolean.mask = tensor({5}, {1, 1, 1, 1, 1});
+  boolean.is_causal = true;
+  EXPECT_EQ(check_scaled_dot_product_attention(q, k, v, boolean, big),
+            std::string(fn) + "options.isCausal=true; expected false when options.attnMask is given (as PyTorch)");
+  EXPECT_THROW(scaled_dot_product_attention(q, k, v, boolean), std::invalid_argument);
+  SdpaOptions float_mask;
+  float_mask.mask = tensor({5}, {0, -inf, 1, 0, -inf});
+  EXPECT_EQ(check_scaled_dot_product_attention(q, k, v, float_mask, big), "");
+}
+
 TEST(Errors, WrongRankNamesTheExpectedAxes) {
   EXPECT_EQ(check_self_attention(random_tensor({4, 3}, 1), square_weights(3, 2), {}),
             "selfAttention: x has shape [4, 3]; expected rank 3 (B, T, d_in)");

@@ -162,6 +162,26 @@ const std::map<std::string, std::function<void()>>& runners() {
     {"multiheadAttentionSplitBackward", [] { run_backward_fixture_as_binding("multiheadAttentionSplitBackward"); }},
     {"multiheadAttentionFusedBackward", [] { run_backward_fixture_as_binding("multiheadAttentionFusedBackward"); }},
     {"crossAttentionBackward", [] { run_backward_fixture_as_binding("crossAttentionBackward"); }},
+    {"scaledDotProductAttention", [] {
+    check_fixture("scaledDotProductAttention", [](const json& args) {
+      const json& given = options_at(args, 3);
+      SdpaOptions options;
+      if (given.contains("attnMask")) {
+        options.mask = to_tensor(given.at("attnMask"));
+        options.mask_boolean = given.at("attnMask").value("dtype", "") == "uint8";
+      }
+      options.is_causal = given.value("isCausal", false);
+      if (given.contains("scale")) {
+        options.has_scale = true;
+        options.scale = given.at("scale").get<float>();
+      }
+      options.dropout_p = given.value("dropoutP", 0.0f);
+      options.seed = given.value("seed", 0u);
+      const SdpaResult r = scaled_dot_product_attention(to_tensor(args[0]), to_tensor(args[1]), to_tensor(args[2]), options);
+      return Results{{"scores", r.scores}, {"scaled", r.scaled}, {"masked", r.masked}, {"weights", r.weights},
+                     {"dropped", r.dropped}, {"output", r.output}};
+    });
+     }},
   };
   return table;
 }

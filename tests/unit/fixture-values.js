@@ -17,7 +17,8 @@ const isEncodedTensor = (value) =>
 export function decodeValue(value) {
   if (isEncodedTensor(value)) {
     const numbers = value.data.map(decodeNumber);
-    const data = value.dtype === 'int32' ? Int32Array.from(numbers) : Float32Array.from(numbers);
+    const data = value.dtype === 'int32' ? Int32Array.from(numbers)
+      : value.dtype === 'uint8' ? Uint8Array.from(numbers) : Float32Array.from(numbers);
     return { data, shape: value.shape };
   }
   if (Array.isArray(value)) return value.map(decodeValue);

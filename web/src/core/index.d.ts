@@ -80,6 +80,38 @@ export interface CompareOptions {
   rtol?: number;
 }
 
+/** scaledDotProductAttention's attnMask: 0/1 Uint8Array (1 = may attend) or Float32Array added to the scaled scores (may hold −∞). */
+export interface AttentionMask {
+  data: Uint8Array | Float32Array;
+  shape: number[];
+}
+
+/** PyTorch's F.scaled_dot_product_attention options. */
+export interface ScaledDotProductAttentionOptions {
+  /** Broadcastable to (…, L, S). [null] */
+  attnMask?: AttentionMask | null;
+  /** Top-left tril(ones(L, S)); an Error together with attnMask. [false] */
+  isCausal?: boolean;
+  /** The factor of Q·Kᵀ. [null: 1/√E] */
+  scale?: number | null;
+  /** Dropout probability on the weights, in [0, 1). [0] */
+  dropoutP?: number;
+  /** The dropout RNG's seed (docs/api.md). [0] */
+  seed?: number;
+  /** false: output alone. [true] */
+  intermediates?: boolean;
+}
+
+/** scores, scaled, weights (…, L, S), masked (a mask applies), dropped (dropoutP > 0), output (…, L, Ev). */
+export interface ScaledDotProductAttentionResult {
+  scores?: Tensor;
+  scaled?: Tensor;
+  masked?: Tensor;
+  weights?: Tensor;
+  dropped?: Tensor;
+  output: Tensor;
+}
+
 export interface MatmulOptions {
   /** b is stored (N, K) and used as bᵀ. [false] */
   transposeB?: boolean;
@@ -300,6 +332,8 @@ export interface Attention {
   multiheadAttentionFusedBackward(x: Tensor, weights: FusedWeights, gradOutput: Tensor, options?: MultiheadOptions): MaybePromise<FusedGradients>;
   /** Step 12. gradOutput (B, Tq, d_out) → gradients of xQuery, xContext and the weights. */
   crossAttentionBackward(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, gradOutput: Tensor, options?: MultiheadOptions): MaybePromise<CrossAttentionGradients>;
+  /** PyTorch's F.scaled_dot_product_attention: query (…, L, E), key (…, S, E), value (…, S, Ev), the leading axes equal. */
+  scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): MaybePromise<ScaledDotProductAttentionResult>;
   /** Fast path. a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → { output (M, N) or (B, M, N) }. Throws when the backend has no matmul. */
   matmul(a: Tensor, b: Tensor, options?: MatmulOptions): MaybePromise<{ output: Tensor }>;
 }
@@ -334,6 +368,7 @@ export interface Backend {
   multiheadAttentionSplitBackward(x: Tensor, weights: SplitWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
   multiheadAttentionFusedBackward(x: Tensor, weights: FusedWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
   crossAttentionBackward(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
+  scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options: Required<ScaledDotProductAttentionOptions>): MaybePromise<object>;
   matmul(a: Tensor, b: Tensor, options: Required<MatmulOptions>): MaybePromise<object>;
   /** Optional (backends/threads.js): workers in use, why not, and how to stop them. Absent: 1, null, nothing. */
   readonly threads?: number;

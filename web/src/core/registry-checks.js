@@ -32,7 +32,13 @@ const inRange = (value, { min, max, minExclusive, maxExclusive }) =>
 export function checkOption(fn, name, spec, value) {
   // The words of the message are put together only when the value is refused.
   const refuse = (why = expectedText(spec)) => fail(fn, 'option', `options.${name}`, value, why);
+  if (spec.nullable && value === null) return;
   switch (spec.type) {
+    case 'mask':
+      // its shape and values are the function's check; here only what it is
+      if (value !== null && !(value && typeof value === 'object' && Array.isArray(value.shape)
+        && (value.data instanceof Uint8Array || value.data instanceof Float32Array))) refuse();
+      return;
     case 'boolean':
       if (typeof value !== 'boolean') refuse();
       return;

@@ -12,7 +12,9 @@
 //             'tokens' Int32 (B, L) or (L); 'tensor' any float32 tensor as given; 'weights' an object of
 //             tensors with `keys` (those ending in Bias, and outWeight, optional)
 //   options   {name: option spec} or null (the function takes no options argument). A spec:
-//             {type: 'boolean'|'choice'|'number'|'integer', default, expected (the words of a message),
+//             {type: 'boolean'|'choice'|'number'|'integer'|'mask', default, expected (the words of a message),
+//              nullable (null is allowed: the default is computed, e.g. scale 1/√E); a 'mask' is null or
+//              {data: Uint8Array (0/1) | Float32Array, shape}, its values and shape checked by the function,
 //              choices | min, max, minExclusive, maxExclusive, float32 (the core holds it as a float, so
 //              the value must survive float32 rounding), defaultFrom: 'heads' (H given by weights.heads)
 //              | 'planner' (planner.js decides)}
@@ -220,6 +222,23 @@ export const REGISTRY = Object.freeze([
     ['multiheadAttentionFused', 'multihead_attention_fused', ['teaching', 'fused'], ['x'], ['inProjection', 'inBias', ...OUT_KEYS]],
     ['crossAttention', 'cross_attention', ['teaching', 'fused'], ['xQuery', 'xContext'], [...PROJECTION_KEYS, ...OUT_KEYS]],
   ].map(([forward, cpp, paths, inputs, gradients]) => backwardEntry(forward, cpp, paths, inputs, gradients)),
+  {
+    // PyTorch's F.scaled_dot_product_attention on q (…, L, E), k (…, S, E), v (…, S, Ev): any equal leading axes.
+    name: 'scaledDotProductAttention', cpp: 'scaled_dot_product_attention', step: null,
+    args: [{ name: 'query', kind: 'tensor' }, { name: 'key', kind: 'tensor' }, { name: 'value', kind: 'tensor' }],
+    options: {
+      attnMask: { type: 'mask', default: null, expected: 'null, or {data: Uint8Array (0/1, 1 = may attend) or Float32Array, shape}' },
+      isCausal: { type: 'boolean', default: false },
+      scale: { type: 'number', nullable: true, float32: true, default: null, expected: 'a finite number, or null for 1/√E' },
+      dropoutP: DROPOUT,
+      seed: SEED,
+      intermediates: { type: 'boolean', default: true },
+    },
+    results: Object.fromEntries(['scores', 'scaled', 'masked', 'weights', 'dropped', 'output'].map((name) => [name, { batched: false }])),
+    paths: ['teaching'], gpu: 'reference', fixture: true,
+    // q, k, v, the (…, L, S) stages (scores, scaled, masked, weights, dropped) and the output
+    memory: { teaching: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [5, 'batch', 'L', 'S'], [1, 'batch', 'L', 'Ev']] },
+  },
   {
     name: 'matmul', cpp: 'matmul', step: null,
     args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor' }],

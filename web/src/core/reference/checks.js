@@ -12,6 +12,7 @@ import {
   checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
   checkSoftmaxScale, checkTolerance, checkWeight, checkWeightsObject, fail, isPresent,
 } from './check-helpers.js';
+import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
 export * from './check-helpers.js';
 
@@ -297,6 +298,7 @@ export const CHECKS = Object.freeze({
   multiheadAttentionSplit: checkMultiheadAttentionSplit,
   multiheadAttentionFused: checkMultiheadAttentionFused,
   crossAttention: checkCrossAttention,
+  scaledDotProductAttention: checkScaledDotProductAttention,
   matmul: checkMatmul,
   selfAttentionBackward: backwardCheck('selfAttention', checkSelfAttention),
   multiheadAttentionStackedBackward: backwardCheck('multiheadAttentionStacked', checkMultiheadAttentionStacked),

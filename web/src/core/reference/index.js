@@ -9,6 +9,7 @@ import { crossAttention } from './cross-attention.js';
 import { matmul } from './linalg.js';
 import { multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked } from './multihead.js';
 import { nextTokenPairs } from './next-token.js';
+import { scaledDotProductAttention } from './scaled-dot-product-attention.js';
 import { attentionWithoutWeights, selfAttention } from './self-attention.js';
 import { softmax } from './softmax.js';
 import {
@@ -20,13 +21,13 @@ import { FUNCTION_NAMES } from '../registry.js';
 export {
   attentionDropout, attentionWithoutWeights, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, compare,
   crossAttention, matmul, multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked, nextTokenPairs,
-  selfAttention, softmax,
+  scaledDotProductAttention, selfAttention, softmax,
 };
 
 const IMPLEMENTATIONS = {
   nextTokenPairs, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, softmax, attentionWithoutWeights,
   selfAttention, attentionDropout, compare, multiheadAttentionStacked, multiheadAttentionSplit, multiheadAttentionFused,
-  crossAttention, matmul, selfAttentionBackward, multiheadAttentionStackedBackward, multiheadAttentionSplitBackward,
+  crossAttention, scaledDotProductAttention, matmul, selfAttentionBackward, multiheadAttentionStackedBackward, multiheadAttentionSplitBackward,
   multiheadAttentionFusedBackward, crossAttentionBackward,
 };
 
