@@ -34,8 +34,12 @@ export async function runFixture(fixture, { atol, rtol }, { lean = false } = {})
       continue;
     }
     for (const name of Object.keys(results)) if (!(name in expected)) problems.push(`${testCase.name}: unexpected result ${name}`);
-    for (const [name, want] of Object.entries(expected)) {
-      const got = results[name];
+    const check = (name, got, want) => {
+      if (want && typeof want === 'object' && !isTensor(want)) {
+        // Nested results: a backward's gradients of weights.heads[h] ({query, key, …} per head).
+        for (const key of Object.keys(want)) check(`${name}.${key}`, got?.[key], want[key]);
+        return;
+      }
       if (isTensor(want)) {
         const { ok, maxAbsError, report } = compareTensors(got, want, tolerance);
         if (Number.isFinite(maxAbsError) && maxAbsError > worst.maxAbsError) Object.assign(worst, { maxAbsError, where: `${testCase.name} / ${name}` });
@@ -45,7 +49,8 @@ export async function runFixture(fixture, { atol, rtol }, { lean = false } = {})
       } else if (!Object.is(got, want)) {
         problems.push(`${testCase.name} / ${name}: ${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
       }
-    }
+    };
+    for (const [name, want] of Object.entries(expected)) check(name, results[name], want);
   }
   return { cases: fixture.cases.length, problems, worst };
 }
