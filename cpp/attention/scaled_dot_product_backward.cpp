@@ -16,7 +16,7 @@
 #include "attention/eigen_views.h"
 #include "attention/projection.h"
 #include "attention/projection_backward.h"
-#include "attention/scaled_dot_product.h"
+#include "attention/head_attention.h"
 #include "attention/softmax.h"
 
 namespace ap {
