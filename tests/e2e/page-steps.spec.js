@@ -14,22 +14,30 @@ const NEW_VALUES = {
   sentence: 'the quick brown fox jumps over',
   context: 'le renard brun saute',
   T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
-  normalization: 'sum', mask: 'renormalize', model: 'trained',
+  normalization: 'sum', mask: 'renormalize', layout: 'linear', model: 'trained',
 };
+// Where a step's own default already is the value above (state.js STEP_DEFAULTS), this one is entered.
+const OTHER_VALUES = { dOut: '2', layout: 'matrix' };
 
+// Enters a new value for the control; returns it (undefined for a checkbox, which is clicked).
 async function changeControl(page, name) {
   const control = page.locator(`.controls [data-control="${name}"]`);
   const tag = await control.evaluate((node) => `${node.tagName}:${node.type}`);
-  if (tag === 'SELECT:select-one') await control.selectOption(NEW_VALUES[name]);
-  else if (tag === 'INPUT:checkbox') await control.click();
-  else if (tag === 'INPUT:range') {
+  const current = await page.evaluate((key) => String(window.attentionPlayground.getState()[key]), name);
+  const value = current === NEW_VALUES[name] && OTHER_VALUES[name] !== undefined ? OTHER_VALUES[name] : NEW_VALUES[name];
+  if (tag === 'SELECT:select-one') await control.selectOption(value);
+  else if (tag === 'INPUT:checkbox') {
+    await control.click();
+    return undefined;
+  } else if (tag === 'INPUT:range') {
     const box = page.locator(`.controls [data-control-number="${name}"]`);
-    await box.fill(NEW_VALUES[name]);
+    await box.fill(value);
     await box.press('Tab');
   } else {
-    await control.fill(NEW_VALUES[name]);
+    await control.fill(value);
     await control.press('Tab');
   }
+  return value;
 }
 
 test('walks all 11 steps with Next, each matching the core, with a screenshot of every step', async ({ page }, testInfo) => {
@@ -81,9 +89,9 @@ for (const id of STEPS) {
     await openPage(page, `?step=${id}`);
     const names = await page.locator('.controls [data-control]').evaluateAll((nodes) => nodes.map((n) => n.dataset.control));
     for (const name of names) {
-      await afterRender(page, () => changeControl(page, name));
+      let expectedValue;
+      await afterRender(page, async () => { expectedValue = await changeControl(page, name); });
       const state = await page.evaluate(() => window.attentionPlayground.getState());
-      const expectedValue = NEW_VALUES[name];
       if (expectedValue !== undefined) expect(String(state[name])).toBe(expectedValue);
       await expect.poll(() => new URL(page.url()).searchParams.has(name), { message: `URL carries ${name}` }).toBe(true);
       await expect(page.locator('.error')).toBeHidden();

@@ -87,7 +87,7 @@ for (const { width, scheme, screenshots } of CASES) {
         for (const text of unavailable) if (!text.startsWith('Not available in this browser')) findings.push(`${id}: technical row message "${text}"`);
       }
       if (screenshots) {
-        await page.locator('main').focus();
+        await page.locator('main:not([hidden])').focus();
         const path = testInfo.outputPath(`views-${width}-${String(index + 1).padStart(2, '0')}-${id}.png`);
         await page.screenshot({ path, fullPage: true });
         await testInfo.attach(`${width}-${id}`, { path, contentType: 'image/png' });

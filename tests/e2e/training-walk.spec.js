@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { decodeSafetensors } from '../../web/src/train/safetensors.js';
+import { defaultsFor } from '../../web/src/ui/state.js';
 import { expectPageMatchesCore, openPage, shownValues, watchConsole } from './page-helpers.js';
 
 const { tensors } = decodeSafetensors(new Uint8Array(readFileSync('web/src/ui/trained/walk-model.safetensors')));
@@ -15,20 +16,25 @@ const asWalk = (name) => {
   const w = tensors[`blocks.0.${name}.weight`].data;
   return Array.from({ length: d * d }, (_, i) => w[(i % d) * d + Math.floor(i / d)]);
 };
+// The step's own layout (state.js STEP_DEFAULTS): 'linear' shows nn.Linear's weight as stored, under `.weight`.
+const shownWeight = (id) => (defaultsFor(id).layout === 'linear'
+  ? { name: 'W_query.weight', values: Array.from(tensors['blocks.0.q_proj.weight'].data) }
+  : { name: 'W_query', values: asWalk('q_proj') });
 const TRAINED_STEPS = ['weights', 'causal', 'dropout', 'multihead'];
 
 for (const id of TRAINED_STEPS) {
   test(`step "${id}": the trained switch shows the shipped model's weights and locks its sizes`, async ({ page }) => {
     const problems = watchConsole(page);
     await openPage(page, `?step=${id}`);
-    const random = await shownValues(page, 'W_query');
+    const { name, values } = shownWeight(id);
+    const random = await shownValues(page, name);
     await page.locator('.controls [data-control="model"]').selectOption('trained');
     await expect(page.locator('[data-note="trained"]')).toBeVisible();
     await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(4);
-    const trained = await shownValues(page, 'W_query');
+    const trained = await shownValues(page, name);
     expect(trained).not.toEqual(random);
     expect(trained).toHaveLength(d * d);
-    trained.forEach((value, i) => expect(Math.abs(value - asWalk('q_proj')[i])).toBeLessThan(1e-4));
+    trained.forEach((value, i) => expect(Math.abs(value - values[i])).toBeLessThan(1e-4));
     await expect(page.locator('.controls [data-control="T"]')).toBeDisabled();
     await expect.poll(() => new URL(page.url()).searchParams.get('model')).toBe('trained');
     await expectPageMatchesCore(page);

@@ -20,7 +20,7 @@ describe('exercise bank', () => {
   });
 
   test('at least two exercises for each of steps 2–11, and seed 003\'s Exercises 3.1–3.3', () => {
-    for (const step of STEP_IDS.slice(1)) expect(exercisesOfStep(step).length, step).toBeGreaterThanOrEqual(2);
+    for (const step of STEP_IDS.slice(1, 11)) expect(exercisesOfStep(step).length, step).toBeGreaterThanOrEqual(2);
     expect(EXERCISES.map((e) => e.seed).filter(Boolean).sort()).toEqual(['Exercise 3.1', 'Exercise 3.2', 'Exercise 3.3']);
   });
 

@@ -21,9 +21,12 @@ const SOURCES = {
   context: [[['weights'], ['value', 'W_value']]],
 };
 
-/** A view's role: its name without a qualifier in brackets ("context (split heads)" → "context"). */
+/**
+ * A view's role: its name without a qualifier in brackets ("context (split heads)" → "context") and without
+ * the `.weight` of the Linear layout ("W_query.weight" → "W_query").
+ */
 function roleOf(name) {
-  return name.replace(/\s*\(.*\)$/, '');
+  return name.replace(/\s*\(.*\)$/, '').replace(/\.weight$/, '');
 }
 
 function element(tag, attributes = {}, text = null) {
@@ -43,7 +46,8 @@ function operationOf(view, inputs, byRole) {
   if (role === 'weights' && view.panels && shape.length >= 3 && byRole.has('W_query')) {
     const H = shape[shape.length - 3];
     const T = shape[shape.length - 2];
-    const dOut = byRole.get('W_query').tensor.shape[1];
+    const wq = byRole.get('W_query'); // (d_in, d_out), or nn.Linear's (d_out, d_in)
+    const dOut = wq.tensor.shape[wq.axes?.[0] === 'd_out' ? 0 : 1];
     const split = format(STRINGS.views.splitShape, { from: `T=${T}, d_out=${dOut}`, to: `H=${H}, T=${T}, d_head=${dOut / H}` });
     return `${ops.split} ${split}; ${ops.weights}`;
   }

@@ -330,11 +330,8 @@ export const STEPS = [
     controls: ['sentence', 'learn-task', 'seed'],
     formula: String.raw`\mathcal{L} = -\frac{1}{T}\sum_{t=0}^{T-1} \log \operatorname{softmax}\big(h_t W_{\text{unembed}}^{\top}\big)_{x_{t+1}}, \qquad \theta \leftarrow \operatorname{AdamW}(\theta, \nabla_{\theta}\mathcal{L})`,
     cpp: ['values-backward', 'softmax-backward', 'scores-backward'],
-    torch: `model = AttentionOnly(V, T, d, H=1, L=1)
-opt = torch.optim.AdamW(model.parameters(), lr=0.03)
-logits = model(inputs)                                   # (B, T, V)
-loss = F.cross_entropy(logits.view(-1, V), targets.view(-1), ignore_index=-100)
-opt.zero_grad(); loss.backward(); opt.step()`,
+    torch: SNIPPETS['learn'],
+    torchChecks: SNIPPET_CHECKS['learn'],
     async run({ state }) {
       return { learn: { task: state['learn-task'], sentence: state.sentence, seed: state.seed } };
     },

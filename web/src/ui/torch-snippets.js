@@ -5,6 +5,8 @@
 // that text and computes those numbers. Pure text building: no DOM, no attention math.
 import { lowbias32 } from '../core/random.js';
 import { CLASSIC_EMBEDDINGS } from './inputs.js';
+import { completeConfig, demoSettings } from './training/config.js';
+import { tokenizeText } from '../train/tasks.js';
 
 /**
  * A short decimal that reads back as the same float32 (what torch.tensor([...]) will store): 9
@@ -288,7 +290,165 @@ export const SNIPPETS = {
       'output = (weights @ v).transpose(1, 2).reshape(B, Tq, d_out)',
       'print(weights)', 'print(output)'].join('\n');
   },
+  learn: (context) => learnSnippet(context),
 };
+
+// Step 12's batches, as makeBatch (web/src/train/tasks.js) draws them for the task, in Python.
+const LEARN_BATCH = {
+  text: [
+    'def batch(step):   # B windows of T + 1 words at random offsets; the sentence wraps around at its end',
+    '    uniform = mulberry32(lowbias32(lowbias32(seed) ^ step))',
+    '    n = len(tokens)',
+    '    rows = []',
+    '    for _ in range(B):',
+    '        start = math.floor(uniform() * n)',
+    '        rows.append([tokens[(start + t) % n] for t in range(T + 1)])',
+    '    s = torch.tensor(rows)',
+    '    return s[:, :-1], s[:, 1:]   # inputs, targets: the next word',
+  ],
+  previous: [
+    'def batch(step):   # random tokens; the target at t is the token at t - 1',
+    '    uniform = mulberry32(lowbias32(lowbias32(seed) ^ step))',
+    '    s = torch.tensor([[math.floor(uniform() * V) for t in range(T + 1)] for _ in range(B)])',
+    '    targets = torch.cat([torch.full((B, 1), -100), s[:, :T - 1]], dim=1)',
+    '    return s[:, :T], targets',
+  ],
+  sequence: [
+    'def batch(step):   # a (tokens 1..V-1), the separator 0, then a TASK; only the answer is predicted',
+    '    uniform = mulberry32(lowbias32(lowbias32(seed) ^ step))',
+    '    half = T // 2',
+    '    rows, masks = [], []',
+    '    for _ in range(B):',
+    '        a = [1 + math.floor(uniform() * (V - 1)) for _ in range(half)]',
+    '        s = a + [0] + ANSWER + [0] * (T + 1 - 2 * half - 1)',
+    '        rows.append(s)',
+    '        masks.append([t < half or t >= 2 * half for t in range(T)])',
+    '    s = torch.tensor(rows)',
+    '    targets = s[:, 1:].masked_fill(torch.tensor(masks), -100)',
+    '    return s[:, :T], targets',
+  ],
+};
+const LEARN_ANSWER = { copy: ['copied', 'a'], reverse: ['reversed', 'a[::-1]'], sort: ['sorted', 'sorted(a)'] };
+
+function learnSnippet({ state }) {
+  let config;
+  try {
+    config = completeConfig(demoSettings(state));
+  } catch (error) {
+    return `# Step 12 cannot train on this state: ${error.message}.`;
+  }
+  const text = config.task === 'text';
+  const lines = [
+    `# Step 12: a one-layer, one-head attention-only transformer learns ${text ? 'the next word of the sentence' : `the '${config.task}' task`},`,
+    `# as the page's demo trains it: AdamW (lr ${config.lr}, weight decay ${config.wd}), batch ${config.batch}, ${config.steps} steps.`,
+    '# Its parameters start from the page\'s own seeded init (docs/api.md "Training"), not torch\'s, and its',
+    '# batches are the page\'s (web/src/train/tasks.js): both are drawn below with the page\'s random streams,',
+    '# so the losses follow the page\'s curve (the page\'s float32 sums round differently in the last digits).',
+    'import math',
+    'import torch',
+    'import torch.nn as nn',
+    'import torch.nn.functional as F',
+    'torch.set_grad_enabled(True)',
+    'torch.set_num_threads(1)',
+    '',
+    '',
+    'class Block(nn.Module):',
+    '    def __init__(s, d, H):',
+    '        super().__init__(); s.H = H',
+    '        s.q_proj, s.k_proj, s.v_proj, s.out_proj = (nn.Linear(d, d) for _ in range(4))',
+    '',
+    '    def forward(s, h):',
+    '        B, T, d = h.shape; dh = d // s.H',
+    '        q, k, v = (p(h).view(B, T, s.H, dh).transpose(1, 2) for p in (s.q_proj, s.k_proj, s.v_proj))',
+    '        w = torch.softmax((q @ k.transpose(-2, -1) / dh ** 0.5)',
+    "                          .masked_fill(~torch.tril(torch.ones(T, T, dtype=torch.bool)), float('-inf')), -1)",
+    '        return h + s.out_proj((w @ v).transpose(1, 2).reshape(B, T, d))',
+    '',
+    '',
+    'class AttentionOnly(nn.Module):',
+    '    def __init__(s, V, T, d, H, L):',
+    '        super().__init__()',
+    '        s.tok_emb, s.pos_emb = nn.Embedding(V, d), nn.Embedding(T, d)',
+    '        s.blocks = nn.ModuleList(Block(d, H) for _ in range(L))',
+    '        s.unembed = nn.Linear(d, V)',
+    '',
+    '    def forward(s, tokens):',
+    '        h = s.tok_emb(tokens) + s.pos_emb(torch.arange(tokens.shape[1]))',
+    '        for b in s.blocks: h = b(h)',
+    '        return s.unembed(h)',
+    '',
+    '',
+    '# The page\'s random streams (web/src/core/random.js), in 32-bit unsigned arithmetic.',
+    'M = 0xFFFFFFFF',
+    '',
+    '',
+    'def lowbias32(x):',
+    '    x &= M; x ^= x >> 16; x = (x * 0x7FEB352D) & M; x ^= x >> 15; x = (x * 0x846CA68B) & M',
+    '    return x ^ (x >> 16)',
+    '',
+    '',
+    'def mulberry32(seed):',
+    '    state = seed & M',
+    '',
+    '    def uniform():',
+    '        nonlocal state',
+    '        state = (state + 0x6D2B79F5) & M',
+    '        t = ((state ^ (state >> 15)) * (state | 1)) & M',
+    '        t ^= (t + ((t ^ (t >> 7)) * (t | 61))) & M',
+    '        return (t ^ (t >> 14)) / 4294967296',
+    '    return uniform',
+    '',
+    '',
+  ];
+  if (text) {
+    const { vocabulary, tokens } = tokenizeText(config.text);
+    lines.push(`vocabulary = [${vocabulary.map(pyString).join(', ')}]`,
+      `tokens = [${Array.from(tokens).join(', ')}]   # the sentence, word by word`);
+  }
+  lines.push(`V, T, d, H, L = ${config.vocabSize}, ${config.context}, ${config.dModel}, ${config.heads}, ${config.layers}`,
+    `seed, B, steps = ${config.seed}, ${config.batch}, ${config.steps}`,
+    '',
+    'model = AttentionOnly(V, T, d, H, L)',
+    '# The page\'s init: biases 0; every other parameter, in state_dict order, N(0, 0.02²) from one',
+    '# mulberry32(seed) stream by Box-Muller (u1 = 1 - next(), u2 = next()), rounded to float32.',
+    'uniform = mulberry32(seed)',
+    'with torch.no_grad():',
+    '    for name, p in model.named_parameters():',
+    "        if name.endswith('bias'):",
+    '            p.zero_()',
+    '            continue',
+    '        values = []',
+    '        for _ in range(p.numel()):',
+    '            u1, u2 = 1 - uniform(), uniform()',
+    '            values.append(0.02 * math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2))',
+    '        p.copy_(torch.tensor(values).view(p.shape))',
+    '',
+    '');
+  if (text) lines.push(...LEARN_BATCH.text);
+  else if (config.task === 'previous') lines.push(...LEARN_BATCH.previous);
+  else {
+    const [word, answer] = LEARN_ANSWER[config.task];
+    lines.push(...LEARN_BATCH.sequence.map((line) => line.replace('TASK', word).replace('ANSWER', `${answer}`)));
+  }
+  lines.push('',
+    '',
+    `opt = torch.optim.AdamW(model.parameters(), lr=${config.lr}, weight_decay=${config.wd})`,
+    'for step in range(steps):',
+    '    inputs, targets = batch(step)   # (B, T) each',
+    '    logits = model(inputs)           # (B, T, V)',
+    '    loss = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-100)',
+    '    opt.zero_grad(); loss.backward(); opt.step()',
+    '    if step == 0 or (step + 1) % 20 == 0:',
+    "        print(f'step {step + 1:3d}  loss {loss.item():.4f}')");
+  if (text) {
+    lines.push('',
+      'with torch.no_grad():   # what the trained model predicts after each word of the sentence',
+      '    predicted = model(torch.tensor([tokens[:T]])).argmax(-1)[0]',
+      'for t in range(min(T, len(tokens))):',
+      "    print(f'{vocabulary[tokens[t]]:>12} -> {vocabulary[predicted[t]]}')");
+  }
+  return lines.join('\n');
+}
 
 /**
  * Per step: the snippet's variables the fixture records, each with the name of the page's tensor it
@@ -306,4 +466,6 @@ export const SNIPPET_CHECKS = {
   check: [['output', 'PyTorch output']],
   multihead: [['weights', 'weights'], ['context', 'context (split heads)']],
   cross: [['weights', 'weights'], ['output', 'output']],
+  // Step 12 trains in the page; its run returns no tensors, and the snippet prints its losses.
+  learn: [],
 };

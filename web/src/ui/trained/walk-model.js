@@ -54,14 +54,21 @@ export function trainedInputs(inputs, model, edits) {
     const id = index.get(word);
     for (let c = 0; c < d; c++) x[t * d + c] = tok[id * d + c] + pos[t * d + c];
   });
-  const layer = (name) => transposed(tensors[`blocks.0.${name}.weight`]);
+  // The q/k/v projections in the walk's layout (inputs.js projectionWeights): `shown` as PyTorch stores them,
+  // `core` as (d_in, d_out) for X·W; the learner's edits go to the matrix as shown.
+  const { layout } = inputs.weights;
+  const shown = {};
+  const core = {};
+  [['query', 'q_proj', 'Wq'], ['key', 'k_proj', 'Wk'], ['value', 'v_proj', 'Wv']].forEach(([name, module, edit]) => {
+    const weight = tensors[`blocks.0.${module}.weight`]; // nn.Linear's (out, in)
+    const stored = layout === 'linear' ? { data: Float32Array.from(weight.data), shape: [...weight.shape] } : transposed(weight);
+    shown[name] = applyEdits(stored, edits, edit);
+    core[name] = layout === 'linear' ? transposed(shown[name]) : shown[name];
+  });
   return {
     ...inputs,
     x: applyEdits({ data: x, shape: [T, d] }, edits, 'x'),
-    projection: {
-      query: applyEdits(layer('q_proj'), edits, 'Wq'),
-      key: applyEdits(layer('k_proj'), edits, 'Wk'),
-      value: applyEdits(layer('v_proj'), edits, 'Wv'),
-    },
+    projection: core,
+    weights: { layout, shown, core },
   };
 }

@@ -23,3 +23,13 @@ export function completeConfig(settings) {
   return config;
 }
 
+/** Step 12's settings: one layer, one head, on the sentence's words (or a chosen synthetic task). */
+export function demoSettings(state) {
+  const words = state.sentence.trim().split(/\s+/).length;
+  const sentence = state['learn-task'] === 'sentence';
+  return {
+    task: sentence ? 'text' : state['learn-task'], text: state.sentence, layers: 1, heads: 1, dModel: 16,
+    context: sentence ? Math.max(2, Math.min(16, words)) : 8, vocabSize: 8,
+    lr: 0.03, wd: 0.01, batch: 16, seed: state.seed, steps: 200,
+  };
+}

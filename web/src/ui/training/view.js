@@ -7,7 +7,7 @@ import '../training.css';
 import { renderControls } from '../controls.js';
 import { download } from '../export.js';
 import { STRINGS, format } from '../strings.js';
-import { completeConfig } from './config.js';
+import { completeConfig, demoSettings } from './config.js';
 import { drawHeatmap, peaks, rowEntropy } from './heatmaps.js';
 import { createLossChart } from './loss-chart.js';
 import { startRunner } from './runner.js';
@@ -32,17 +32,6 @@ export function tabSettings(state) {
     task: state['train-task'], text: state['train-text'], layers: state['train-layers'], heads: state['train-heads'],
     dModel: state['train-d-model'], context: state['train-context'], lr: state['train-lr'], wd: state['train-wd'],
     batch: state['train-batch'], seed: state['train-seed'], steps: state['train-steps'],
-  };
-}
-
-/** Step 12's settings: one layer, one head, on the sentence's words (or a chosen synthetic task). */
-export function demoSettings(state) {
-  const words = state.sentence.trim().split(/\s+/).length;
-  const sentence = state['learn-task'] === 'sentence';
-  return {
-    task: sentence ? 'text' : state['learn-task'], text: state.sentence, layers: 1, heads: 1, dModel: 16,
-    context: sentence ? Math.max(2, Math.min(16, words)) : 8, vocabSize: 8,
-    lr: 0.03, wd: 0.01, batch: 16, seed: state.seed, steps: 200,
   };
 }
 
