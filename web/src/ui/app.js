@@ -43,9 +43,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   function loadBackend(name) {
     if (!backends.has(name)) {
-      // One thread: the page's sizes (T ≤ 32, d ≤ 64) are far below the workers' crossover, and starting
-      // them would cost every visit two more WASM instances for nothing.
-      backends.set(name, loadOptions(name).then((options) => loadAttention({ backend: name, threads: 1, ...options })));
+      // One thread and no GPU probe: the page's sizes (T ≤ 32, d ≤ 64) are far below the workers' and any
+      // GPU's crossover, so workers would cost every visit two more WASM instances, and asking for an adapter
+      // only to measure one would make a browser without a GPU log "No available adapters." on every visit.
+      backends.set(name, loadOptions(name).then((options) => loadAttention({ backend: name, threads: 1, gpuProbe: false, ...options })));
       backends.get(name).catch(() => backends.delete(name)); // a failed load may succeed later
     }
     return backends.get(name);
