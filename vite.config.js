@@ -2,7 +2,8 @@
 // from any static host and any sub-path, without special headers and without network access (KaTeX and
 // the WASM modules are bundled). `--mode single` builds the one-file variant (vite-plugin-singlefile:
 // module, styles and fonts inlined; the WASM bytes inlined as base64 and handed to the core as
-// `wasmBinary`), which scripts/build.sh moves to dist/playground-single.html.
+// `wasmBinary`), which scripts/build.sh moves to dist/playground-single.html. `--mode package` builds the
+// page the npm package ships (page/, see packagePage below).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
@@ -84,7 +85,8 @@ function katexWoff2Only() {
     enforce: 'pre',
     transform(code, id) {
       if (!/katex(\.min)?\.css$/.test(id)) return null;
-      const unused = new RegExp(`@font-face\\{[^}]*font-family:KaTeX_(${UNUSED_KATEX_FAMILIES.join('|')});[^}]*\\}`, 'g');
+      // katex.min.css quotes some family names (font-family:"KaTeX_SansSerif").
+      const unused = new RegExp(`@font-face\\{[^}]*font-family:"?KaTeX_(${UNUSED_KATEX_FAMILIES.join('|')})"?;[^}]*\\}`, 'g');
       return code
         .replace(unused, '')
         .replace(/,\s*url\([^)]*\.woff\) format\("woff"\)/g, '')
@@ -135,15 +137,54 @@ function keepWasmOutOfInlining() {
   };
 }
 
+// The npm package ships the page (and the element beside it) in page/, next to the core it already ships:
+// pkg/page/index.html and pkg/web/src/core/wasm/. So the package holds each .wasm build and each
+// Emscripten glue module once: the page's chunks (page/assets/) load the core's own files by a relative
+// URL instead of hashed copies of them. dist/ stays self-contained (any static host, any sub-path).
+const CORE_FROM_PAGE_ASSETS = '../../web/src/core/wasm/';
+const CORE_BUILD_FILE = /^attention-(simd|baseline)\.(wasm|mjs)$/;
+function coreFilesFromPackage() {
+  const coreFile = (id) => {
+    const path = id.split('?')[0];
+    const name = path.split('/').pop();
+    return path.startsWith(repo('./web/src/core/wasm/')) && CORE_BUILD_FILE.test(name) ? name : null;
+  };
+  return {
+    name: 'attention-playground:core-files-from-package',
+    enforce: 'pre',
+    // The glue modules: imported at run time from the core's folder (external, the path kept as written).
+    async resolveId(source, importer, options) {
+      if (!/attention-(simd|baseline)\.mjs$/.test(source)) return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      const name = resolved && coreFile(resolved.id);
+      return name ? { id: `${CORE_FROM_PAGE_ASSETS}${name}`, external: 'absolute' } : null;
+    },
+    // The .wasm files: renderBuiltUrl (below) points their URLs at the core's folder; the hashed copies
+    // Vite emitted are dropped here.
+    generateBundle(_, bundle) {
+      for (const fileName of Object.keys(bundle)) {
+        if (/^assets\/attention-(simd|baseline)-[\w-]+\.wasm$/.test(fileName)) delete bundle[fileName];
+      }
+    },
+  };
+}
+const packageWasmUrl = (fileName) => {
+  const match = /^assets\/attention-(simd|baseline)-[\w-]+\.wasm$/.exec(fileName);
+  return match ? `${CORE_FROM_PAGE_ASSETS}attention-${match[1]}.wasm` : { relative: true };
+};
+
 export default defineConfig(({ mode }) => {
   const single = mode === 'single';
+  const forPackage = mode === 'package';
   return {
     root: repo('./web'),
     base: './',
     publicDir: single ? false : repo('./web/public'),
-    plugins: [checkFixture(), typesetFormulas(), cppRegions(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults()])],
+    plugins: [checkFixture(), typesetFormulas(), cppRegions(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults()]),
+      ...(forPackage ? [coreFilesFromPackage()] : [])],
+    ...(forPackage ? { experimental: { renderBuiltUrl: packageWasmUrl } } : {}),
     build: {
-      outDir: single ? repo('./build/page-single') : repo('./dist'),
+      outDir: single ? repo('./build/page-single') : forPackage ? repo('./page') : repo('./dist'),
       emptyOutDir: true,
       target: 'es2022',
       reportCompressedSize: false,
@@ -152,7 +193,7 @@ export default defineConfig(({ mode }) => {
     },
     // Module workers as ES modules, so their dynamic imports stay chunks of their own: the training worker
     // loads the core's WASM path only, never its WebGPU code.
-    worker: { format: 'es' },
+    worker: { format: 'es', ...(forPackage ? { plugins: () => [coreFilesFromPackage()] } : {}) },
     server: { fs: { allow: [repo('.')] } },
   };
 });

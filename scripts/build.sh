@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything `npm test` and `npm start` need: the native core and its tests, the two WASM
-# modules (SIMD and baseline) into web/src/core/wasm/, and the static page into dist/.
+# modules (SIMD and baseline) into web/src/core/wasm/, the static page into dist/, and the page the npm
+# package ships into page/ (the same page, taking its .wasm files and glue from the core's folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -20,3 +21,6 @@ echo "build: playground page (dist/) and the single-file page (dist/playground-s
 npx vite build --logLevel warn
 npx vite build --mode single --logLevel warn
 cp build/page-single/index.html dist/playground-single.html
+
+echo "build: the npm package's page (page/)"
+npx vite build --mode package --logLevel warn
