@@ -8,7 +8,7 @@ import { CHECKS } from './reference/checks.js';
 import { checkKnownKeys, withoutValueScan } from './reference/check-helpers.js';
 import { ENTRIES, FUNCTION_NAMES, REGISTRY } from './registry.js';
 import { checkOption } from './registry-checks.js';
-import { fail } from './registry-errors.js';
+import { ApiError, fail } from './registry-errors.js';
 import { defaultIntermediates, INTERMEDIATES_LIMIT, plan } from './planner.js';
 import { addBatchAxis, checkTensorStructure, dropBatchAxis } from './tensor.js';
 
@@ -199,13 +199,32 @@ export function createAttention(backend, { fallbackReason = null, threadsReason 
   };
   for (const fn of FUNCTION_NAMES) {
     const check = CHECKS[fn];
+    /**
+     * The binding's value scan reports a NaN or ±∞ input with a message only; the check with its scan, run
+     * again only then, gives the same words as the ApiError every backend throws ({fn, argument, value,
+     * expected, kind}). Any other error of the backend passes through as it is.
+     */
+    const structured = (error, args) => {
+      if (!backend.scansValues || error instanceof ApiError) return error;
+      try {
+        check(...args);
+      } catch (checked) {
+        if (checked instanceof ApiError) return checked;
+      }
+      return error;
+    };
     attention[fn] = (...callArgs) => {
       const { args, unbatched } = normalizeArguments(fn, callArgs);
       // A backend whose binding scans every value (NaN, ±∞) itself, in the same words, is spared a second scan.
       if (backend.scansValues) withoutValueScan(() => check(...args));
       else check(...args);
       if (typeof backend[fn] !== 'function') throw new Error(`${fn}: the ${backend.name} backend does not provide ${fn}`);
-      const results = backend[fn](...args);
+      let results;
+      try {
+        results = backend[fn](...args);
+      } catch (error) {
+        throw structured(error, args);
+      }
       lastCall = record(fn, args);
       // WebGPU and the workers answer with a Promise; the normalised result then comes as a Promise too,
       // and lastCall is read again once it settles ('auto' decides on the GPU side only then).
@@ -213,6 +232,8 @@ export function createAttention(backend, { fallbackReason = null, threadsReason 
         return results.then((value) => {
           lastCall = record(fn, args);
           return finishResults(fn, value, unbatched);
+        }, (error) => {
+          throw structured(error, args);
         });
       }
       return finishResults(fn, results, unbatched);
