@@ -1,6 +1,7 @@
 // Random valid API calls for property.test.js, as fast-check arbitraries: every function of docs/api.md's
-// step table that takes floats, matmul, and the multi-head functions on both paths (intermediates true and
-// false, so the fused kernel too). A call is plain JSON ({fn, args} with tensors as {shape, values}), so the
+// step table that takes floats, matmul, scaledDotProductAttention (with a boolean or float mask, or
+// isCausal) and the multi-head functions on both paths (intermediates true and false, so the fused kernel
+// too). A call is plain JSON ({fn, args} with tensors as {shape, values}), so the
 // same calls can go to a child Node (property-relaxed.mjs) and come back comparable.
 //
 // Values are dyadic and small (inputs k/32 in [-1, 1], weights k/64 in [-¼, ¼]): logits stay below ~10,
@@ -70,6 +71,24 @@ const steps = fc.oneof(
   })),
 );
 
+// scaledDotProductAttention: up to two leading axes, L ≠ S and Ev ≠ E allowed; no mask, isCausal, or a boolean
+// (Uint8Array, 0/1, `dtype: 'uint8'` here) or float mask (k/8, sometimes −∞) of shape (L, S) or (…, L, S).
+const sdpa = fc.tuple(fc.array(size(1, 2), { maxLength: 2 }), size(1, 7), size(1, 7), size(1, 5), size(1, 5),
+  fc.constantFrom('none', 'causal', 'boolean', 'float'), fc.boolean())
+  .chain(([lead, L, S, E, Ev, maskKind, fullMask]) => {
+    const maskShape = fullMask ? [...lead, L, S] : [L, S];
+    const floatMask = fc.oneof({ weight: 7, arbitrary: fc.integer({ min: -16, max: 16 }).map((k) => k / 8) }, { weight: 1, arbitrary: fc.constant('-Infinity') });
+    const attnMask = maskKind === 'boolean' ? tensorOf(maskShape, fc.constantFrom(0, 1, 1)).map((mask) => ({ ...mask, dtype: 'uint8' }))
+      : maskKind === 'float' ? tensorOf(maskShape, floatMask) : fc.constant(null);
+    return fc.record({
+      fn: fc.constant('scaledDotProductAttention'),
+      args: fc.tuple(tensorOf([...lead, L, E]), tensorOf([...lead, S, E]), tensorOf([...lead, S, Ev]), fc.record({
+        attnMask, isCausal: fc.constant(maskKind === 'causal'), scale: fc.constantFrom(null, 0.5, 1),
+        dropoutP: fc.constantFrom(0, 0, 0.25), seed: fc.integer({ min: 0, max: 2 ** 32 - 1 }), intermediates: fc.boolean(),
+      })),
+    });
+  });
+
 // The multi-head functions, up to 40 tokens (several panels of 8 queries in the fused kernel).
 const multihead = fc.tuple(size(1, 2), size(1, 40), size(1, 8), size(1, 3), size(1, 5), fc.boolean(), fc.boolean(), attentionOptions)
   .chain(([B, T, dIn, heads, dHead, out, intermediates, options]) => {
@@ -99,14 +118,17 @@ const multihead = fc.tuple(size(1, 2), size(1, 40), size(1, 8), size(1, 3), size
   });
 
 /** One random valid call: {fn, args}, JSON-serialisable. */
-export const validCall = fc.oneof({ arbitrary: steps, weight: 1 }, { arbitrary: multihead, weight: 2 });
+export const validCall = fc.oneof({ arbitrary: steps, weight: 1 }, { arbitrary: sdpa, weight: 1 }, { arbitrary: multihead, weight: 2 });
 
-/** The call's arguments as the API takes them: tensor specs become Float32Array tensors. */
+/** The call's arguments as the API takes them: tensor specs become Float32Array tensors (Uint8Array: dtype 'uint8'). */
 export function materialise(args) {
   const walk = (value) => {
     if (Array.isArray(value)) return value.map(walk);
     if (value !== null && typeof value === 'object') {
-      if (Array.isArray(value.shape) && Array.isArray(value.values)) return { shape: value.shape, data: Float32Array.from(value.values) };
+      if (Array.isArray(value.shape) && Array.isArray(value.values)) {
+        // Number('-Infinity'): a float mask's −∞ travels as text in JSON
+        return { shape: [...value.shape], data: (value.dtype === 'uint8' ? Uint8Array : Float32Array).from(value.values, Number) };
+      }
       return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, walk(inner)]));
     }
     return value;

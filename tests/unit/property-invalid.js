@@ -4,7 +4,8 @@
 //     that is not an array (a number, a string, null, an array-like, a typed array); the empty shape;
 //   - a tensor's rank (a sequence or a weight given one axis more or fewer), or a weight one row too long;
 //   - a tensor's data: the wrong typed array, a plain array, null, a length that disagrees with the shape,
-//     a NaN or +∞ among the values; the tensor itself replaced by null, a number, an array or a typed array;
+//     a NaN or +∞ among the values (a 2 in a boolean mask); the tensor itself replaced by null, a number,
+//     an array or a typed array; isCausal together with an attnMask;
 //   - the weights object: not an object, a required key missing, an unknown key;
 //   - options: not an object; an unknown name (own keys such as 'constructor' and 'toString' included);
 //     a value of the wrong type (a string, a BigInt, null, a boolean for a number, a number for a
@@ -48,6 +49,7 @@ const BAD_SHAPES = [() => 6, () => '2,3', () => null, () => undefined, () => ({ 
 /** Data that is not a Float32Array. */
 const BAD_DATA = [(n) => new Float64Array(n), (n) => Array.from({ length: n }, () => 0), (n) => new Int32Array(n), () => null,
   (n) => new Uint8Array(n), () => 'data'];
+const UINT8_DATA = 4;
 /** Whole tensors that are not tensors. */
 const BAD_TENSORS = [() => null, () => 3, () => [1, 2, 3], () => new Float32Array(3), () => ({ shape: [3] }), () => 'x'];
 const BAD_OPTION_OBJECTS = [() => 5, () => 'causal', () => [], () => true, () => new Float32Array(1)];
@@ -96,10 +98,17 @@ function mutationsOf({ fn, args }) {
   const tensors = tensorPaths(args);
   const pick = (list) => fc.constantFrom(...list);
   const index = (list) => fc.nat({ max: list.length - 1 });
+  // A mask (scaledDotProductAttention's attnMask) may be a Uint8Array, and may broadcast from the empty shape.
+  const isMask = (path) => path.includes('attnMask');
+  const allBut = (list, excluded) => fc.constantFrom(...list.map((_, i) => i).filter((i) => !excluded.includes(i)));
   const choices = [
     fc.record({ kind: fc.constant('shape-entry'), path: pick(tensors), make: index(BAD_SHAPE_ENTRIES), at: fc.nat() }),
-    fc.record({ kind: fc.constant('shape'), path: pick(tensors), make: index(BAD_SHAPES) }),
-    fc.record({ kind: fc.constant('data'), path: pick(tensors), make: index(BAD_DATA) }),
+    pick(tensors).chain((path) => fc.record({
+      kind: fc.constant('shape'), path: fc.constant(path), make: isMask(path) ? allBut(BAD_SHAPES, [BAD_SHAPES.length - 1]) : index(BAD_SHAPES),
+    })),
+    pick(tensors).chain((path) => fc.record({
+      kind: fc.constant('data'), path: fc.constant(path), make: isMask(path) ? allBut(BAD_DATA, [UINT8_DATA]) : index(BAD_DATA),
+    })),
     fc.record({ kind: fc.constant('length'), path: pick(tensors), extra: fc.constantFrom(-1, 1, 7) }),
     fc.record({ kind: fc.constant('value'), path: pick(tensors), at: fc.nat(), value: fc.constantFrom(NaN, Infinity) }),
     // null is an absent optional weight (a bias), so inside the weights only the other non-tensors.
@@ -108,7 +117,8 @@ function mutationsOf({ fn, args }) {
     })),
   ];
   // Ranks and sizes: sequences and weights have a fixed rank and sizes tied to the rest of the call.
-  const shaped = tensors.filter((path) => ['sequence', 'weights'].includes(argKind(fn, path)));
+  const shaped = tensors.filter((path) => ['sequence', 'weights'].includes(argKind(fn, path))
+    || (fn === 'scaledDotProductAttention' && path.length === 1)); // query, key, value: rank ≥ 2, all one rank
   // One axis more (a sequence given unbatched gets two, as one more would batch it) or flattened to rank 1.
   const reshaped = (path, grow) => {
     const { shape } = at(args, path);
@@ -129,6 +139,9 @@ function mutationsOf({ fn, args }) {
       fc.record({ kind: fc.constant('weights-missing'), at: fc.constant(weightsIndex), key: pick(required) }),
       fc.record({ kind: fc.constant('weights-unknown'), at: fc.constant(weightsIndex), key: pick(['bias', 'Query', 'weight', 'constructor']) }),
     );
+  }
+  if (entry.options?.attnMask && args[entry.args.length].attnMask) {
+    choices.push(fc.record({ kind: fc.constant('causal-with-mask'), at: fc.constant(entry.args.length) }));
   }
   if (entry.options) {
     const at = entry.args.length;
@@ -170,8 +183,9 @@ function applyTensorMutation(tensor, mutation) {
     return { ...tensor, data: new Float32Array(length === tensor.data.length ? length + 1 : length) };
   }
   if (kind === 'value') {
-    const data = Float32Array.from(tensor.data);
-    data[mutation.at % data.length] = mutation.value;
+    // a boolean mask holds 0 and 1 only: 2 there
+    const data = tensor.data.slice();
+    data[mutation.at % data.length] = data instanceof Uint8Array ? 2 : mutation.value;
     return { ...tensor, data };
   }
   if (kind === 'tensor') return BAD_TENSORS[mutation.make]();
@@ -204,6 +218,8 @@ export function applyMutation(args, mutation) {
   } else if (kind === 'heads-divisor') {
     // d_out + 1 heads never divide d_out.
     args[mutation.at] = { ...args[mutation.at], heads: mutation.dOut + 1 };
+  } else if (kind === 'causal-with-mask') {
+    args[mutation.at] = { ...args[mutation.at], isCausal: true };
   } else if (kind === 'arity') {
     args[mutation.at] = mutation.value;
   } else {
