@@ -17,10 +17,16 @@ for variant in simd baseline; do
   cmake --build "build/wasm-$variant" -j "$JOBS"
 done
 
-echo "build: playground page (dist/) and the single-file page (dist/playground-single.html)"
-npx vite build --logLevel warn
-npx vite build --mode single --logLevel warn
+# The three page builds write to their own folders (dist/, build/page-single/, page/) and run side by side:
+# each spends much of its time on one thread.
+echo "build: playground page (dist/), the single-file page (dist/playground-single.html), the npm package's page (page/)"
+npx vite build --logLevel warn &
+page=$!
+npx vite build --mode single --logLevel warn &
+single=$!
+npx vite build --mode package --logLevel warn &
+package=$!
+status=0
+for build in "$page" "$single" "$package"; do wait "$build" || status=1; done
+[ "$status" = 0 ] || { echo "build: a page build failed" >&2; exit 1; }
 cp build/page-single/index.html dist/playground-single.html
-
-echo "build: the npm package's page (page/)"
-npx vite build --mode package --logLevel warn
