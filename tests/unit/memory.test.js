@@ -5,6 +5,13 @@
 import { describe, expect, test } from 'vitest';
 import { loadAttention } from '../../web/src/core/index.js';
 import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
+import { createAttention } from '../../web/src/core/api.js';
+import { createRoutingBackend } from '../../web/src/core/backends/auto.js';
+import { createThreadedBackend } from '../../web/src/core/backends/threads.js';
+import { withDeviceLossFallback } from '../../web/src/core/backends/webgpu.js';
+import { createReferenceBackend } from '../../web/src/core/reference/index.js';
+import { FUNCTION_NAMES } from '../../web/src/core/registry.js';
+import { GpuUnavailableError } from '../../web/src/gpu/device.js';
 import { JOURNEY, JOURNEY_CONTEXT, waveTensor } from './wasm-helpers.js';
 
 const MiB = 2 ** 20;
@@ -96,4 +103,68 @@ describe('attention.memory and attention.compact()', () => {
     }, { scale: false }).output.data.slice(3, 6);
     JOURNEY_CONTEXT.forEach((value, k) => expect(context[k]).toBeCloseTo(value, 4));
   }, 60_000);
+});
+
+describe('one composition of backends (backends/compose.js): the threads wrapper, auto and the device-loss fallback', () => {
+  /** A pool of two "workers" that answer every message with their memory, as attention-worker.js does. */
+  function fakePool() {
+    const asked = [];
+    const pool = {
+      workers: [{}, {}],
+      failed: null,
+      memory: [{ bytes: 17 * MiB, peak: 40 * MiB }, { bytes: 18 * MiB, peak: 41 * MiB }],
+      ask(k, message) {
+        asked.push([k, message.type]);
+        if (message.type === 'compact') pool.memory[k] = { bytes: 16 * MiB, peak: pool.memory[k].peak };
+        return Promise.resolve({ memory: pool.memory[k] });
+      },
+      terminate() {},
+    };
+    return { pool, asked };
+  }
+
+  test('threads: memory is the main module plus workers; compact() renews the main module and asks every worker', async () => {
+    const cpu = await loadWasmBackend({ build: 'baseline' });
+    const { pool, asked } = fakePool();
+    const attention = createAttention(createThreadedBackend(cpu, pool));
+    expect(attention.memory).toEqual({ ...cpu.memory, workers: pool.memory });
+    await attention.compact();
+    expect(asked).toEqual([[0, 'compact'], [1, 'compact']]);
+    expect(attention.memory.workers).toEqual([{ bytes: 16 * MiB, peak: 40 * MiB }, { bytes: 16 * MiB, peak: 41 * MiB }]);
+    expect(Object.keys(attention).filter((key) => FUNCTION_NAMES.includes(key))).toEqual(FUNCTION_NAMES);
+    expect(journeyContext(attention)[0]).toBeGreaterThan(0);
+  });
+
+  test("auto: memory and compact() are its WASM side's", async () => {
+    const cpu = await loadWasmBackend({ build: 'baseline' });
+    let compacted = 0;
+    const counting = { ...cpu, compact: () => { compacted++; return cpu.compact(); } };
+    Object.defineProperty(counting, 'memory', { get: () => cpu.memory });
+    const routed = createRoutingBackend(counting, {
+      adapterInfo: { emulated: false, label: 'test adapter' }, thresholdN: null, probe: false,
+      loadGpu: () => Promise.reject(new Error('no GPU here')),
+    });
+    const attention = createAttention(routed);
+    expect(attention.memory).toEqual(cpu.memory);
+    await attention.compact();
+    expect(compacted).toBe(1);
+    expect(journeyContext(attention)[0]).toBeGreaterThan(0);
+    expect(attention.lastCall.backend).toBe('wasm-baseline');
+  });
+
+  test('device-loss fallback: no module on the GPU ({bytes: 0, peak: 0}); the WASM module once the device is lost', async () => {
+    const cpu = await loadWasmBackend({ build: 'baseline' });
+    const reference = createReferenceBackend();
+    let lose = null;
+    const gpu = { name: 'webgpu', onLost: (listener) => { lose = listener; } };
+    for (const fn of FUNCTION_NAMES) gpu[fn] = async (...args) => reference[fn](...args);
+    const attention = createAttention(withDeviceLossFallback(gpu, async () => cpu));
+    expect(attention.memory).toEqual({ bytes: 0, peak: 0 });
+    await attention.compact();
+    lose(new GpuUnavailableError('device-lost', 'WebGPU: the device was lost (test)'));
+    await attention.attentionWithoutWeights(JOURNEY);
+    expect(attention.backend).toBe('wasm-baseline');
+    expect(attention.memory).toEqual(cpu.memory);
+    expect(attention.fallbackReason).toMatch(/^WebGPU: the device was lost \(test\); now on wasm-baseline$/);
+  });
 });
