@@ -53,6 +53,14 @@ export function checkMasks(fn, options, { B, H, Tq, Tk }) {
         `(Tq, Tk), (B, Tq, Tk) or (B, H, Tq, Tk), each size as in [B=${B}, H=${H}, Tq=${Tq}, Tk=${Tk}] or 1 (not (B·H, Tq, Tk))`);
     }
     if (boolean) checkZeroOne(fn, 'options.attnMask', attnMask.data, 'a boolean mask: 1 = may attend');
+    // A float mask's values are scanned here on every backend (it is small, and its Error stays structured
+    // where a WASM binding would otherwise scan it): −∞ masks out, NaN and +∞ are refused.
+    else {
+      for (let i = 0; i < attnMask.data.length; i++) {
+        const value = attnMask.data[i];
+        if (!Number.isFinite(value) && value !== -Infinity) fail(fn, 'value', `options.attnMask[${i}]`, value, 'finite numbers or -Infinity');
+      }
+    }
   }
   if (present(keyPaddingMask)) {
     const { shape } = keyPaddingMask;
