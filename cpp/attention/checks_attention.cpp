@@ -1,5 +1,6 @@
 // Checks for the attention functions: self (steps 6–8), multi-head (step 10) and cross (step 11).
 #include "attention/check_helpers.h"
+#include "attention/masks.h"
 #include "attention/checks.h"
 #include "attention/fast_attention.h"
 
@@ -30,7 +31,7 @@ std::string check_matrix(const std::string& function, const std::string& argumen
 std::string check_query_key_value(const std::string& function, const std::string& prefix,
                                   const ProjectionWeights& weights, const char* query_in_name, int query_in,
                                   const char* context_in_name, int context_in, WeightLayout layout, const char* out_name,
-                                  int& d_out) {
+                                  int& d_out, const char* value_in_name = nullptr, int value_in = 0) {
   const bool linear = layout == WeightLayout::Linear;
   const std::string query_name = prefix + "query";
   const std::vector<std::string> axes =
@@ -51,9 +52,13 @@ std::string check_query_key_value(const std::string& function, const std::string
   }
   for (const auto& [name, matrix] : {std::pair{"key", &weights.key}, std::pair{"value", &weights.value}}) {
     const std::string argument = prefix + name;
+    // the values may come from their own input (crossAttention's xValue): (d_xv, d_out)
+    const bool own = value_in_name != nullptr && matrix == &weights.value;
+    const char* in_name = own ? value_in_name : context_in_name;
+    const int in = own ? value_in : context_in;
     const std::string message =
-        linear ? check_matrix(function, argument, *matrix, out_name, d_out, context_in_name, context_in)
-               : check_matrix(function, argument, *matrix, context_in_name, context_in, out_name, d_out);
+        linear ? check_matrix(function, argument, *matrix, out_name, d_out, in_name, in)
+               : check_matrix(function, argument, *matrix, in_name, in, out_name, d_out);
     if (!message.empty()) return linear ? message + " (layout 'linear')" : message;
   }
   for (const auto& [name, bias] : {std::pair{"queryBias", &weights.query_bias}, std::pair{"keyBias", &weights.key_bias},
@@ -167,6 +172,7 @@ std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeig
   }
   if (auto message = check_attention_options(function, options, false); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
+  if (auto message = check_masks(function, options, batch, heads, time, time); !message.empty()) return message;
   // teaching: the heads' projections before they are joined; fused: the heads' weights joined side by side
   return check_counter_and_memory(function, x, {batch, heads, time, time, d_out, false}, options,
                                   3.0 * batch * time * d_out, 3.0 * x.shape[2] * d_out + 3.0 * d_out, max_bytes);
@@ -187,6 +193,7 @@ std::string check_multihead_attention_split(const Tensor& x, const ProjectionWei
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
+  if (auto message = check_masks(function, options, batch, options.heads, time, time); !message.empty()) return message;
   return check_counter_and_memory(function, x, {batch, options.heads, time, time, d_out, false}, options, 0, 0,
                                   max_bytes);
 }
@@ -213,6 +220,7 @@ std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights&
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
   const int batch = x.shape[0], time = x.shape[1];
+  if (auto message = check_masks(function, options, batch, options.heads, time, time); !message.empty()) return message;
   // teaching: the (B, T, 3·d_out) projection before it is split into Q, K, V
   return check_counter_and_memory(function, x, {batch, options.heads, time, time, d_out, false}, options,
                                   3.0 * batch * time * d_out, 0, max_bytes);
@@ -229,9 +237,22 @@ std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context
   if (auto message = check_shape(function, "xContext", x_context, {batch, -1, -1}, "[" + dim("B", batch) + ", Tk, d_kv]");
       !message.empty())
     return message;
+  const int cols = x_context.shape[1];
+  // options.x_value (B, Tk, d_xv): the values' own input, with the batch and Tk of xContext
+  const bool own_values = options.x_value.present();
+  if (own_values) {
+    if (auto message = check_tensor(function, "options.xValue", options.x_value, {"B", "Tk", "d_xv"}); !message.empty()) {
+      return message;
+    }
+    if (auto message = check_shape(function, "options.xValue", options.x_value, {batch, cols, -1},
+                                   "[" + dim("B", batch) + ", " + dim("Tk", cols) + ", d_xv] (the batch size and Tk of xContext)");
+        !message.empty())
+      return message;
+  }
   int d_out = 0;
   if (auto message = check_query_key_value(function, "weights.", weights, "d_q", x_query.shape[2], "d_kv",
-                                           x_context.shape[2], WeightLayout::Matrix, "d_out", d_out);
+                                           x_context.shape[2], WeightLayout::Matrix, "d_out", d_out,
+                                           own_values ? "d_xv" : nullptr, own_values ? options.x_value.shape[2] : 0);
       !message.empty())
     return message;
   if (auto message = check_out_projection(function, weights.out_weight, weights.out_bias, d_out); !message.empty()) {
@@ -239,7 +260,8 @@ std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context
   }
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = check_heads_divide(function, d_out, options.heads); !message.empty()) return message;
-  const int rows = x_query.shape[1], cols = x_context.shape[1];
+  const int rows = x_query.shape[1];
+  if (auto message = check_masks(function, options, batch, options.heads, rows, cols); !message.empty()) return message;
   // teaching: the context sequence's copy beside the query's
   return check_counter_and_memory(function, x_query, {batch, options.heads, rows, cols, d_out, true}, options,
                                   static_cast<double>(x_context.element_count()), 0, max_bytes);

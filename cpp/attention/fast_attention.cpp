@@ -5,13 +5,15 @@
 
 #include "attention/check_helpers.h"
 #include "attention/cross_attention.h"
+#include "attention/masks.h"
 #include "attention/multihead.h"
 #include "kernels/multihead_fast.h"
 
 namespace ap {
 
 bool fused_kernel_applies(const AttentionOptions& options) {
-  return !options.intermediates && options.dropout == 0.0f && (!options.causal || options.mask == MaskMode::NegInf);
+  return !options.intermediates && options.dropout == 0.0f && (!options.causal || options.mask == MaskMode::NegInf) &&
+         !has_masks(options) && !options.x_value.present();
 }
 
 std::string check_fused_kernel_memory(const std::string& function, int batch, int tq, int tk, int d_out, int heads,

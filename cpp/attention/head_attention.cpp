@@ -7,6 +7,7 @@
 
 #include "attention/dropout.h"
 #include "attention/eigen_views.h"
+#include "attention/masks.h"
 #include "attention/projection.h"
 #include "attention/softmax.h"
 
@@ -49,7 +50,18 @@ Tensor attention_per_head(const Tensor& query, const Tensor& key, const Tensor& 
   // region: mask-softmax
   // 3. mask and 4. softmax, in the order the mask mode prescribes
   Tensor& weights = result.weights;
-  if (!options.causal) {
+  if (has_masks(options)) {
+    // −∞ in the future (causal), where attn_mask is 0 or adds, where a key is padding; then softmax, where a
+    // row left with no key gets zero weights (masks.h; the mask mode is 'neg_inf', checked)
+    result.masked = result.scaled;
+    if (options.causal) {
+      for (int s = 0; s < slices; ++s)
+        fill_future(result.masked.data.data() + s * block, rows, cols, -std::numeric_limits<float>::infinity());
+    }
+    apply_masks(result.masked, options);
+    weights = result.masked;
+    for (int s = 0; s < slices; ++s) normalise_rows(weights.data.data() + s * block, rows, cols);
+  } else if (!options.causal) {
     weights = result.scaled;
     for (int s = 0; s < slices; ++s) normalise_rows(weights.data.data() + s * block, rows, cols);
   } else if (options.mask == MaskMode::NegInf) {

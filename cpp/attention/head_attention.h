@@ -9,7 +9,7 @@
 namespace ap {
 
 // query (B, H, Tq, d_k), key (B, H, Tk, d_k), value (B, H, Tk, d_v) → per-head context (B, H, Tq, d_v).
-// Fills result.scores, scaled, masked (when causal), weights (B, H, Tq, Tk) and dropped (when dropout > 0),
+// Fills result.scores, scaled, masked (when causal or a mask is given: masks.h), weights (B, H, Tq, Tk) and dropped (when dropout > 0),
 // following options (scale by 1/√d_k, temperature, causal mask mode, dropout with the counter RNG over
 // the flat index of the (B, H, Tq, Tk) weights). Arguments are assumed checked.
 Tensor attention_per_head(const Tensor& query, const Tensor& key, const Tensor& value,

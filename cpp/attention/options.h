@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "attention/tensor.h"
+
 namespace ap {
 
 // How a row of scores becomes weights (step 5).
@@ -38,6 +40,11 @@ struct AttentionOptions {
   WeightLayout layout = WeightLayout::Matrix;  // self_attention only; ignored elsewhere
   int heads = 1;              // H (split, fused, cross); stacked takes H from its weights
   bool intermediates = true;  // false: return only `output` (multi-head and cross)
+  // The masks (multi-head and cross; docs/api.md "Masks", attention/masks.h), absent when not given:
+  Tensor attn_mask;                // (Tq, Tk), (B, Tq, Tk) or (B, H, Tq, Tk)
+  bool attn_mask_boolean = false;  // true: 0/1 values, 1 = may attend; false: added to the scaled scores
+  Tensor key_padding_mask;         // (B, Tk), 0/1 values, 1 = padding
+  Tensor x_value;                  // cross_attention only: the values' own input (B, Tk, d_xv)
 };
 
 // Options of softmax (step 5).

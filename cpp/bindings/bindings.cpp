@@ -91,6 +91,28 @@ void read_fused_weights(Call& call, const val& js, FusedWeights& out) {
   call.read_optional(js[js_key("outBias")], "weights.outBias", out.out_bias);
 }
 
+// The masks of the multi-head forwards and crossAttention (docs/api.md "Masks"; the API has checked and completed
+// the options): attnMask and keyPaddingMask, a Uint8Array crossing as float 0/1 (the core's check_masks holds it to
+// 0 or 1), and crossAttention's xValue.
+void read_masks(Call& call, const val& given, AttentionOptions& options, bool reads_x_value) {
+  if (!call.ok() || !is_object(given)) return;
+  const auto present = [&](const char* name) { return !given[js_key(name)].isUndefined() && !given[js_key(name)].isNull(); };
+  const auto as_float = [](const val& mask) {
+    val copy = val::object();
+    const val data = mask[js_key("data")];
+    copy.set(js_key("shape"), mask[js_key("shape")]);
+    copy.set(js_key("data"), data.instanceof(val::global("Uint8Array")) ? val::global("Float32Array").new_(data) : data);
+    return copy;
+  };
+  if (present("attnMask")) {
+    const val mask = given[js_key("attnMask")];
+    options.attn_mask_boolean = mask[js_key("data")].instanceof(val::global("Uint8Array"));
+    call.read(as_float(mask), "options.attnMask", options.attn_mask);
+  }
+  if (present("keyPaddingMask")) call.read(as_float(given[js_key("keyPaddingMask")]), "options.keyPaddingMask", options.key_padding_mask);
+  if (reads_x_value && present("xValue")) call.read(given[js_key("xValue")], "options.xValue", options.x_value);
+}
+
 // ---- One binding per registry function --------------------------------------------------------------
 // Each is a struct: its inputs, read(js arguments), check(max_bytes) — the core's check_* — and compute()
 // → the JS result. The generic body `invoke` below runs them in that order for every function, and the
@@ -188,6 +210,7 @@ struct multihead_attention_stacked_binding {
   StackedWeights weights;
   void read(Call& call, const val* js) {
     read_options(call, js[2], options, kMultiheadOptions);
+    read_masks(call, js[2], options, false);
     call.read(js[0], "x", x);
     read_stacked_weights(call, js[1], weights);
     // H is the number of heads given; options.heads, when the caller sets it, must say the same.
@@ -207,6 +230,7 @@ struct multihead_attention_split_binding {
   ProjectionWeights weights;
   void read(Call& call, const val* js) {
     read_options(call, js[2], options, kMultiheadOptions);
+    read_masks(call, js[2], options, false);
     call.read(js[0], "x", x);
     read_projection_weights(call, js[1], true, weights);
   }
@@ -220,6 +244,7 @@ struct multihead_attention_fused_binding {
   FusedWeights weights;
   void read(Call& call, const val* js) {
     read_options(call, js[2], options, kMultiheadOptions);
+    read_masks(call, js[2], options, false);
     call.read(js[0], "x", x);
     read_fused_weights(call, js[1], weights);
   }
@@ -234,6 +259,7 @@ struct cross_attention_binding {
   ProjectionWeights weights;
   void read(Call& call, const val* js) {
     read_options(call, js[3], options, kMultiheadOptions);
+    read_masks(call, js[3], options, true);
     call.read(js[0], "xQuery", queries);
     call.read(js[1], "xContext", context);
     read_projection_weights(call, js[2], true, weights);

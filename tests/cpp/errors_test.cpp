@@ -54,6 +54,52 @@ TEST(Errors, ScaledDotProductAttentionNamesTheArgument) {
   EXPECT_EQ(check_scaled_dot_product_attention(q, k, v, float_mask, big), "");
 }
 
+// The masks of the multi-head functions and crossAttention: the same words as the JS check (tests/unit/masks.test.js).
+TEST(Errors, MasksNameTheOption) {
+  const Tensor xq = random_tensor({2, 3, 4}, 1), xc = random_tensor({2, 4, 4}, 2);
+  const ProjectionWeights w = square_weights(4, 4);
+  const std::size_t big = std::numeric_limits<std::size_t>::max();
+  AttentionOptions options;
+  options.heads = 2;
+  options.attn_mask = tensor({4, 3, 4}, std::vector<float>(48, 1.0f));
+  options.attn_mask_boolean = true;
+  EXPECT_EQ(check_cross_attention(xq, xc, w, options, big),
+            "crossAttention: options.attnMask has shape [4, 3, 4]; expected (Tq, Tk), (B, Tq, Tk) or (B, H, Tq, Tk), "
+            "each size as in [B=2, H=2, Tq=3, Tk=4] or 1 (not (B·H, Tq, Tk))");
+  options.attn_mask = tensor({3, 4}, {1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1});
+  EXPECT_EQ(check_cross_attention(xq, xc, w, options, big),
+            "crossAttention: options.attnMask.data[5] is 2; expected 0 or 1 (a boolean mask: 1 = may attend)");
+  options.attn_mask = tensor({3, 4}, {1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1});
+  options.causal = true;
+  options.mask = MaskMode::Renormalize;
+  EXPECT_EQ(check_cross_attention(xq, xc, w, options, big),
+            "crossAttention: options.mask='renormalize'; expected 'neg_inf' when options.attnMask is given (masks apply as "
+            "−∞ before the softmax)");
+  EXPECT_THROW(cross_attention(xq, xc, w, options), std::invalid_argument);
+  options.mask = MaskMode::NegInf;
+  EXPECT_EQ(check_cross_attention(xq, xc, w, options, big), "");
+  options.attn_mask_boolean = false;
+  options.attn_mask.data[7] = nan;
+  EXPECT_NE(check_cross_attention(xq, xc, w, options, big).find("crossAttention: options.attnMask"), std::string::npos);
+  options.attn_mask.data[7] = -inf;
+  EXPECT_EQ(check_cross_attention(xq, xc, w, options, big), "");
+  AttentionOptions padding;
+  padding.heads = 2;
+  padding.key_padding_mask = tensor({4}, {0, 0, 0, 1});
+  EXPECT_EQ(check_multihead_attention_split(xc, w, padding, big),
+            "multiheadAttentionSplit: options.keyPaddingMask has shape [4]; expected [B=2, Tk=4] (B, Tk)");
+  padding.key_padding_mask = tensor({2, 4}, {0, 0, 0, 1, 0, 3, 0, 0});
+  EXPECT_EQ(check_multihead_attention_split(xc, w, padding, big),
+            "multiheadAttentionSplit: options.keyPaddingMask.data[5] is 3; expected 0 or 1 (1 = padding, ignored)");
+  AttentionOptions values;
+  values.x_value = random_tensor({2, 3, 5}, 3);
+  EXPECT_EQ(check_cross_attention(xq, xc, w, values, big),
+            "crossAttention: options.xValue has shape [2, 3, 5]; expected [B=2, Tk=4, d_xv] (the batch size and Tk of xContext)");
+  values.x_value = random_tensor({2, 4, 5}, 3);
+  EXPECT_EQ(check_cross_attention(xq, xc, w, values, big),
+            "crossAttention: weights.value has shape [4, 4]; expected [d_xv=5, d_out=4]");
+}
+
 TEST(Errors, WrongRankNamesTheExpectedAxes) {
   EXPECT_EQ(check_self_attention(random_tensor({4, 3}, 1), square_weights(3, 2), {}),
             "selfAttention: x has shape [4, 3]; expected rank 3 (B, T, d_in)");

@@ -107,6 +107,13 @@ AttentionOptions to_attention_options(const json& value) {
   options.layout = parse_enum(value, "layout", options.layout);
   options.heads = value.value("heads", options.heads);
   options.intermediates = value.value("intermediates", options.intermediates);
+  // the masks (a "uint8" tensor is boolean) and crossAttention's xValue
+  if (value.contains("attnMask")) {
+    options.attn_mask = to_tensor(value.at("attnMask"));
+    options.attn_mask_boolean = value.at("attnMask").value("dtype", "") == "uint8";
+  }
+  if (value.contains("keyPaddingMask")) options.key_padding_mask = to_tensor(value.at("keyPaddingMask"));
+  if (value.contains("xValue")) options.x_value = to_tensor(value.at("xValue"));
   return options;
 }
 

@@ -50,13 +50,33 @@ void check_fixture(const std::string& function, const std::function<Results(cons
       ASSERT_NE(found, results.end()) << "no result named " << name;
       EXPECT_TRUE(all_close(found->second, to_tensor(expected), atol, rtol)) << "result " << name;
     }
-    // Absent stays absent: masked only when causal, dropped only when dropout > 0.
+    // Absent stays absent: masked only when causal or a mask is given, dropped only when dropout > 0.
     for (const auto& [name, tensor] : results) {
       if (!one.at("expected").contains(name) && (name == "masked" || name == "dropped")) {
         EXPECT_FALSE(tensor.present()) << name << " should be absent";
       }
     }
   }
+}
+
+// Unbatched multi-head cases ((T, C) inputs, a (Tk) keyPaddingMask, a (Tk, d_xv) xValue) run with B = 1, as the
+// API runs them, and lose B from their results again.
+Tensor batched(Tensor tensor) {
+  tensor.shape.insert(tensor.shape.begin(), 1);
+  return tensor;
+}
+AttentionOptions batched_options(AttentionOptions options, bool unbatched) {
+  if (!unbatched) return options;
+  if (options.key_padding_mask.present()) options.key_padding_mask = batched(options.key_padding_mask);
+  if (options.x_value.present()) options.x_value = batched(options.x_value);
+  return options;
+}
+Results unbatched_results(Results results, bool unbatched) {
+  if (!unbatched) return results;
+  for (auto& [name, tensor] : results) {
+    if (tensor.present()) tensor.shape.erase(tensor.shape.begin());
+  }
+  return results;
 }
 
 const json& options_at(const json& args, std::size_t index) {
@@ -134,26 +154,35 @@ const std::map<std::string, std::function<void()>>& runners() {
      }},
     {"multiheadAttentionStacked", [] {
     check_fixture("multiheadAttentionStacked", [](const json& args) {
-      return named(multihead_attention_stacked_fast(to_tensor(args[0]), testing::to_stacked_weights(args[1]),
-                                               testing::to_attention_options(options_at(args, 2))));
+      const bool unbatched = args[0].at("shape").size() == 2;
+      const Tensor x = unbatched ? batched(to_tensor(args[0])) : to_tensor(args[0]);
+      return unbatched_results(named(multihead_attention_stacked_fast(x, testing::to_stacked_weights(args[1]),
+          batched_options(testing::to_attention_options(options_at(args, 2)), unbatched))), unbatched);
     });
      }},
     {"multiheadAttentionSplit", [] {
     check_fixture("multiheadAttentionSplit", [](const json& args) {
-      return named(multihead_attention_split_fast(to_tensor(args[0]), testing::to_projection_weights(args[1]),
-                                             testing::to_attention_options(options_at(args, 2))));
+      const bool unbatched = args[0].at("shape").size() == 2;
+      const Tensor x = unbatched ? batched(to_tensor(args[0])) : to_tensor(args[0]);
+      return unbatched_results(named(multihead_attention_split_fast(x, testing::to_projection_weights(args[1]),
+          batched_options(testing::to_attention_options(options_at(args, 2)), unbatched))), unbatched);
     });
      }},
     {"multiheadAttentionFused", [] {
     check_fixture("multiheadAttentionFused", [](const json& args) {
-      return named(multihead_attention_fused_fast(to_tensor(args[0]), testing::to_fused_weights(args[1]),
-                                             testing::to_attention_options(options_at(args, 2))));
+      const bool unbatched = args[0].at("shape").size() == 2;
+      const Tensor x = unbatched ? batched(to_tensor(args[0])) : to_tensor(args[0]);
+      return unbatched_results(named(multihead_attention_fused_fast(x, testing::to_fused_weights(args[1]),
+          batched_options(testing::to_attention_options(options_at(args, 2)), unbatched))), unbatched);
     });
      }},
     {"crossAttention", [] {
     check_fixture("crossAttention", [](const json& args) {
-      return named(cross_attention_fast(to_tensor(args[0]), to_tensor(args[1]), testing::to_projection_weights(args[2]),
-                                   testing::to_attention_options(options_at(args, 3))));
+      const bool unbatched = args[0].at("shape").size() == 2;
+      const Tensor query = unbatched ? batched(to_tensor(args[0])) : to_tensor(args[0]);
+      const Tensor context = unbatched ? batched(to_tensor(args[1])) : to_tensor(args[1]);
+      return unbatched_results(named(cross_attention_fast(query, context, testing::to_projection_weights(args[2]),
+          batched_options(testing::to_attention_options(options_at(args, 3)), unbatched))), unbatched);
     });
      }},
     // The backward of each trainable function: gradients named like the inputs (backward_fixtures_test.cpp).
@@ -227,18 +256,27 @@ void check_fused_path(const std::string& function, const std::function<Tensor(co
 }
 
 TEST(Fixtures, FusedPathMatchesPyTorch) {
-  check_fused_path("multiheadAttentionStacked", [](const json& args) {
-    return multihead_attention_stacked(to_tensor(args[0]), testing::to_stacked_weights(args[1]), lean(args, 2)).output;
+  // unbatched cases run with B = 1 and lose it again, as the API runs them
+  const auto input = [](const json& args, std::size_t index) {
+    return args[0].at("shape").size() == 2 ? batched(to_tensor(args[index])) : to_tensor(args[index]);
+  };
+  const auto options = [](const json& args, std::size_t index) { return batched_options(lean(args, index), args[0].at("shape").size() == 2); };
+  const auto output = [](const json& args, Tensor out) {
+    if (args[0].at("shape").size() == 2) out.shape.erase(out.shape.begin());
+    return out;
+  };
+  check_fused_path("multiheadAttentionStacked", [&](const json& args) {
+    return output(args, multihead_attention_stacked(input(args, 0), testing::to_stacked_weights(args[1]), options(args, 2)).output);
   });
-  check_fused_path("multiheadAttentionSplit", [](const json& args) {
-    return multihead_attention_split(to_tensor(args[0]), testing::to_projection_weights(args[1]), lean(args, 2)).output;
+  check_fused_path("multiheadAttentionSplit", [&](const json& args) {
+    return output(args, multihead_attention_split(input(args, 0), testing::to_projection_weights(args[1]), options(args, 2)).output);
   });
-  check_fused_path("multiheadAttentionFused", [](const json& args) {
-    return multihead_attention_fused(to_tensor(args[0]), testing::to_fused_weights(args[1]), lean(args, 2)).output;
+  check_fused_path("multiheadAttentionFused", [&](const json& args) {
+    return output(args, multihead_attention_fused(input(args, 0), testing::to_fused_weights(args[1]), options(args, 2)).output);
   });
-  check_fused_path("crossAttention", [](const json& args) {
-    return cross_attention(to_tensor(args[0]), to_tensor(args[1]), testing::to_projection_weights(args[2]), lean(args, 3))
-        .output;
+  check_fused_path("crossAttention", [&](const json& args) {
+    return output(args, cross_attention(input(args, 0), input(args, 1), testing::to_projection_weights(args[2]), options(args, 3))
+        .output);
   });
 }
 

@@ -117,7 +117,16 @@ export function normalizeArguments(fn, callArgs) {
       args.push(weights);
     }
   });
-  if (spec.options) args.push(normalizeOptions(fn, callArgs[spec.args.length], spec.options, weights, args));
+  if (spec.options) {
+    const options = normalizeOptions(fn, callArgs[spec.args.length], spec.options, weights, args);
+    // Options that carry B (keyPaddingMask (Tk), xValue (Tk, d_xv)) get it with the sequences.
+    if (unbatched) {
+      for (const [name, optionSpec] of Object.entries(spec.options)) {
+        if (optionSpec.batchAxis && options[name] !== null) options[name] = addBatchAxis(options[name]);
+      }
+    }
+    args.push(options);
+  }
   else if (callArgs.length > spec.args.length && callArgs[spec.args.length] !== undefined) {
     const names = spec.args.map((arg) => arg.name);
     fail(fn, 'arity', 'options', callArgs.length,

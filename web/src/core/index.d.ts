@@ -59,6 +59,27 @@ export interface MultiheadOptions extends AttentionOptions {
   intermediates?: boolean;
 }
 
+/**
+ * The masks of the multi-head forwards and crossAttention (docs/api.md "Masks"), applied to the scaled scores
+ * with causal's −∞ (mask must be 'neg_inf'); a row left with no key gets zero weights and a zero output.
+ */
+export interface MultiheadMaskOptions extends MultiheadOptions {
+  /**
+   * 0/1 Uint8Array (1 = may attend; nn.MultiheadAttention's boolean attn_mask means the opposite) or a Float32Array
+   * added to the scaled scores (may hold −∞), of shape (Tq, Tk), (B, Tq, Tk) or (B, H, Tq, Tk), each axis its size
+   * or 1; PyTorch's (B·H, Tq, Tk) is not accepted. [null]
+   */
+  attnMask?: AttentionMask | null;
+  /** (B, Tk) 0/1 Uint8Array, 1 = padding (ignored), as nn.MultiheadAttention's key_padding_mask; (Tk) for unbatched input. [null] */
+  keyPaddingMask?: { data: Uint8Array; shape: number[] } | null;
+}
+
+/** crossAttention's options: the masks, and the values' own input. */
+export interface CrossAttentionOptions extends MultiheadMaskOptions {
+  /** (B, Tk, d_xv) (or (Tk, d_xv) unbatched): the values' input, projected by weights.value (d_xv, d_out); [null: xContext] */
+  xValue?: Tensor | null;
+}
+
 export interface SoftmaxOptions {
   /** ['stable'] */
   normalization?: Normalization;
@@ -328,13 +349,13 @@ export interface Attention {
   /** Step 9. Two tensors of the same shape → a Comparison. */
   compare(actual: Tensor, expected: Tensor, options?: CompareOptions): MaybePromise<Comparison>;
   /** Step 10a. H independent heads, concatenated, then the output projection. */
-  multiheadAttentionStacked(x: Tensor, weights: StackedWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  multiheadAttentionStacked(x: Tensor, weights: StackedWeights, options?: MultiheadMaskOptions): MaybePromise<MultiheadResult>;
   /** Step 10b. One (d_in, d_out) projection per Q, K, V split into options.heads heads. */
-  multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options?: MultiheadMaskOptions): MaybePromise<MultiheadResult>;
   /** Step 10c. One (d_in, 3·d_out) projection, as torch.nn.MultiheadAttention. */
-  multiheadAttentionFused(x: Tensor, weights: FusedWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  multiheadAttentionFused(x: Tensor, weights: FusedWeights, options?: MultiheadMaskOptions): MaybePromise<MultiheadResult>;
   /** Step 11. Queries from xQuery (B, Tq, d_q), keys and values from xContext (B, Tk, d_kv) → (Tq, Tk) weights. */
-  crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options?: MultiheadOptions): MaybePromise<MultiheadResult>;
+  crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options?: CrossAttentionOptions): MaybePromise<MultiheadResult>;
   /** Step 12 (docs/api.md "Training"). The forward's arguments, gradOutput (B, T, d_out) = dLoss/doutput, the forward's options → the gradient of every input, named like it. */
   selfAttentionBackward(x: Tensor, weights: ProjectionWeights, gradOutput: Tensor, options?: SelfAttentionOptions): MaybePromise<SelfAttentionGradients>;
   /** Step 12. Gradients of x, heads[h].query …, outWeight, outBias. */
@@ -372,10 +393,10 @@ export interface Backend {
   selfAttention(x: Tensor, weights: ProjectionWeights, options: Required<SelfAttentionOptions>): MaybePromise<object>;
   attentionDropout(weights: Tensor, options: Required<DropoutOptions>): MaybePromise<object>;
   compare(actual: Tensor, expected: Tensor, options: Required<CompareOptions>): MaybePromise<Comparison>;
-  multiheadAttentionStacked(x: Tensor, weights: StackedWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
-  multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
-  multiheadAttentionFused(x: Tensor, weights: FusedWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
-  crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options: Required<MultiheadOptions>): MaybePromise<object>;
+  multiheadAttentionStacked(x: Tensor, weights: StackedWeights, options: Required<MultiheadMaskOptions>): MaybePromise<object>;
+  multiheadAttentionSplit(x: Tensor, weights: SplitWeights, options: Required<MultiheadMaskOptions>): MaybePromise<object>;
+  multiheadAttentionFused(x: Tensor, weights: FusedWeights, options: Required<MultiheadMaskOptions>): MaybePromise<object>;
+  crossAttention(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, options: Required<CrossAttentionOptions>): MaybePromise<object>;
   selfAttentionBackward(x: Tensor, weights: ProjectionWeights, gradOutput: Tensor, options: Required<SelfAttentionOptions>): MaybePromise<object>;
   multiheadAttentionStackedBackward(x: Tensor, weights: StackedWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
   multiheadAttentionSplitBackward(x: Tensor, weights: SplitWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;

@@ -32,12 +32,22 @@ export function defaultIntermediates(args, heads) {
   return stageValues(args, heads) <= INTERMEDIATES_LIMIT;
 }
 
+/** Why a masked call does not run on the WGSL passes. */
+export const MASKS_ON_GPU = 'attnMask, keyPaddingMask or xValue: the WGSL passes take none of them';
+
+const given = (value) => value !== null && value !== undefined;
+
+/** Whether a call carries attnMask, keyPaddingMask or xValue (the multi-head functions' and crossAttention's). */
+export const hasMaskOptions = (options) => given(options.attnMask) || given(options.keyPaddingMask) || given(options.xValue);
+
 /**
  * The fused kernel (WASM's online-softmax attention, WebGPU's fused pass) runs when nothing but the output
- * is asked for, without dropout, and with the causal mask only as −∞ (the kernel skips masked keys).
+ * is asked for, without dropout, with the causal mask only as −∞ (the kernel skips masked keys), and without
+ * attnMask, keyPaddingMask or xValue (the kernel takes none of them: the teaching code applies them).
  */
 export function fusedKernelApplies(options) {
-  return options.intermediates === false && options.dropout === 0 && (!options.causal || options.mask === 'neg_inf');
+  return options.intermediates === false && options.dropout === 0 && (!options.causal || options.mask === 'neg_inf')
+    && !hasMaskOptions(options);
 }
 
 // ---- Sizes and work ------------------------------------------------------------------------------
@@ -152,6 +162,7 @@ export function anyGpuCrossoverMeasured() {
 export function planGpuCall(fn, args, thresholdN) {
   const options = ENTRIES[fn].options ? args[args.length - 1] : {};
   if (thresholdN === null || thresholdN === undefined) return { gpu: false, reason: 'no GPU crossover measured for this adapter' };
+  if (hasMaskOptions(options)) return { gpu: false, reason: MASKS_ON_GPU };
   let work;
   try {
     work = workOf(fn, shapesOf(fn, args), options);
@@ -168,6 +179,7 @@ export function planGpuCall(fn, args, thresholdN) {
 function planOnOneThread(fn, options, backendName) {
   const fusable = ENTRIES[fn].paths.includes('fused');
   if (backendName === 'webgpu') {
+    if (hasMaskOptions(options)) return { path: 'teaching', reason: `${MASKS_ON_GPU}: the webgpu backend runs the JS reference` };
     return fusable && fusedKernelApplies(options)
       ? { path: 'webgpu', reason: 'the webgpu backend: its fused attention pass (intermediates false)' }
       : { path: 'webgpu', reason: 'the webgpu backend' };
@@ -181,6 +193,9 @@ function planOnOneThread(fn, options, backendName) {
 export function whyNotFused(options) {
   if (options.intermediates !== false) return 'the intermediates are asked for: the teaching code';
   if (options.dropout !== 0) return 'dropout > 0: the teaching code';
+  if (given(options.attnMask)) return 'options.attnMask: the teaching code (the fused kernel takes no attention mask)';
+  if (given(options.keyPaddingMask)) return 'options.keyPaddingMask: the teaching code (the fused kernel does not skip padded keys)';
+  if (given(options.xValue)) return 'options.xValue: the teaching code (the fused kernel projects the values from xContext)';
   return `mask '${options.mask}': the teaching code`;
 }
 

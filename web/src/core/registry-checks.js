@@ -37,7 +37,10 @@ export function checkOption(fn, name, spec, value) {
     case 'mask':
       // its shape and values are the function's check; here only what it is
       if (value !== null && !(value && typeof value === 'object' && Array.isArray(value.shape)
-        && (value.data instanceof Uint8Array || value.data instanceof Float32Array))) refuse();
+        && (value.data instanceof Uint8Array || (spec.dtype !== 'uint8' && value.data instanceof Float32Array)))) refuse();
+      return;
+    case 'tensor':
+      if (value !== null && !(value && typeof value === 'object' && Array.isArray(value.shape) && value.data instanceof Float32Array)) refuse();
       return;
     case 'boolean':
       if (typeof value !== 'boolean') refuse();

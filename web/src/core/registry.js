@@ -12,9 +12,11 @@
 //             'tokens' Int32 (B, L) or (L); 'tensor' any float32 tensor as given; 'weights' an object of
 //             tensors with `keys` (those ending in Bias, and outWeight, optional)
 //   options   {name: option spec} or null (the function takes no options argument). A spec:
-//             {type: 'boolean'|'choice'|'number'|'integer'|'mask', default, expected (the words of a message),
+//             {type: 'boolean'|'choice'|'number'|'integer'|'mask'|'tensor', default, expected (the words of a message),
 //              nullable (null is allowed: the default is computed, e.g. scale 1/√E); a 'mask' is null or
-//              {data: Uint8Array (0/1) | Float32Array, shape}, its values and shape checked by the function,
+//              {data: Uint8Array (0/1) | Float32Array, shape} (dtype: 'uint8': Uint8Array only), its values and
+//              shape checked by the function; a 'tensor' is null or {data: Float32Array, shape}; batchAxis: the
+//              API adds B = 1 to it for unbatched input,
 //              choices | min, max, minExclusive, maxExclusive, float32 (the core holds it as a float, so
 //              the value must survive float32 rounding), defaultFrom: 'heads' (H given by weights.heads)
 //              | 'planner' (planner.js decides)}
@@ -42,6 +44,15 @@ const ATTENTION_OPTIONS = {
   dropout: DROPOUT,
   seed: SEED,
 };
+
+// The masks of the multi-head forwards and crossAttention (docs/api.md "Masks"; checked with the sizes of the call
+// by reference/masks.js checkMasks). batchAxis: for unbatched input the API adds B = 1, as to the sequences.
+const MASK_OPTIONS = {
+  attnMask: { type: 'mask', default: null, expected: 'null, or {data: Uint8Array (0/1, 1 = may attend) or Float32Array, shape}' },
+  keyPaddingMask: { type: 'mask', dtype: 'uint8', batchAxis: true, default: null, expected: 'null, or {data: Uint8Array (0/1, 1 = padding), shape (B, Tk)}' },
+};
+// crossAttention's values from their own input (seed 004's encodings_for_v), projected by weights.value (d_xv, d_out).
+const X_VALUE = { type: 'tensor', batchAxis: true, default: null, expected: 'null, or a tensor {data: Float32Array, shape (B, Tk, d_xv)}' };
 
 const PROJECTION_KEYS = ['query', 'key', 'value', 'queryBias', 'keyBias', 'valueBias'];
 const OUT_KEYS = ['outWeight', 'outBias'];
@@ -183,7 +194,7 @@ export const REGISTRY = Object.freeze([
   {
     name: 'multiheadAttentionStacked', cpp: 'multihead_attention_stacked', step: 10, ...MULTIHEAD,
     args: FORWARD_ARGS.multiheadAttentionStacked,
-    options: FORWARD_OPTIONS.multiheadAttentionStacked,
+    options: { ...FORWARD_OPTIONS.multiheadAttentionStacked, ...MASK_OPTIONS, },
     results: MULTIHEAD_RESULTS,
     // teaching: the heads' projections before they are joined; fused: the heads' weights joined side by side
     memory: multiheadMemory({ teaching: [[3, 'B', 'Tq', 'dOut']], fused: [[3, 'dIn', 'dOut'], [3, 'dOut']] }),
@@ -191,14 +202,14 @@ export const REGISTRY = Object.freeze([
   {
     name: 'multiheadAttentionSplit', cpp: 'multihead_attention_split', step: 10, ...MULTIHEAD,
     args: FORWARD_ARGS.multiheadAttentionSplit,
-    options: FORWARD_OPTIONS.multiheadAttentionSplit,
+    options: { ...FORWARD_OPTIONS.multiheadAttentionSplit, ...MASK_OPTIONS, },
     results: MULTIHEAD_RESULTS,
     memory: multiheadMemory({}),
   },
   {
     name: 'multiheadAttentionFused', cpp: 'multihead_attention_fused', step: 10, ...MULTIHEAD,
     args: FORWARD_ARGS.multiheadAttentionFused,
-    options: FORWARD_OPTIONS.multiheadAttentionFused,
+    options: { ...FORWARD_OPTIONS.multiheadAttentionFused, ...MASK_OPTIONS, },
     results: MULTIHEAD_RESULTS,
     // teaching: the (B, T, 3·d_out) projection before it is split into Q, K, V
     memory: multiheadMemory({ teaching: [[3, 'B', 'Tq', 'dOut']] }),
@@ -206,7 +217,7 @@ export const REGISTRY = Object.freeze([
   {
     name: 'crossAttention', cpp: 'cross_attention', step: 11, ...MULTIHEAD,
     args: FORWARD_ARGS.crossAttention,
-    options: FORWARD_OPTIONS.crossAttention,
+    options: { ...FORWARD_OPTIONS.crossAttention, ...MASK_OPTIONS, xValue: X_VALUE, },
     results: MULTIHEAD_RESULTS,
     // teaching: the context sequence's copy beside the query's
     memory: multiheadMemory({ teaching: [[1, 'contextFloats']] }),

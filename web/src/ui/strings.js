@@ -176,7 +176,7 @@ export const STRINGS = {
     },
     cross: {
       title: 'Cross-attention',
-      text: 'Queries come from one sequence, keys and values from another, as when a decoder reads what an encoder wrote. The weights are a Tq × Tk matrix: each token of the sentence looks at every token of the context sentence. Nothing is in the future here, so there is no mask.',
+      text: 'Queries come from one sequence, keys and values from another, as when a decoder reads what an encoder wrote. The weights are a Tq × Tk matrix: each token of the sentence looks at every token of the context sentence. Nothing is in the future here, so there is no mask. (crossAttention can take one: attnMask, where 1 = may attend, and keyPaddingMask, where 1 = padding. PyTorch\'s nn.MultiheadAttention reads its boolean attn_mask the other way round: there true = blocked.)',
     },
     learn: {
       title: 'Learn the weights',

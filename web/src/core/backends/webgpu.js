@@ -14,7 +14,7 @@ import { GpuRuntime, HEAD_DIM_LIMIT } from '../../gpu/runtime.js';
 import * as passes from '../../gpu/attention-passes.js';
 import * as checks from '../reference/checks.js';
 import { createReferenceBackend } from '../reference/index.js';
-import { anyGpuCrossoverMeasured, attentionSizes, gpuCrossover, shapesOf, workOf } from '../planner.js';
+import { anyGpuCrossoverMeasured, attentionSizes, gpuCrossover, hasMaskOptions, MASKS_ON_GPU, shapesOf, workOf } from '../planner.js';
 import { ENTRIES, REGISTRY } from '../registry.js';
 import { composeBackend } from './compose.js';
 
@@ -121,6 +121,8 @@ export async function loadWebGpuBackend(options = {}) {
       return reference[fn] ? { supported: true, reason: `${fn} has no matrix work; the JS reference computes it` }
         : { supported: false, reason: `webgpu: unknown function ${fn}` };
     }
+    // attnMask, keyPaddingMask, xValue: the JS reference computes the call (gpuMethod), as the CPU would
+    if (hasMaskOptions(options)) return { supported: true, reason: `${MASKS_ON_GPU}; the JS reference computes it` };
     const { largest, matrices, headDim } = footprint(fn, shapes, options);
     if (largest * FLOAT_BYTES > runtime.maxBindingBytes) {
       return { supported: false, reason: `webgpu: ${fn} needs a ${largest * FLOAT_BYTES}-byte buffer; this device binds at most ${runtime.maxBindingBytes} bytes` };
@@ -143,6 +145,7 @@ export async function loadWebGpuBackend(options = {}) {
   const gpuMethod = (fn, check, run) => async (...args) => {
     const sizes = check(...args);
     const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+    if (hasMaskOptions(options)) return reference[fn](...args);
     ensureSupported(fn, args, options);
     return onGpu(fn, () => run(runtime, ...args, sizes));
   };

@@ -12,6 +12,7 @@ import {
   checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
   checkSoftmaxScale, checkTolerance, checkWeight, checkWeightsObject, fail, isPresent,
 } from './check-helpers.js';
+import { checkMasks } from './masks.js';
 import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
 export * from './check-helpers.js';
@@ -169,6 +170,7 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
   });
   const dOut = H * dHead;
   checkOutProjection(fn, weights, dOut);
+  checkMasks(fn, options, { B, H, Tq: T, Tk: T });
   checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead };
 }
@@ -187,6 +189,7 @@ export function checkMultiheadAttentionSplit(x, weights, options) {
   checkOutProjection(fn, weights, dOut);
   const H = options.heads;
   checkDivisible(fn, dOut, H);
+  checkMasks(fn, options, { B, H, Tq: T, Tk: T });
   checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead: dOut / H };
 }
@@ -208,6 +211,7 @@ export function checkMultiheadAttentionFused(x, weights, options) {
   checkOutProjection(fn, weights, dOut);
   const H = options.heads;
   checkDivisible(fn, dOut, H);
+  checkMasks(fn, options, { B, H, Tq: T, Tk: T });
   checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead: dOut / H };
 }
@@ -221,17 +225,28 @@ export function checkCrossAttention(xQuery, xContext, weights, options) {
   }
   checkWeightsObject(fn, weights, ['query', 'key', 'value'], [...PROJECTION_BIASES, 'outWeight', 'outBias']);
   checkAttentionOptions(fn, options);
+  // options.xValue (B, Tk, d_xv): the values' own input, with the batch and Tk of xContext
+  let dValue = dContext;
+  if (options.xValue !== null && options.xValue !== undefined) {
+    const [bv, tv, dv] = checkSequence(fn, 'options.xValue', options.xValue, ['B', 'Tk', 'd_xv']);
+    if (bv !== B || tv !== Tk) {
+      fail(fn, 'shape', 'options.xValue', options.xValue.shape, `[B=${B}, Tk=${Tk}, d_xv] (the batch size and Tk of xContext)`);
+    }
+    dValue = dv;
+  }
   const dOut = checkWeight(fn, 'weights.query', weights.query, [['d_q', dQuery], ['d_out', null]])[1];
   checkWeight(fn, 'weights.key', weights.key, [['d_kv', dContext], ['d_out', dOut]]);
-  checkWeight(fn, 'weights.value', weights.value, [['d_kv', dContext], ['d_out', dOut]]);
+  checkWeight(fn, 'weights.value', weights.value, dValue === dContext && options.xValue == null
+    ? [['d_kv', dContext], ['d_out', dOut]] : [['d_xv', dValue], ['d_out', dOut]]);
   for (const bias of PROJECTION_BIASES) {
     if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
   }
   checkOutProjection(fn, weights, dOut);
   const H = options.heads;
   checkDivisible(fn, dOut, H);
+  checkMasks(fn, options, { B, H, Tq, Tk });
   checkMultiheadMemory(fn, xQuery, { B, Tq, Tk, dIn: dQuery, dOut, H }, options, xContext);
-  return { B, Tq, Tk, dQuery, dContext, dOut, H, dHead: dOut / H };
+  return { B, Tq, Tk, dQuery, dContext, dValue, dOut, H, dHead: dOut / H };
 }
 
 /** matmul: a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB. */

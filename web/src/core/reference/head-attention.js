@@ -2,6 +2,7 @@
 // multi-head formulations and crossAttention. Every intermediate is kept, because the page shows them.
 import { dropWeights } from './dropout.js';
 import { matmulRaw } from './linalg.js';
+import { applyMasks, hasMasks } from './masks.js';
 import { normalizeRow, normalizeRows } from './softmax.js';
 
 /** Row i may attend to keys j ≤ i (top-left aligned like torch.tril, also when Tq ≠ Tk). */
@@ -36,9 +37,10 @@ function maskAndNormalize(scaled, masked, weights, offset, Tq, Tk, mode) {
 
 /**
  * query (B, H, Tq, d_head), key (B, H, Tk, d_head), value (B, H, Tk, d_head), flat Float32Arrays
- * → { scores, scaled, masked (only when causal), weights, dropped (only when dropout > 0) (B, H, Tq, Tk),
- *     context (B, H, Tq, d_head) }, flat Float32Arrays.
- * 1. scores = Q·Kᵀ  2. scale by 1/√d_head (when options.scale) and 1/temperature  3. causal mask
+ * → { scores, scaled, masked (when causal or a mask is given), weights, dropped (only when dropout > 0)
+ *     (B, H, Tq, Tk), context (B, H, Tq, d_head) }, flat Float32Arrays.
+ * 1. scores = Q·Kᵀ  2. scale by 1/√d_head (when options.scale) and 1/temperature  3. causal mask, attnMask,
+ * keyPaddingMask (masks.js; with them the mask mode is 'neg_inf', and a row left with no key gets zero weights)
  * 4. softmax  5. dropout  6. context = weights·V.
  * Dropout's random number for weight i uses i, the flat index over the whole (B, H, Tq, Tk) tensor.
  */
@@ -61,7 +63,17 @@ export function attentionPerHead(query, key, value, { B, H, Tq, Tk, dHead }, opt
   // 3–4. mask and softmax.
   let masked = null;
   let weights;
-  if (options.causal) {
+  if (hasMasks(options)) {
+    // −∞ in the future (causal), where attnMask is 0 or adds, where a key is padding; then softmax
+    masked = scaled.slice();
+    if (options.causal) {
+      for (let n = 0; n < blocks; n++) {
+        for (let i = 0; i < Tq; i++) masked.fill(-Infinity, n * block + i * Tk + i + 1, n * block + (i + 1) * Tk);
+      }
+    }
+    applyMasks(masked, { B, H, Tq, Tk }, options);
+    weights = normalizeRows(masked, blocks * Tq, Tk, 'stable');
+  } else if (options.causal) {
     masked = new Float32Array(blocks * block);
     weights = new Float32Array(blocks * block);
     for (let n = 0; n < blocks; n++) maskAndNormalize(scaled, masked, weights, n * block, Tq, Tk, options.mask);
