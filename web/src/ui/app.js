@@ -270,7 +270,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   // The width heatmaps may use, kept up to date by a ResizeObserver: reading clientWidth while
   // drawing would force a layout of the whole page in the middle of every repaint.
-  let availableWidth = shell.main.clientWidth || 800; // one layout at start-up, none while drawing
+  // The content box, as the observer reports it: clientWidth counts main's padding (56 px at 1280), and
+  // that difference alone once made the observer's first report schedule a second full repaint about
+  // 200 ms after start-up, which closed a cell editor opened by then (the repaint replaced its panel).
+  const mainStyle = getComputedStyle(shell.main);
+  let availableWidth = (shell.main.clientWidth - parseFloat(mainStyle.paddingLeft) - parseFloat(mainStyle.paddingRight)) || 800;
   let resizeTimer = null;
   new ResizeObserver(([entry]) => {
     const width = entry.contentRect.width;

@@ -372,7 +372,9 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
     setAttribute(canvas, 'role', 'img');
     setAttribute(canvas, 'aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
     if (canvas.classList.contains('editable') !== editable) canvas.classList.toggle('editable', editable);
-    if (wrap.firstChild !== canvas || wrap.childNodes.length !== 1) wrap.replaceChildren(canvas);
+    // An open cell editor stays through a repaint (attachInspection moves it onto its cell's new place).
+    const editor = wrap.querySelector(':scope > .cell-editor');
+    if (wrap.firstChild !== canvas || wrap.childNodes.length !== (editor ? 2 : 1)) wrap.replaceChildren(canvas, ...(editor ? [editor] : []));
     attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip: entry.tooltip, editable, onEdit, signal: listeners.signal });
   });
   setHidden(entry.maskedNote, !view.causal);
@@ -544,20 +546,30 @@ function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable
       openEditor(focus);
     }
   }, { signal });
+  const open = wrap.querySelector(':scope > .cell-editor');
+  if (open) {
+    if (!editable || Number(open.dataset.row) >= panel.rows || Number(open.dataset.col) >= panel.cols) open.remove();
+    else placeEditor(open, { row: Number(open.dataset.row), col: Number(open.dataset.col) });
+  }
   if (!editable) return;
   canvas.addEventListener('click', (event) => {
     const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
     if (cell) openEditor(cell);
   }, { signal });
+  function placeEditor(input, cell) {
+    input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
+    input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
+    input.style.width = `${Math.max(layout.cell, 72)}px`;
+  }
   function openEditor(cell) {
     const input = element('input', {
       type: 'number', step: 'any', class: 'cell-editor',
       'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
       value: shortestFloat32(panel.values[cell.row * panel.cols + cell.col]),
     });
-    input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
-    input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
-    input.style.width = `${Math.max(layout.cell, 72)}px`;
+    input.dataset.row = cell.row;
+    input.dataset.col = cell.col;
+    placeEditor(input, cell);
     let done = false;
     const finish = (commit) => {
       if (done) return;
