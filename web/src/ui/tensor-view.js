@@ -141,20 +141,57 @@ function pooledCanvas(key) {
   let entry = canvasPool.get(key);
   if (!entry) {
     const canvas = document.createElement('canvas');
-    entry = { canvas, ctx: canvas.getContext('2d'), listeners: null };
+    entry = { canvas, ctx: canvas.getContext('2d'), listeners: null, visible: true, pending: null };
     canvasPool.set(key, entry);
+    watchVisibility(entry);
   }
   entry.listeners?.abort();
   entry.listeners = new AbortController();
   return entry;
 }
 
-// What a panel's pixels depend on, besides its values: a canvas that already shows the same is not drawn
-// again, so a control that leaves a matrix as it was (W_query under a temperature change) costs nothing.
-function drawingKey(view, panel, layout, colors) {
+// A repaint draws at once the canvases on screen or near it, and the others right after the frame is painted
+// (drawDeferred, called by app.js before it tells its listeners): at T=32 most of a step's figures lie below
+// the fold (multi-head with 8 heads is about 1,700 px tall), and drawing them all cost most of the repaint.
+// An IntersectionObserver keeps each canvas's `visible`; one that scrolls into view with a drawing pending
+// is drawn then. A canvas that is not on the page yet, or was never drawn, is drawn at once.
+const canvasByElement = new WeakMap();
+const deferred = new Set();
+let visibility = null;
+function watchVisibility(entry) {
+  if (typeof IntersectionObserver !== 'function') return;
+  visibility ??= new IntersectionObserver((records) => {
+    for (const record of records) {
+      const pooled = canvasByElement.get(record.target);
+      pooled.visible = record.isIntersecting;
+      if (pooled.visible && pooled.pending) drawPending(pooled);
+    }
+  }, { rootMargin: '150px 0px' });
+  canvasByElement.set(entry.canvas, entry);
+  visibility.observe(entry.canvas);
+}
+
+function drawPending(pooled) {
+  const { panel, layout, colors, key } = pooled.pending;
+  pooled.pending = null;
+  deferred.delete(pooled);
+  drawCanvas(pooled, panel, layout, colors);
+  pooled.drawn = { key, values: panel.values.slice() };
+}
+
+/** Draws the canvases a repaint left for after its frame (off-screen ones); app.js calls it once the frame is painted. */
+export function drawDeferred() {
+  for (const pooled of [...deferred]) drawPending(pooled);
+}
+if (typeof window !== 'undefined') window.addEventListener('beforeprint', drawDeferred);
+
+// What a tensor's pixels depend on, besides its values (the panel's title comes on top): a canvas that already
+// shows the same is not drawn again, so a control that leaves a matrix as it was (W_query under a temperature
+// change) costs nothing. Built once per tensor, not per panel: eight heads made it eight times over.
+function drawingKey(view, panels, layouts, colors, maxAbs) {
   const { scale, ...paletteColors } = colors; // the scale follows from kind and the tensor's largest value
-  return JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbsFinite(view.tensor.data), panel.title, panel.rows,
-    panel.cols, panel.rowLabels, panel.colLabels, layout, paletteColors, window.devicePixelRatio || 1]);
+  return JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbs, panels[0].rows,
+    panels[0].cols, panels[0].rowLabels, panels[0].colLabels, layouts, paletteColors, window.devicePixelRatio || 1]);
 }
 
 function showsAlready(pooled, key, values) {
@@ -164,7 +201,7 @@ function showsAlready(pooled, key, values) {
   return true;
 }
 
-function drawCanvas({ canvas, ctx }, panel, layout, colors) {
+function sizeCanvas({ canvas }, layout) {
   const ratio = window.devicePixelRatio || 1;
   const width = Math.ceil(layout.width * ratio);
   const height = Math.ceil(layout.height * ratio);
@@ -174,6 +211,12 @@ function drawCanvas({ canvas, ctx }, panel, layout, colors) {
     canvas.style.width = `${layout.width}px`;
     canvas.style.height = `${layout.height}px`;
   }
+  return ratio;
+}
+
+function drawCanvas(pooled, panel, layout, colors) {
+  const { ctx } = pooled;
+  const ratio = sizeCanvas(pooled, layout);
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   drawPanel(ctx, panel, layout, colors); // paints every pixel: no clear needed
 }
@@ -332,14 +375,26 @@ function panelWidth(panels, maxWidth) {
 function paintTensor(view, maxWidth) {
   const entry = pooledFigure(view.name);
   const panels = panelsOf(view);
-  const layouts = panels.map((panel) => layoutPanel(panel, panelWidth(panels, maxWidth), maxCellOf(panels)));
-  const colors = { ...palette(), scale: colorScale(view.kind, maxAbsFinite(view.tensor.data), prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
+  const width = panelWidth(panels, maxWidth);
+  const cell = maxCellOf(panels);
+  const layouts = panels.map((panel) => layoutPanel(panel, width, cell));
+  const maxAbs = maxAbsFinite(view.tensor.data);
+  const colors = { ...palette(), scale: colorScale(view.kind, maxAbs, prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
+  const tensorKey = drawingKey(view, panels, layouts, colors, maxAbs);
   const canvases = panels.map((panel, i) => {
     const pooled = pooledCanvas(`${view.name}#${i}`);
-    const key = drawingKey(view, panel, layouts[i], colors);
-    if (!showsAlready(pooled, key, panel.values)) {
-      drawCanvas(pooled, panel, layouts[i], colors);
-      pooled.drawn = { key, values: panel.values.slice() };
+    const key = `${tensorKey}${panel.title}`;
+    if (showsAlready(pooled, key, panel.values)) {
+      pooled.pending = null; // a change undone before its drawing came
+      deferred.delete(pooled);
+      return pooled;
+    }
+    pooled.pending = { panel, layout: layouts[i], colors, key };
+    if (pooled.visible || !pooled.drawn || !pooled.canvas.isConnected) {
+      drawPending(pooled);
+    } else {
+      sizeCanvas(pooled, layouts[i]); // the page's layout is final in this frame; the pixels follow after it
+      deferred.add(pooled);
     }
     return pooled;
   });
