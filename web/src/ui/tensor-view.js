@@ -74,11 +74,17 @@ function panelsOf(view) {
   return Array.from({ length: count }, (_, p) => ({
     index: p,
     title: count > 1 ? format(STRINGS.headLabel, { h: p + 1 }) : '',
-    rows, cols, masked,
+    rows, cols, masked, integer: view.kind === 'ids',
     values: view.tensor.data.subarray(p * rows * cols, (p + 1) * rows * cols),
     rowLabels: view.rows ?? null,
     colLabels: view.cols ?? null,
   }));
+}
+
+// The top of a tensor's colour map: its largest |value|, or for token ids the vocabulary's last id, so that
+// one word has one colour in every tensor of the step.
+function scaleTop(view) {
+  return view.kind === 'ids' && view.words ? view.words.length - 1 : maxAbsFinite(view.tensor.data);
 }
 
 function maxAbsFinite(data) {
@@ -125,6 +131,7 @@ function describeCell(view, panel, row, col) {
   } else if (view.rows) {
     lines.push(format(STRINGS.hoverQuery, { row, token: panel.rowLabels[row] }).replace('query row', 'row'));
   }
+  if (view.kind === 'ids' && view.words) lines.push(format(STRINGS.hoverToken, { id: view.tensor.data[index], word: view.words[view.tensor.data[index]] }));
   if (view.hover?.scores) lines.push(format(STRINGS.hoverScore, { value: formatValue(view.hover.scores.data[index]) }));
   if (view.hover?.scaled) lines.push(format(STRINGS.hoverScaled, { value: formatValue(view.hover.scaled.data[index]) }));
   if (view.kind === 'weights' && view.cols) lines.push(format(STRINGS.hoverWeight, { value: formatValue(view.tensor.data[index]) }));
@@ -249,7 +256,11 @@ function exportPng(view, panels, layouts, colors) {
 
 // The colour key's gradient and end values: a small bar from the map's low end to its high end.
 function legendParts(view, colors) {
-  const maxAbs = maxAbsFinite(view.tensor.data);
+  const maxAbs = scaleTop(view);
+  if (view.kind === 'ids') {
+    const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale((maxAbs * i) / 6)));
+    return { low: '0', high: String(maxAbs), gradient: `linear-gradient(to right, ${stops.join(', ')})` };
+  }
   const low = view.kind === 'weights' ? 0 : -maxAbs;
   const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale(low + ((maxAbs - low) * i) / 6)));
   if (view.kind === 'weights' && scaleMode === 'row') return { low: '0', high: 'row max', gradient: `linear-gradient(to right, ${stops.join(', ')})` };
@@ -378,7 +389,7 @@ function paintTensor(view, maxWidth) {
   const width = panelWidth(panels, maxWidth);
   const cell = maxCellOf(panels);
   const layouts = panels.map((panel) => layoutPanel(panel, width, cell));
-  const maxAbs = maxAbsFinite(view.tensor.data);
+  const maxAbs = scaleTop(view);
   const colors = { ...palette(), scale: colorScale(view.kind, maxAbs, prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
   const tensorKey = drawingKey(view, panels, layouts, colors, maxAbs);
   const canvases = panels.map((panel, i) => {
