@@ -6,7 +6,8 @@
 //      host headers (no COOP/COEP);
 //   3. everything shipped in dist/, gzip -9 (the single-file page reported on its own).
 //
-//   node scripts/measure-page.mjs [--json build/page-budgets.json] [--only STEP]
+//   node scripts/measure-page.mjs [--json build/page-budgets.json] [--only STEP] [--dist DIR]
+// (--dist: another build of the page under the repository, e.g. one of the commit before, to compare side by side)
 // Run scripts/build.sh first. Not a test: it reports numbers, it does not judge them.
 import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -76,7 +77,7 @@ async function installRepaintProbe(page) {
     window.__repaints = [];
     let inputAt = null;
     document.addEventListener('input', (event) => { inputAt = event.timeStamp; }, true);
-    window.attentionPlayground.onRender((run) => {
+    (window.attentionPlayground.onFrame ?? window.attentionPlayground.onRender)((run) => {
       const frameAt = performance.now();
       const draw = performance.getEntriesByName('ap:draw').at(-1);
       const channel = new MessageChannel();
@@ -115,10 +116,12 @@ async function main() {
   const results = { repaint: [], load: null, shipped: shippedSizes(), browser: browser.version(), date: new Date().toISOString() };
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const distIndex = process.argv.indexOf('--dist');
+    const dist = distIndex > 0 ? process.argv[distIndex + 1].replace(/\/+$/, '') : 'dist';
     const onlyIndex = process.argv.indexOf('--only');
     const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : null; // e.g. --only multihead: those cases alone
     for (const { step, query } of REPAINT_CASES.filter((c) => !only || c.step === only)) {
-      await page.goto(`${server.url}dist/index.html?step=${step}${query ? `&${query}` : ''}`);
+      await page.goto(`${server.url}${dist}/index.html?step=${step}${query ? `&${query}` : ''}`);
       await waitForFirstRender(page);
       await installRepaintProbe(page);
       await repaintTimes(page, 3); // warm-up: JIT, first WASM calls
@@ -134,7 +137,7 @@ async function main() {
     const loads = [];
     for (let i = 0; i < (only ? 1 : LOADS); i++) {
       const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      await fresh.goto(`${server.url}dist/index.html?step=causal`);
+      await fresh.goto(`${server.url}${dist}/index.html?step=causal`);
       await waitForFirstRender(fresh);
       loads.push(await fresh.evaluate(() => {
         const paint = performance.getEntriesByName('ap:repaint')[0];

@@ -9,7 +9,8 @@
 //      already fetched; plus the index chunk's growth against `--base <dir>` (a built dist/ of the page before
 //      this work, when given). The .wasm files are the walk's own: the trainer uses the same builds.
 //
-//   node scripts/measure-training.mjs [--base /path/to/old/dist] [--json build/training-budgets.json]
+//   node scripts/measure-training.mjs [--base /path/to/old/dist] [--json build/training-budgets.json] [--dist DIR]
+// (--dist: the repaint figures on another build under the repository, e.g. the commit before, to compare)
 // Run `npx vite build` first. Not a test: it reports numbers, it does not judge them.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -49,7 +50,7 @@ async function installRepaintProbe(page) {
     window.__repaints = [];
     let inputAt = null;
     document.addEventListener('input', (event) => { inputAt = event.timeStamp; }, true);
-    window.attentionPlayground.onRender(() => {
+    (window.attentionPlayground.onFrame ?? window.attentionPlayground.onRender)(() => {
       const channel = new MessageChannel();
       channel.port1.onmessage = () => window.__repaints.push(performance.now() - inputAt);
       channel.port2.postMessage(null);
@@ -91,14 +92,15 @@ async function main() {
     await weight.close();
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const walk = 'step=causal&T=32&dModel=64&dOut=64';
+    const dist = (arg('--dist') ?? 'dist').replace(/\/+$/, '');
     // Without a run.
-    await page.goto(`${server.url}dist/index.html?${walk}`);
+    await page.goto(`${server.url}${dist}/index.html?${walk}`);
     await page.waitForFunction(() => window.attentionPlayground?.lastRun()?.result);
     await installRepaintProbe(page);
     await repaintTimes(page, 3);
     results.repaintIdle = { medianMs: median(await repaintTimes(page, REPEATS)) };
     // With a run: start it on the Training tab, go back to the walk, move the slider.
-    await page.goto(`${server.url}dist/index.html?${walk}&view=train&train-steps=100000`);
+    await page.goto(`${server.url}${dist}/index.html?${walk}&view=train&train-steps=100000`);
     await page.evaluate(async () => { const v = await window.attentionPlayground.training(); await v.ready(); v.play(); });
     await page.evaluate(() => window.attentionPlayground.setState({ view: 'walk' }));
     await page.waitForFunction(() => window.attentionPlayground.lastRun()?.result);

@@ -36,6 +36,16 @@ test('every step shows the PyTorch snippet torch ran and a C++ panel cut from th
   expect(problems).toEqual([]);
 });
 
+test('with the trained model, the PyTorch panel writes out its weights: the snippet torch ran', async ({ page }) => {
+  const problems = watchConsole(page);
+  expect(RECORDED.trained.length).toBeGreaterThan(0);
+  for (const { query, text } of RECORDED.trained) {
+    await openPage(page, `?${query}`);
+    await expect(page.locator('.code figure').nth(1).locator('pre'), query).toHaveText(text, { useInnerText: false });
+  }
+  expect(problems).toEqual([]);
+});
+
 test('the book’s numbers at the defaults (Raschka ch. 3)', async ({ page }) => {
   await openPage(page, '?step=self-attention');
   expect(await row(page, 'weights', 1)).toEqual([0.1385, 0.2379, 0.2333, 0.124, 0.1082, 0.1581]);

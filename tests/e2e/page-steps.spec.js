@@ -3,7 +3,7 @@
 // screenshot (test-results/page-screenshots/NN-step.png, also attached to the report).
 import { test, expect } from '@playwright/test';
 import { startServer } from '../../scripts/serve.mjs';
-import { afterRender, expectPageMatchesCore, openPage, watchConsole } from './page-helpers.js';
+import { afterRender, expectPageMatchesCore, openPage, shownValues, watchConsole } from './page-helpers.js';
 
 const STEPS = [
   'framing', 'loop', 'matmul', 'softmax', 'self-attention', 'weights', 'causal', 'dropout', 'check', 'multihead', 'cross',
@@ -73,6 +73,18 @@ test('step 1 pairs every context with the next word as its target', async ({ pag
   expect(ids).toEqual([1, 2, 3, 4, 5]);
   await expect(page.locator('[data-view="pairs-shape"]')).toHaveText('contexts (B=1, T=5), targets (B=1, T=5)');
   await expect(page.locator('.pairs tbody tr').nth(2).locator('.context .token .word')).toHaveText(['your', 'journey', 'starts']);
+  // The core's results as heatmaps with their shapes, coloured over the vocabulary (ids 0-5: one word, one colour
+  // in both); a focused cell names its word.
+  for (const name of ['contexts (last token of each context)', 'targets']) {
+    const figure = page.locator(`figure[data-tensor="${name}"]`);
+    await expect(figure).toHaveClass(/tensor-ids/);
+    await expect(figure.locator('.tensor-shape')).toHaveText('(B=1, T−1=5)');
+    await expect(figure.locator('.legend')).toContainText('5');
+  }
+  expect(await shownValues(page, 'targets')).toEqual([1, 2, 3, 4, 5]);
+  await page.locator('figure[data-tensor="targets"] canvas').focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.locator('figure[data-tensor="targets"] .tooltip')).toContainText('token id 2 = “starts”');
 });
 
 test('the classic example: query 2 attends with the weights of DESIGN.md step 5', async ({ page }) => {

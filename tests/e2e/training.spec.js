@@ -111,6 +111,30 @@ test('Training tab: pause, one step and reset reproduce the same losses', async 
   expect(problems).toEqual([]);
 });
 
+test('Training tab: the header\'s backend runs the trainer; a new choice moves the run on to it from where it is', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, `${SMALL}&train-steps=6&backend=js`);
+  await view(page);
+  const engine = page.locator('.training-engine');
+  await expect(engine).toHaveAttribute('data-backend', 'js');
+  await expect(engine).toContainText('JS reference');
+  for (let i = 1; i <= 2; i++) {
+    await page.locator('[data-train="step"]').click();
+    await page.waitForFunction((n) => window.attentionPlayground.trainingView().getRun().step === n, i);
+  }
+  await page.locator('#backend-select').selectOption('wasm-baseline');
+  await expect(engine).toHaveAttribute('data-backend', 'wasm-baseline');
+  await expect(engine).toContainText('WASM');
+  expect((await runOf(page)).step).toBe(2); // the same run, not a new one
+  await page.locator('[data-train="play"]').click();
+  await untilStep(page, 6);
+  const { losses, config } = await runOf(page);
+  expect(losses).toHaveLength(6);
+  expect(losses.every((l) => Number.isFinite(l))).toBe(true);
+  expect(config.backend).toBe('wasm-baseline');
+  expect(problems).toEqual([]);
+});
+
 test('Training tab: save → reload → load gives the same evaluation loss', async ({ page }) => {
   const problems = watchConsole(page);
   await openPage(page, `${SMALL}&train-steps=12`);

@@ -10,7 +10,7 @@ import { buildInputs } from '../../web/src/ui/inputs.js';
 import { STEP_IDS, headChoices, parseState, serializeState, updateState } from '../../web/src/ui/state.js';
 import { STEPS } from '../../web/src/ui/steps.js';
 import { STRINGS } from '../../web/src/ui/strings.js';
-import { checkFixture, defaultSnippets } from '../fixtures/snippet_texts.mjs';
+import { checkFixture, defaultSnippets, pageInputs, trainedSnippets } from '../fixtures/snippet_texts.mjs';
 
 const RECORDED = JSON.parse(readFileSync(new URL('../fixtures/torchSnippets.json', import.meta.url), 'utf8'));
 const RECORDED_BY_ID = new Map(RECORDED.steps.map((s) => [s.id, s]));
@@ -21,11 +21,10 @@ const SOURCES = Object.fromEntries(readdirSync(CPP_DIR).filter((f) => f.endsWith
 let api;
 beforeAll(async () => { api = await loadAttention({ backend: 'js' }); });
 
-/** Runs a step at the state a URL gives and returns its named tensors (and step 1's pairs). */
+/** Runs a step at the state a URL gives (the trained model's with model=trained) and returns its named tensors (and step 1's pairs). */
 async function runStep(search) {
-  const { state } = parseState(search);
+  const { state, inputs } = pageInputs(search);
   const step = STEPS.find((s) => s.id === state.step);
-  const inputs = buildInputs(state);
   const result = await step.run({ api, inputs, state, fixture: checkFixture(), loadBackend: async () => api });
   const named = Object.fromEntries((result.tensors ?? []).map((view) => [view.name, view.tensor]));
   if (result.pairs) Object.assign(named, { 'pairs.contexts': result.pairs.contexts, 'pairs.targets': result.pairs.targets });
@@ -40,11 +39,25 @@ describe('runnable PyTorch', () => {
     expect(RECORDED.steps.map((s) => s.id)).toEqual(STEP_IDS);
   });
 
-  for (const snippet of defaultSnippets()) {
-    test(`${snippet.id}: the page writes the snippet torch ran, and computes what it printed`, async () => {
-      const recorded = RECORDED_BY_ID.get(snippet.id);
+  // At the defaults (RECORDED.steps), and with the trained model on the steps that have one (RECORDED.trained:
+  // its embeddings and projections written out, so the snippet prints the page's trained numbers).
+  const cases = [
+    ...defaultSnippets().map((snippet) => ({ snippet, recorded: RECORDED_BY_ID.get(snippet.id), query: `step=${snippet.id}` })),
+    ...trainedSnippets().map((snippet) => ({ snippet, recorded: RECORDED.trained.find((r) => r.query === snippet.query), query: snippet.query })),
+  ];
+  test('the trained model\'s snippets are recorded for every trained step, in both layouts', () => {
+    expect(RECORDED.trained.map((r) => r.query)).toEqual(trainedSnippets().map((s) => s.query));
+    expect(RECORDED.trained.length).toBeGreaterThan(0);
+    for (const record of RECORDED.trained) {
+      expect(record.text).toContain('token + position embeddings');
+      expect(record.text).not.toContain('torch.manual_seed');
+    }
+  });
+  for (const { snippet, recorded, query } of cases) {
+    test(`${query}: the page writes the snippet torch ran, and computes what it printed`, async () => {
+      expect(recorded, `no recorded snippet for ${query}`).toBeDefined();
       expect(snippet.text).toBe(recorded.text);
-      const { named } = await runStep(`step=${snippet.id}`);
+      const { named } = await runStep(query);
       const step = STEPS.find((s) => s.id === snippet.id);
       for (const [variable, tensorName] of step.torchChecks) {
         const expected = recorded.values[variable];

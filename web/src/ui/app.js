@@ -11,7 +11,7 @@ import { STEP_BY_ID } from './steps.js';
 import { createShell, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
-import { clearInspected, exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
+import { clearInspected, drawDeferred, exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
 import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
 import { createExerciseSlot } from '../exercises/ui/slot.js';
@@ -36,6 +36,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   let snippetTimer = null;
   let renderedSnippetStep = null;
   const listeners = new Set();
+  const frameListeners = new Set(); // told in the frame that shows a repaint's visible tensors (for measuring)
   const exercises = createExerciseSlot(shell.exercises, {
     openExercise: (id) => update({ exercise: id }, { force: true, push: id !== '' }),
     showStep: (step) => update({ step }, { force: true }),
@@ -255,13 +256,22 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     performance.measure('ap:draw', 'ap:computed');
     requestAnimationFrame(() => {
       performance.measure('ap:repaint', 'ap:change');
-      notify();
+      for (const listener of frameListeners) listener(lastRun);
+      // Once this frame is painted: the canvases it left for later (off-screen, tensor-view.js drawDeferred),
+      // then the listeners, which thus see every canvas drawn.
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        if (mine !== generation) return; // a newer repaint is on its way and will tell them
+        drawDeferred();
+        notify();
+      };
+      channel.port2.postMessage(null);
       // The runnable PyTorch for this state: it writes x out in full (up to 15 ms at T=32, d=64), so it
       // waits until the controls have been still for a moment, outside the repaint budget.
       clearTimeout(snippetTimer);
       snippetTimer = setTimeout(() => {
         if (mine !== generation) return;
-        const snippet = step.torch({ state, inputs, fixture });
+        const snippet = step.torch({ state: runState, inputs, fixture }); // the trained model's sizes and weights when model=trained
         if (shell.torch.textContent !== snippet) shell.torch.textContent = snippet;
       }, renderedSnippetStep === step.id ? 150 : 0);
       renderedSnippetStep = step.id;
@@ -270,7 +280,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   // The width heatmaps may use, kept up to date by a ResizeObserver: reading clientWidth while
   // drawing would force a layout of the whole page in the middle of every repaint.
-  let availableWidth = shell.main.clientWidth || 800; // one layout at start-up, none while drawing
+  // The content box, as the observer reports it: clientWidth counts main's padding (56 px at 1280), and
+  // that difference alone once made the observer's first report schedule a second full repaint about
+  // 200 ms after start-up, which closed a cell editor opened by then (the repaint replaced its panel).
+  const mainStyle = getComputedStyle(shell.main);
+  let availableWidth = (shell.main.clientWidth - parseFloat(mainStyle.paddingLeft) - parseFloat(mainStyle.paddingRight)) || 800;
   let resizeTimer = null;
   new ResizeObserver(([entry]) => {
     const width = entry.contentRect.width;
@@ -332,8 +346,9 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   }
 
   // The address bar follows the state. A new step is a history entry; other changes replace the
-  // current one, at most every 150 ms: history.replaceState costs milliseconds, and dragging a slider
-  // fires dozens of changes a second.
+  // current one once the controls have been still for 150 ms: history.replaceState costs milliseconds
+  // (2-6 ms measured at T=32), and dragging a slider fires dozens of changes a second, so a write every
+  // 150 ms during a drag landed in a frame about one change in three. A page left before then writes it.
   let urlTimer = null;
   function writeUrl(push) {
     clearTimeout(urlTimer);
@@ -344,8 +359,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     else history.replaceState(null, '', url);
   }
   function scheduleUrlWrite() {
-    if (urlTimer === null) urlTimer = setTimeout(() => writeUrl(false), 150);
+    clearTimeout(urlTimer);
+    urlTimer = setTimeout(() => writeUrl(false), 150);
   }
+  window.addEventListener('pagehide', () => { if (urlTimer !== null) writeUrl(false); });
 
   /**
    * Applies a partial state (validated against the table) and recomputes.
@@ -431,10 +448,18 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     previous: () => go(-1),
     /** The last computation: {state, inputs, result, error, backend, ms}. */
     lastRun: () => lastRun,
-    /** Calls `listener(lastRun)` after every repaint. */
+    /** Calls `listener(lastRun)` after every repaint, every tensor drawn (the off-screen ones too). */
     onRender: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    /**
+     * Calls `listener(lastRun)` from the animation frame that shows a repaint's tensors on screen (off-screen
+     * canvases follow right after it): what scripts/measure-page.mjs times.
+     */
+    onFrame: (listener) => {
+      frameListeners.add(listener);
+      return () => frameListeners.delete(listener);
     },
     /** The core's loader, one thread unless `options.threads` says otherwise (as the page itself). */
     loadAttention: (options) => loadAttention({ threads: 1, ...options }),

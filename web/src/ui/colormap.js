@@ -53,7 +53,7 @@ function rowMax(panel, row) {
 
 /**
  * A colour function for one tensor: (finite value, row, panel) → [r, g, b].
- * @param {'weights'|'signed'} kind
+ * @param {'weights'|'signed'|'ids'} kind
  * @param {number} maxAbs the largest finite |value| in the tensor: the top of the weights' map (so
  *   uniform weights of 1/T still show their differences) and the ends of the signed map
  * @param {boolean} dark
@@ -61,6 +61,8 @@ function rowMax(panel, row) {
  *   'log' spreads the decades below the largest value evenly (0.03 and 0.003 look different)
  */
 export function colorScale(kind, maxAbs, dark = prefersDark(), mode = 'linear') {
+  // Token ids (step 1): 0 … the largest id on the sequential map; they are labels, never negative.
+  if (kind === 'ids') return (value) => sample(VIRIDIS, maxAbs > 0 ? value / maxAbs : 0);
   if (kind === 'weights') {
     if (mode === 'row') {
       return (value, row, panel) => {

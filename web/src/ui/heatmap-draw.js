@@ -78,6 +78,7 @@ function cellStyle(panel, row, col, colors) {
 // Cells under 36 px drop the leading zero (0.14 → .14) so that a signed value still fits.
 function cellText(panel, index, style, colors, compact = false) {
   const value = panel.values[index];
+  if (panel.integer) return { text: String(value), color: textColorOn(style.rgb) }; // token ids
   let text = style.neutral && value === 0 ? '0' : formatCell(value);
   if (compact) text = text.replace(/^(−?)0\./, '$1.');
   return { text, color: style.neutral ? colors.label : textColorOn(style.rgb) };

@@ -8,7 +8,7 @@ import { columns, transposed } from './inputs.js';
 import { SNIPPETS, SNIPPET_CHECKS } from './torch-snippets.js';
 
 // A shown tensor: `rows`/`cols` label the last two axes with tokens; `kind` picks the colour map
-// ('signed' diverging, 'weights' sequential 0..1); `causal` marks the future cells as masked;
+// ('signed' diverging, 'weights' sequential 0..1, 'ids' token ids, sequential over the vocabulary `words` and written as integers); `causal` marks the future cells as masked;
 // `hover` names sibling tensors whose values the weights' tooltip explains; `panels` draws the
 // first axis (the heads) side by side.
 // `axes` names the last axes; a leading batch or head axis the core returns is named here too.
@@ -64,8 +64,8 @@ export const STEPS = [
       return {
         pairs: { contexts: result.contexts, targets: result.targets, vocabulary: inputs.framingVocabulary },
         tensors: [
-          show('contexts (last token of each context)', ids(result.contexts), { axes: ['B', 'T−1'] }),
-          show('targets', ids(result.targets), { axes: ['B', 'T−1'] }),
+          show('contexts (last token of each context)', ids(result.contexts), { axes: ['B', 'T−1'], kind: 'ids', words: inputs.framingVocabulary }),
+          show('targets', ids(result.targets), { axes: ['B', 'T−1'], kind: 'ids', words: inputs.framingVocabulary }),
         ],
       };
     },

@@ -64,6 +64,7 @@ export const STRINGS = {
   maskedNote: 'Hatched cells are masked (the future); they are not merely small.',
   hoverCell: '{tensor}[{row}, {col}] = {value}',
   hoverQuery: 'query row {row} ({token})',
+  hoverToken: 'token id {id} = “{word}”',
   hoverKey: 'key column {col} ({token})',
   hoverScore: 'raw score {value}',
   hoverScaled: 'scaled score {value}',

@@ -74,11 +74,17 @@ function panelsOf(view) {
   return Array.from({ length: count }, (_, p) => ({
     index: p,
     title: count > 1 ? format(STRINGS.headLabel, { h: p + 1 }) : '',
-    rows, cols, masked,
+    rows, cols, masked, integer: view.kind === 'ids',
     values: view.tensor.data.subarray(p * rows * cols, (p + 1) * rows * cols),
     rowLabels: view.rows ?? null,
     colLabels: view.cols ?? null,
   }));
+}
+
+// The top of a tensor's colour map: its largest |value|, or for token ids the vocabulary's last id, so that
+// one word has one colour in every tensor of the step.
+function scaleTop(view) {
+  return view.kind === 'ids' && view.words ? view.words.length - 1 : maxAbsFinite(view.tensor.data);
 }
 
 function maxAbsFinite(data) {
@@ -125,6 +131,7 @@ function describeCell(view, panel, row, col) {
   } else if (view.rows) {
     lines.push(format(STRINGS.hoverQuery, { row, token: panel.rowLabels[row] }).replace('query row', 'row'));
   }
+  if (view.kind === 'ids' && view.words) lines.push(format(STRINGS.hoverToken, { id: view.tensor.data[index], word: view.words[view.tensor.data[index]] }));
   if (view.hover?.scores) lines.push(format(STRINGS.hoverScore, { value: formatValue(view.hover.scores.data[index]) }));
   if (view.hover?.scaled) lines.push(format(STRINGS.hoverScaled, { value: formatValue(view.hover.scaled.data[index]) }));
   if (view.kind === 'weights' && view.cols) lines.push(format(STRINGS.hoverWeight, { value: formatValue(view.tensor.data[index]) }));
@@ -141,20 +148,57 @@ function pooledCanvas(key) {
   let entry = canvasPool.get(key);
   if (!entry) {
     const canvas = document.createElement('canvas');
-    entry = { canvas, ctx: canvas.getContext('2d'), listeners: null };
+    entry = { canvas, ctx: canvas.getContext('2d'), listeners: null, visible: true, pending: null };
     canvasPool.set(key, entry);
+    watchVisibility(entry);
   }
   entry.listeners?.abort();
   entry.listeners = new AbortController();
   return entry;
 }
 
-// What a panel's pixels depend on, besides its values: a canvas that already shows the same is not drawn
-// again, so a control that leaves a matrix as it was (W_query under a temperature change) costs nothing.
-function drawingKey(view, panel, layout, colors) {
+// A repaint draws at once the canvases on screen or near it, and the others right after the frame is painted
+// (drawDeferred, called by app.js before it tells its listeners): at T=32 most of a step's figures lie below
+// the fold (multi-head with 8 heads is about 1,700 px tall), and drawing them all cost most of the repaint.
+// An IntersectionObserver keeps each canvas's `visible`; one that scrolls into view with a drawing pending
+// is drawn then. A canvas that is not on the page yet, or was never drawn, is drawn at once.
+const canvasByElement = new WeakMap();
+const deferred = new Set();
+let visibility = null;
+function watchVisibility(entry) {
+  if (typeof IntersectionObserver !== 'function') return;
+  visibility ??= new IntersectionObserver((records) => {
+    for (const record of records) {
+      const pooled = canvasByElement.get(record.target);
+      pooled.visible = record.isIntersecting;
+      if (pooled.visible && pooled.pending) drawPending(pooled);
+    }
+  }, { rootMargin: '150px 0px' });
+  canvasByElement.set(entry.canvas, entry);
+  visibility.observe(entry.canvas);
+}
+
+function drawPending(pooled) {
+  const { panel, layout, colors, key } = pooled.pending;
+  pooled.pending = null;
+  deferred.delete(pooled);
+  drawCanvas(pooled, panel, layout, colors);
+  pooled.drawn = { key, values: panel.values.slice() };
+}
+
+/** Draws the canvases a repaint left for after its frame (off-screen ones); app.js calls it once the frame is painted. */
+export function drawDeferred() {
+  for (const pooled of [...deferred]) drawPending(pooled);
+}
+if (typeof window !== 'undefined') window.addEventListener('beforeprint', drawDeferred);
+
+// What a tensor's pixels depend on, besides its values (the panel's title comes on top): a canvas that already
+// shows the same is not drawn again, so a control that leaves a matrix as it was (W_query under a temperature
+// change) costs nothing. Built once per tensor, not per panel: eight heads made it eight times over.
+function drawingKey(view, panels, layouts, colors, maxAbs) {
   const { scale, ...paletteColors } = colors; // the scale follows from kind and the tensor's largest value
-  return JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbsFinite(view.tensor.data), panel.title, panel.rows,
-    panel.cols, panel.rowLabels, panel.colLabels, layout, paletteColors, window.devicePixelRatio || 1]);
+  return JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbs, panels[0].rows,
+    panels[0].cols, panels[0].rowLabels, panels[0].colLabels, layouts, paletteColors, window.devicePixelRatio || 1]);
 }
 
 function showsAlready(pooled, key, values) {
@@ -164,7 +208,7 @@ function showsAlready(pooled, key, values) {
   return true;
 }
 
-function drawCanvas({ canvas, ctx }, panel, layout, colors) {
+function sizeCanvas({ canvas }, layout) {
   const ratio = window.devicePixelRatio || 1;
   const width = Math.ceil(layout.width * ratio);
   const height = Math.ceil(layout.height * ratio);
@@ -174,6 +218,12 @@ function drawCanvas({ canvas, ctx }, panel, layout, colors) {
     canvas.style.width = `${layout.width}px`;
     canvas.style.height = `${layout.height}px`;
   }
+  return ratio;
+}
+
+function drawCanvas(pooled, panel, layout, colors) {
+  const { ctx } = pooled;
+  const ratio = sizeCanvas(pooled, layout);
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   drawPanel(ctx, panel, layout, colors); // paints every pixel: no clear needed
 }
@@ -206,7 +256,11 @@ function exportPng(view, panels, layouts, colors) {
 
 // The colour key's gradient and end values: a small bar from the map's low end to its high end.
 function legendParts(view, colors) {
-  const maxAbs = maxAbsFinite(view.tensor.data);
+  const maxAbs = scaleTop(view);
+  if (view.kind === 'ids') {
+    const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale((maxAbs * i) / 6)));
+    return { low: '0', high: String(maxAbs), gradient: `linear-gradient(to right, ${stops.join(', ')})` };
+  }
   const low = view.kind === 'weights' ? 0 : -maxAbs;
   const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale(low + ((maxAbs - low) * i) / 6)));
   if (view.kind === 'weights' && scaleMode === 'row') return { low: '0', high: 'row max', gradient: `linear-gradient(to right, ${stops.join(', ')})` };
@@ -332,14 +386,26 @@ function panelWidth(panels, maxWidth) {
 function paintTensor(view, maxWidth) {
   const entry = pooledFigure(view.name);
   const panels = panelsOf(view);
-  const layouts = panels.map((panel) => layoutPanel(panel, panelWidth(panels, maxWidth), maxCellOf(panels)));
-  const colors = { ...palette(), scale: colorScale(view.kind, maxAbsFinite(view.tensor.data), prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
+  const width = panelWidth(panels, maxWidth);
+  const cell = maxCellOf(panels);
+  const layouts = panels.map((panel) => layoutPanel(panel, width, cell));
+  const maxAbs = scaleTop(view);
+  const colors = { ...palette(), scale: colorScale(view.kind, maxAbs, prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
+  const tensorKey = drawingKey(view, panels, layouts, colors, maxAbs);
   const canvases = panels.map((panel, i) => {
     const pooled = pooledCanvas(`${view.name}#${i}`);
-    const key = drawingKey(view, panel, layouts[i], colors);
-    if (!showsAlready(pooled, key, panel.values)) {
-      drawCanvas(pooled, panel, layouts[i], colors);
-      pooled.drawn = { key, values: panel.values.slice() };
+    const key = `${tensorKey}${panel.title}`;
+    if (showsAlready(pooled, key, panel.values)) {
+      pooled.pending = null; // a change undone before its drawing came
+      deferred.delete(pooled);
+      return pooled;
+    }
+    pooled.pending = { panel, layout: layouts[i], colors, key };
+    if (pooled.visible || !pooled.drawn || !pooled.canvas.isConnected) {
+      drawPending(pooled);
+    } else {
+      sizeCanvas(pooled, layouts[i]); // the page's layout is final in this frame; the pixels follow after it
+      deferred.add(pooled);
     }
     return pooled;
   });
@@ -372,7 +438,9 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
     setAttribute(canvas, 'role', 'img');
     setAttribute(canvas, 'aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
     if (canvas.classList.contains('editable') !== editable) canvas.classList.toggle('editable', editable);
-    if (wrap.firstChild !== canvas || wrap.childNodes.length !== 1) wrap.replaceChildren(canvas);
+    // An open cell editor stays through a repaint (attachInspection moves it onto its cell's new place).
+    const editor = wrap.querySelector(':scope > .cell-editor');
+    if (wrap.firstChild !== canvas || wrap.childNodes.length !== (editor ? 2 : 1)) wrap.replaceChildren(canvas, ...(editor ? [editor] : []));
     attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip: entry.tooltip, editable, onEdit, signal: listeners.signal });
   });
   setHidden(entry.maskedNote, !view.causal);
@@ -544,20 +612,30 @@ function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable
       openEditor(focus);
     }
   }, { signal });
+  const open = wrap.querySelector(':scope > .cell-editor');
+  if (open) {
+    if (!editable || Number(open.dataset.row) >= panel.rows || Number(open.dataset.col) >= panel.cols) open.remove();
+    else placeEditor(open, { row: Number(open.dataset.row), col: Number(open.dataset.col) });
+  }
   if (!editable) return;
   canvas.addEventListener('click', (event) => {
     const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
     if (cell) openEditor(cell);
   }, { signal });
+  function placeEditor(input, cell) {
+    input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
+    input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
+    input.style.width = `${Math.max(layout.cell, 72)}px`;
+  }
   function openEditor(cell) {
     const input = element('input', {
       type: 'number', step: 'any', class: 'cell-editor',
       'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
       value: shortestFloat32(panel.values[cell.row * panel.cols + cell.col]),
     });
-    input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
-    input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
-    input.style.width = `${Math.max(layout.cell, 72)}px`;
+    input.dataset.row = cell.row;
+    input.dataset.col = cell.col;
+    placeEditor(input, cell);
     let done = false;
     const finish = (commit) => {
       if (done) return;

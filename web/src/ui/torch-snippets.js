@@ -54,9 +54,11 @@ function isClassic(tokens, dModel) {
 // The first lines of every snippet that uses x: imports, print options, the embeddings.
 function header(state, inputs) {
   const classic = isClassic(inputs.tokens, state.dModel);
-  const source = classic
-    ? "the book's 3-d embeddings of the sentence"
-    : 'the page\'s seeded embeddings, written out';
+  const source = inputs.trained
+    ? `the ${inputs.trained.carried ? 'carried' : 'trained'} model's token + position embeddings of the sentence, written out`
+    : classic
+      ? "the book's 3-d embeddings of the sentence"
+      : 'the page\'s seeded embeddings, written out';
   return [
     'import torch',
     'torch.set_grad_enabled(False)',
@@ -71,8 +73,31 @@ function header(state, inputs) {
 const PROJECTIONS = ['query', 'key', 'value'];
 const MODULE_NAMES = { query: 'W_query', key: 'W_key', value: 'W_value' };
 
+// The trained model's q/k/v projections (model=trained, trained/walk-inputs.js), written out as the page shows
+// them, the learner's edits included: a seed cannot make them, so the snippet carries the numbers.
+function trainedWeightLines(state, inputs) {
+  const linear = state.layout === 'linear';
+  const source = inputs.trained.carried
+    ? 'the model you trained on the Training tab'
+    : 'the shipped model (web/src/ui/trained/walk-model.safetensors, trained by scripts/train-walk-model.mjs)';
+  const lines = [`# W_query, W_key, W_value: blocks.0.q_proj/k_proj/v_proj.weight of ${source};`,
+    '# its biases stay out, as the walk\'s attention has none. Your edits are in the numbers.',
+    `d_out = ${state.dOut}`];
+  for (const name of PROJECTIONS) {
+    const shown = inputs.weights.shown[name];
+    if (linear) {
+      lines.push(`${MODULE_NAMES[name]} = torch.nn.Linear(d_in, d_out, bias=False)   # weight: (d_out, d_in)`,
+        `${MODULE_NAMES[name]}.weight.copy_(${pyTensor(shown)})`);
+    } else {
+      lines.push(`${MODULE_NAMES[name]} = ${pyTensor(shown)}   # (d_in, d_out)`);
+    }
+  }
+  return lines;
+}
+
 // The seeded weights, as the page makes them (inputs.js projectionWeights), with the learner's edits.
-function weightLines(state, { editNames = ['Wq', 'Wk', 'Wv'] } = {}) {
+function weightLines(state, { editNames = ['Wq', 'Wk', 'Wv'], inputs = null } = {}) {
+  if (inputs?.trained) return trainedWeightLines(state, inputs);
   const linear = state.layout === 'linear';
   const lines = [`d_out = ${state.dOut}`, `torch.manual_seed(${state.seed})`];
   for (const name of PROJECTIONS) {
@@ -189,7 +214,7 @@ export const SNIPPETS = {
   },
   weights({ state, inputs }) {
     const linear = state.layout === 'linear';
-    return [...header(state, inputs), ...weightLines(state), '',
+    return [...header(state, inputs), ...weightLines(state, { inputs }), '',
       ...projectLines(state),
       'scores = query @ key.T',
       'd_k = key.shape[-1]',
@@ -208,7 +233,7 @@ export const SNIPPETS = {
       'print(torch.softmax(example, dim=-1), torch.softmax(example / 64 ** 0.5, dim=-1))'].join('\n');
   },
   causal({ state, inputs }) {
-    return [...header(state, inputs), ...weightLines(state), '',
+    return [...header(state, inputs), ...weightLines(state, { inputs }), '',
       ...projectLines(state),
       'scores = query @ key.T',
       ...maskLines(state),
@@ -218,7 +243,7 @@ export const SNIPPETS = {
   dropout({ state, inputs }) {
     const T = inputs.tokens.length;
     const keep = dropoutKeepMask(state.dropoutSeed, state.dropout, T, T);
-    const lines = [...header(state, inputs), ...weightLines(state), '',
+    const lines = [...header(state, inputs), ...weightLines(state, { inputs }), '',
       ...projectLines(state),
       'scores = query @ key.T',
       'd_k = key.shape[-1]',
@@ -259,7 +284,7 @@ export const SNIPPETS = {
       'print((output - fixture).abs().max())'].join('\n');
   },
   multihead({ state, inputs }) {
-    const lines = [...header(state, inputs), ...weightLines(state), '',
+    const lines = [...header(state, inputs), ...weightLines(state, { inputs }), '',
       `B, H = 1, ${state.heads}`,
       'd_head = d_out // H',
       'xb = x.unsqueeze(0)   # (B, T, d_in)',

@@ -4,6 +4,7 @@
 //   steps {count, view}  → `count` AdamW steps on makeBatch(task, {seed, step: trainer.steps}), their losses
 //   snapshot {view}      → what the page draws: held-out loss, attention, weights, gradients, predictions
 //   reset                → back to the initial weights (the same ones: the saved step-0 file)
+//   backend {backend}    → the same run (parameters, AdamW state, step) on another backend (the header's choice)
 //   save                 → trainer.save()'s bytes;  load {bytes} → the trainer in the file
 // Batches depend only on (task, seed, step), so pausing, stepping and resetting reproduce the same losses.
 import { createTrainer, inductionScore, loadTrainer, makeBatch } from '../../train/index.js';
@@ -61,21 +62,36 @@ export function createSession(engineOptions = {}) {
     return result;
   }
 
+  let fallback = null; // why the page's backend choice could not run here, when it could not
   function info() {
-    return { backend: trainer.backend, backendReason: trainer.backendReason, threads: trainer.threads, step: trainer.steps, config };
+    return { backend: trainer.backend, backendReason: trainer.backendReason, requested: config.backend ?? 'auto', fallback, threads: trainer.threads, step: trainer.steps, config };
+  }
+
+  // The page's backend choice (config.backend, the header's select): one that cannot load here (no WebGPU
+  // adapter, d_head beyond its kernels) trains on 'auto' instead, and the reply says why.
+  async function withBackend(make) {
+    const wanted = config.backend ?? 'auto';
+    fallback = null;
+    try {
+      return await make(wanted);
+    } catch (error) {
+      if (wanted === 'auto') throw error;
+      fallback = error.message;
+      return make('auto');
+    }
   }
 
   async function init(newConfig, bytes = null) {
     trainer?.dispose();
     config = newConfig;
     if (bytes) {
-      trainer = await loadTrainer(bytes, { backend: config.backend ?? 'auto', ...engineOptions });
+      trainer = await withBackend((backend) => loadTrainer(bytes, { backend, ...engineOptions }));
     } else {
-      trainer = await createTrainer({
+      trainer = await withBackend((backend) => createTrainer({
         vocabSize: config.vocabSize, contextLength: config.context, dModel: config.dModel, heads: config.heads,
-        layers: config.layers, seed: config.seed, backend: config.backend ?? 'auto', ...engineOptions,
+        layers: config.layers, seed: config.seed, backend, ...engineOptions,
         optimizer: { name: 'adamw', lr: config.lr, weightDecay: config.wd },
-      });
+      }));
       initial = trainer.save();
     }
     held = makeBatch(config.task, batchOptions(config, HELD_OUT_BATCH, HELD_OUT_STEP));
@@ -103,8 +119,16 @@ export function createSession(engineOptions = {}) {
       }
       case 'reset':
         trainer.dispose();
-        trainer = await loadTrainer(initial, { backend: config.backend ?? 'auto', ...engineOptions });
+        trainer = await withBackend((backend) => loadTrainer(initial, { backend, ...engineOptions }));
         return { ...info(), snapshot: await snapshot(message.view) };
+      case 'backend': {
+        // The run goes on from where it is (parameters, AdamW state, step) on the newly chosen backend.
+        const bytes = trainer.save();
+        trainer.dispose();
+        config = { ...config, backend: message.backend };
+        trainer = await withBackend((backend) => loadTrainer(bytes, { backend, ...engineOptions }));
+        return { ...info(), snapshot: await snapshot(message.view) };
+      }
       case 'steps': {
         const first = trainer.steps;
         const losses = [];

@@ -330,8 +330,13 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   function setInfo(reply) {
     info = reply;
     const where = runner.where === 'worker' ? S.inWorker : format(S.onMainThread, { reason: runner.reason });
-    engine.textContent = format(S.engine, { backend: STRINGS.backendNames[reply.backend] ?? reply.backend, threads: reply.threads, where });
+    const name = STRINGS.backendNames[reply.backend] ?? reply.backend;
+    const text = format(S.engine, { backend: name, threads: reply.threads, where });
+    engine.textContent = reply.fallback
+      ? `${text}. ${format(STRINGS.fallback, { wanted: STRINGS.backendNames[reply.requested] ?? reply.requested, backend: name, reason: reply.fallback })}`
+      : text;
     engine.dataset.where = runner.where;
+    engine.dataset.backend = reply.backend;
   }
 
   function ensureRunner() {
@@ -380,6 +385,23 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     }
     setInfo(reply);
     applySnapshot(reply.snapshot);
+  }
+
+  // Messages reach the session in order, so a chunk of steps already sent finishes on the old backend and the
+  // next one runs on the new.
+  async function switchBackend() {
+    if (!config) return;
+    config = { ...config, backend };
+    if (!runner || !info) return; // the run starting now takes config.backend
+    const mine = generation;
+    try {
+      const reply = await runner.call({ type: 'backend', backend, view: viewOptions() });
+      if (mine !== generation) return;
+      setInfo(reply);
+      applySnapshot(reply.snapshot);
+    } catch (error) {
+      if (mine === generation) showError(error);
+    }
   }
 
   function announce() {
@@ -587,16 +609,25 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   }
 
   let first = true;
-  /** Follows the page's state: new settings start a new run (same seed: same initial weights). */
+  let backend = 'auto'; // the header's backend choice (state.backend): the trainer's too
+  /**
+   * Follows the page's state: new settings start a new run (same seed: same initial weights); a new backend
+   * choice moves the run on to it from where it is.
+   */
   function sync(state, { fromControl = false } = {}) {
     const next = tab ? tabSettings(state) : demoSettings(state);
     if (tab && (!fromControl || first)) renderTabControls(state);
     const nextKey = JSON.stringify(next);
-    if (nextKey === key) return;
+    const backendChanged = state.backend !== backend;
+    backend = state.backend;
+    if (nextKey === key) {
+      if (backendChanged) switchBackend();
+      return;
+    }
     settings = next;
     key = nextKey;
     try {
-      config = completeConfig(settings);
+      config = { ...completeConfig(settings), backend };
     } catch (error) {
       config = null;
       generation++;

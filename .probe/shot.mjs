@@ -1,0 +1,10 @@
+import { chromium } from '@playwright/test';
+const [url, out, w = 1280] = process.argv.slice(2);
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const p = await b.newPage({ viewport: { width: Number(w), height: 900 } });
+await p.goto(url);
+await p.waitForFunction(() => window.attentionPlayground?.lastRun()?.result);
+await p.waitForTimeout(300);
+await p.screenshot({ path: out, fullPage: true });
+console.log(await p.evaluate(() => [...document.querySelectorAll('figure[data-tensor]')].map((f) => f.dataset.tensor + ' ' + f.querySelector('.tensor-shape,.shape')?.textContent)));
+await b.close();
