@@ -7,7 +7,7 @@ import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backen
 import { gpuCrossoverDecision, shapesOf, workOf } from '../../web/src/core/planner.js';
 import { ENTRIES } from '../../web/src/core/registry.js';
 import { loadAttention } from '../../web/src/core/index.js';
-import { describeAdapter } from '../../web/src/gpu/device.js';
+import { GpuUnavailableError, describeAdapter } from '../../web/src/gpu/device.js';
 import { PROBE_BUDGET_MS, createCrossoverStore, crossoverKey } from '../../web/src/gpu/crossover-probe.js';
 
 const BROWSER = 'Chrome/156.0.8078.73';
@@ -240,7 +240,7 @@ describe("'auto' measures the crossover on a real adapter", () => {
 
   test('a probe that fails (no device) leaves every call on WASM and says why', async () => {
     const world = fakeWorld();
-    const { attention, backend } = routed(world, { loadGpu: async () => { throw new Error('adapter.requestDevice() failed'); } });
+    const { attention, backend } = routed(world, { loadGpu: async () => { throw new GpuUnavailableError('device-request-failed', 'adapter.requestDevice() failed'); } });
     attention.matmul(square(512), square(512));
     world.idle();
     expect(await backend.probing).toBeNull();

@@ -15,9 +15,10 @@
 // routed to it (or by the probe), never before. Where the crossover is null and nothing is to be measured,
 // every call is exactly the CPU backend's (synchronous, its own lastCall).
 //
-// A lost device (or a device request that fails) moves every later call to the CPU backend; the call
-// that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason` says why.
-import { probeAdapter } from '../../gpu/device.js';
+// A lost device (or a device request that fails, or one out of memory) moves every later call to the CPU
+// backend; the call that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason`
+// says why. A kernel bug (GpuKernelError, device.js) is raised to the caller and moves nothing.
+import { isDeviceFailure, probeAdapter } from '../../gpu/device.js';
 import {
   PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
 } from '../../gpu/crossover-probe.js';
@@ -35,9 +36,11 @@ import { loadWebGpuBackend, withDeviceLossFallback } from './webgpu.js';
  */
 export async function loadAutoBackend(cpu, options = {}) {
   const probing = options.gpuProbe !== false;
-  // Nothing measured, nothing forced, no probing: the answer is WASM whatever the adapter, so do not ask
-  // (where a browser has none, asking makes Chromium log "No available adapters." on every page load).
-  if (!probing && !options.gpuCrossover && !anyGpuCrossoverMeasured()) return cpu;
+  const store = options.crossoverStore ?? createCrossoverStore();
+  // Nothing measured (committed or stored in this browser), nothing forced, no probing: the answer is WASM
+  // whatever the adapter, so do not ask (where a browser has none, asking makes Chromium log "No available
+  // adapters." on every page load).
+  if (!probing && !options.gpuCrossover && !anyGpuCrossoverMeasured() && !store.hasAny()) return cpu;
   let probe;
   try {
     probe = await probeAdapter(options);
@@ -48,7 +51,7 @@ export async function loadAutoBackend(cpu, options = {}) {
     adapterInfo: probe.adapterInfo,
     forced: options.gpuCrossover ?? null,
     probe: probing,
-    store: options.crossoverStore,
+    store,
     loadGpu: (thresholdN) => loadWebGpuBackend({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }),
   });
 }
@@ -126,6 +129,8 @@ export function createRoutingBackend(cpu, {
       routed.onBackendChange(({ reason }) => giveUpGpu(reason));
       return { gpu, routed };
     }, (error) => {
+      // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
+      if (!isDeviceFailure(error)) throw error;
       giveUpGpu(`WebGPU is unavailable: ${error?.message ?? error}; now on ${cpu.name}`);
       return null;
     });
