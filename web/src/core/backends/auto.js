@@ -18,7 +18,7 @@
 // A lost device (or a device request that fails, or one out of memory) moves every later call to the CPU
 // backend; the call that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason`
 // says why. A kernel bug (GpuKernelError, device.js) is raised to the caller and moves nothing.
-import { isDeviceFailure, probeAdapter } from '../../gpu/device.js';
+import { classifyGpuFailure, isDeviceFailure, probeAdapter } from '../../gpu/device.js';
 import {
   PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
 } from '../../gpu/crossover-probe.js';
@@ -192,7 +192,9 @@ export function createRoutingBackend(cpu, {
     const shapes = shapesOf(fn, args);
     const options = ENTRIES[fn].options ? args[args.length - 1] : {};
     // Above the crossover: a Promise, as every webgpu result is.
-    return loadGpuSide(current.thresholdN).then(async (side) => {
+    // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
+    const loading = loadGpuSide(current.thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
+    return loading.then(async (side) => {
       if (!side || !gpuUsable()) return onCpu(fn, args, fallbackReason);
       const answer = side.gpu.supportsOp(fn, shapes, options);
       if (!answer.supported) return onCpu(fn, args, answer.reason);
