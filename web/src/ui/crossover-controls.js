@@ -65,10 +65,14 @@ export function createCrossoverControls(container, { loadAuto, reloadAuto, chang
     event.preventDefault();
     act(async () => {
       const value = input.value.trim() === '' ? Number.NaN : Number(input.value);
+      (await loadAuto()).setGpuCrossover(value); // checks the value (a bad one is its Error, shown as is) and stores it
+      // Loaded again, 'auto' finds the stored record: it routes by it, with onBackendChange (a routing backend
+      // that had nothing to route at load has none).
+      reloadAuto();
       let api = await loadAuto();
-      api.setGpuCrossover(value); // checks the value: a bad one is its Error, shown as is
       if (api.gpuCrossover?.source !== 'set') {
-        // 'auto' had not even asked for the adapter (probing off, nothing measured): ask now, then set.
+        // Nothing stored: 'auto' had not even asked for the adapter (probing off, nothing measured), or the
+        // browser refuses storage. Ask now, then set (kept for this page where storage is refused).
         reloadAuto();
         api = await loadAuto({ gpuCrossover: { thresholdN: value } });
         api.setGpuCrossover(value);
