@@ -29,8 +29,9 @@ function trainingCell(result) {
   if (result.status !== 'ok') return result.status;
   const digits = (x) => (x < 10 ? 2 : x < 100 ? 1 : 0);
   return `**${result.stepsPerSecond.toFixed(digits(result.stepsPerSecond))} steps/s**, ${Math.round(result.tokensPerSecond).toLocaleString('en-US')} tokens/s `
-    + `(${result.medianMs.toFixed(digits(result.medianMs))} ms/step${typeof result.cpuMsPerStep === 'number' ? `, CPU ${result.cpuMsPerStep.toFixed(digits(result.cpuMsPerStep))}` : ''}, ${result.runs} steps; ${result.gflops.toFixed(1)} GFLOP/s = `
-    + `${((100 * result.gflops) / FMA_PEAK_GFLOPS).toFixed(0)}% of peak; peak ${mib(result.peakBytes)}${typeof result.startBytes === 'number' ? ` from ${mib(result.startBytes)}` : ''})`;
+    + `(${result.medianMs.toFixed(digits(result.medianMs))} ms/step${typeof result.cpuMsPerStep === 'number' ? `, CPU ${result.cpuMsPerStep.toFixed(digits(result.cpuMsPerStep))}` : ''}, ${result.runs} steps; ${result.gflops.toFixed(1)} GFLOP/s`
+    // A WebGPU row's work is the adapter's: one WASM core's peak is no measure of it (webgpuNote says which adapter).
+    + `${/webgpu/.test(result.contestant) ? '' : ` = ${((100 * result.gflops) / FMA_PEAK_GFLOPS).toFixed(0)}% of peak`}; peak ${mib(result.peakBytes)}${typeof result.startBytes === 'number' ? ` from ${mib(result.startBytes)}` : ''})`;
 }
 
 /** The training table as Markdown (one row per contestant, one column per size). */
