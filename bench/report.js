@@ -29,8 +29,9 @@ function trainingCell(result) {
   if (result.status !== 'ok') return result.status;
   const digits = (x) => (x < 10 ? 2 : x < 100 ? 1 : 0);
   return `**${result.stepsPerSecond.toFixed(digits(result.stepsPerSecond))} steps/s**, ${Math.round(result.tokensPerSecond).toLocaleString('en-US')} tokens/s `
-    + `(${result.medianMs.toFixed(digits(result.medianMs))} ms/step${typeof result.cpuMsPerStep === 'number' ? `, CPU ${result.cpuMsPerStep.toFixed(digits(result.cpuMsPerStep))}` : ''}, ${result.runs} steps; ${result.gflops.toFixed(1)} GFLOP/s = `
-    + `${((100 * result.gflops) / FMA_PEAK_GFLOPS).toFixed(0)}% of peak; peak ${mib(result.peakBytes)}${typeof result.startBytes === 'number' ? ` from ${mib(result.startBytes)}` : ''})`;
+    + `(${result.medianMs.toFixed(digits(result.medianMs))} ms/step${typeof result.cpuMsPerStep === 'number' ? `, CPU ${result.cpuMsPerStep.toFixed(digits(result.cpuMsPerStep))}` : ''}, ${result.runs} steps; ${result.gflops.toFixed(1)} GFLOP/s`
+    // A WebGPU row's work is the adapter's: one WASM core's peak is no measure of it (webgpuNote says which adapter).
+    + `${/webgpu/.test(result.contestant) ? '' : ` = ${((100 * result.gflops) / FMA_PEAK_GFLOPS).toFixed(0)}% of peak`}; peak ${mib(result.peakBytes)}${typeof result.startBytes === 'number' ? ` from ${mib(result.startBytes)}` : ''})`;
 }
 
 /** The training table as Markdown (one row per contestant, one column per size). */
@@ -193,6 +194,22 @@ export function targets(report) {
   ];
 }
 
+/**
+ * What the WebGPU rows ran on, when the report has any: the adapter's vendor, architecture and description,
+ * and on SwiftShader that these rows measure a CPU emulating a GPU, never GPU speed.
+ */
+export function webgpuNote(report) {
+  const rows = [...report.results, ...(report.training?.results ?? [])].filter((r) => /webgpu/.test(r.contestant));
+  if (!rows.length) return [];
+  const adapter = report.webgpuAdapter;
+  if (!adapter || adapter.error) return ['', `WebGPU rows: no adapter (${adapter?.error ?? 'not recorded'}).`];
+  const named = `vendor '${adapter.vendor}', architecture '${adapter.architecture}', description '${adapter.description}'`;
+  return ['', adapter.emulated
+    ? `**WebGPU rows ran on SwiftShader (CPU emulation)** (${named}): Chromium's Vulkan on the CPU. They measure a CPU emulating a GPU, `
+      + 'not GPU speed; they show that the kernels run and agree, and compare the three libraries on that emulation only.'
+    : `WebGPU rows ran on the adapter ${adapter.label} (${named}).`];
+}
+
 /** The whole report as Markdown: environment, one table per task, targets, ratios. */
 export function toMarkdown(report, { machine } = {}) {
   const env = report.environment;
@@ -200,10 +217,11 @@ export function toMarkdown(report, { machine } = {}) {
   out.push('# Benchmark: attention-playground fast path vs peers', '');
   out.push(`Run ${env.date} in ${env.userAgent}; ${env.hardwareConcurrency} logical cores${machine ? `, ${machine}` : ''}; `
     + `cross-origin isolated: ${env.crossOriginIsolated ? 'yes' : 'no'}; whole suite ${env.seconds.toFixed(0)} s.`);
-  if (!Object.keys(report.tasks).length) return `${[...out, ...trainingMarkdown(report)].join('\n')}\n`;
+  if (!Object.keys(report.tasks).length) return `${[...out, ...webgpuNote(report), ...trainingMarkdown(report)].join('\n')}\n`;
   out.push(`Medians of ${report.settings.runs} timed runs after warm-up (min–max in brackets); every output was checked `
     + `against the reference (|error| ≤ ${report.settings.atol} + ${report.settings.rtol}·|expected|) before its time counted.`, '');
   for (const c of report.contestants) out.push(`- **${c.name}**: ${c.error ? `unavailable (${c.error})` : c.description}`);
+  out.push(...webgpuNote(report));
   for (const [task, info] of Object.entries(report.tasks)) {
     out.push('', `## ${info.title}`, '', task === 'gemm' ? 'GFLOP/s (median time).' : 'Median time (min–max; useful GFLOP/s).', '');
     out.push(table(report, task));

@@ -8,6 +8,7 @@
 // step is the check: its loss must equal ours within LOSS_RTOL (relative) before any time counts; a
 // contestant that disagrees is reported 'wrong', never timed. Then warm-up steps, then timed steps.
 import { loadTf } from './contestants/tfjs.js';
+import { EMULATED_SUFFIX, isolatedTensorFlow, requireAdapter } from './webgpu-contestants.js';
 import { createTrainer, initParameters, makeBatch, parameterSpec, OPTIMIZER_DEFAULTS } from '../web/src/train/index.js';
 
 export const SEED = 1;
@@ -67,8 +68,8 @@ export function batchCount(size) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Contestants. A training contestant is { name, group, setup?() → description, prepare(size, parameters) →
-// { step(batch) → Promise<loss number>, dispose?() } }.
+// Contestants. A training contestant is { name, group, setup?() → description, supports?(size) → true or the
+// reason it does not run at this size, prepare(size, parameters) → { step(batch) → Promise<loss number>, dispose?() } }.
 
 async function relaxedAvailable() {
   try {
@@ -105,22 +106,78 @@ export function oursTraining() {
   };
 }
 
+/** On a CPU-emulated adapter (SwiftShader) the WebGPU rows train the tiny model only (the small one would
+ *  take minutes per contestant, and measures a CPU emulating a GPU anyway). */
+const EMULATED_TRAINING_SIZES = ['tiny'];
+const emulatedSupports = (state) => (size) => !state.adapter?.emulated || EMULATED_TRAINING_SIZES.includes(size)
+  || `SwiftShader (CPU-emulated): only ${EMULATED_TRAINING_SIZES.join(', ')} runs, a step of ${size} would take seconds of a CPU emulating a GPU`;
+
+/** createTrainer({backend: 'webgpu'}): the WGSL training kernels (web/src/gpu/train/), state on the device. */
+export function oursWebgpuTraining() {
+  const state = { adapter: null };
+  return {
+    get name() { return `ours webgpu${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    group: 'ours',
+    setup: async () => {
+      state.adapter = await requireAdapter();
+      return `createTrainer({backend: 'webgpu'}) on ${state.adapter.label}: parameters, gradients and AdamW state on the device, `
+        + 'the loss and gradient norm read back every step, the parameters copied back every syncEvery = 10 steps (counted in the time)';
+    },
+    supports: emulatedSupports(state),
+    async prepare(size, { parameters }) {
+      const trainer = await createTrainer({ ...modelConfig(size), seed: SEED, parameters, optimizer: OPTIMIZER, backend: 'webgpu' });
+      return {
+        step: async (batch) => {
+          const { loss } = await trainer.step(batch);
+          if (trainer.backend !== 'webgpu') throw new Error(`ours webgpu: the trainer left the GPU: ${trainer.backendReason}`);
+          return loss;
+        },
+        dispose: () => trainer.dispose(),
+      };
+    },
+  };
+}
+
 // TensorFlow.js: the same model written with tf ops. Its wasm backend has no UnsortedSegmentSum, so
-// tf.gather's gradient fails: the token embedding is a one-hot (N, V)·(V, d) product. AdamW by hand
-// (tf.train.adam has no decoupled weight decay), exactly the update of docs/api.md.
+// tf.gather's gradient fails: the token embedding is a one-hot (N, V)·(V, d) product (the webgpu row does the
+// same, so both compute one model). AdamW by hand (tf.train.adam has no decoupled weight decay), exactly the
+// update of docs/api.md.
 let tfRuns = 0;
 
 export function tfjsTraining() {
-  return {
+  return tfjsTrainingOn({
     name: 'tfjs-wasm',
-    group: 'peer',
-    setup: async () => {
-      const tf = await loadTf();
-      return `TensorFlow.js ${tf.version_core}, wasm backend (XNNPACK), SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'}, threads off; `
-        + 'tf.variableGrads, token embedding as a one-hot matmul (no UnsortedSegmentSum for tf.gather\'s gradient), AdamW by hand';
+    load: async () => ({ tf: await loadTf(), local: (data) => data }),
+    describe: (tf) => `TensorFlow.js ${tf.version_core}, wasm backend (XNNPACK), SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'}, threads off; `
+      + 'tf.variableGrads, token embedding as a one-hot matmul (no UnsortedSegmentSum for tf.gather\'s gradient), AdamW by hand',
+  });
+}
+
+/** TensorFlow.js's webgpu backend, in its own iframe (bench/webgpu-contestants.js), on the same tf program. */
+export function tfjsWebgpuTraining() {
+  const state = { adapter: null, loaded: null };
+  const contestant = tfjsTrainingOn({
+    get name() { return `tfjs-webgpu${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    load: async () => {
+      state.adapter ??= await requireAdapter();
+      state.loaded ??= isolatedTensorFlow({ gradients: true });
+      return state.loaded;
     },
+    describe: (tf) => `TensorFlow.js ${tf.version_core}, webgpu backend, on ${state.adapter.label}; the same tf program as tfjs-wasm, `
+      + 'the loss read back every step',
+  });
+  contestant.supports = emulatedSupports(state);
+  return contestant;
+}
+
+/** The tf program of the model, on the tf that `options.load()` gives ({tf, local}: local copies an array into tf's realm). */
+function tfjsTrainingOn(options) {
+  return {
+    get name() { return options.name; },
+    group: 'peer',
+    setup: async () => options.describe((await options.load()).tf),
     async prepare(size, { spec, parameters }) {
-      const tf = await loadTf();
+      const { tf, local } = await options.load();
       const { vocabSize: V, contextLength: T, dModel: d, heads: H, layers: L } = modelConfig(size);
       const dh = d / H;
       const run = ++tfRuns;
@@ -128,13 +185,13 @@ export function tfjsTraining() {
       const m = {};
       const v = {};
       for (const [name, shape] of spec) {
-        vars[name] = tf.variable(tf.tensor(parameters[name].data, shape), true, `train${run}_${name}`);
+        vars[name] = tf.variable(tf.tensor(local(parameters[name].data), shape), true, `train${run}_${name}`);
         m[name] = tf.variable(tf.zeros(shape), false);
         v[name] = tf.variable(tf.zeros(shape), false);
       }
       const mask = new Float32Array(T * T);
       for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) mask[i * T + j] = -1e9; // exp underflows to 0 exactly
-      const maskT = tf.tensor2d(mask, [T, T]);
+      const maskT = tf.tensor2d(local(mask), [T, T]);
       const scale = tf.scalar(1 / Math.sqrt(dh));
       const linear = (x, l, p) => tf.add(tf.matMul(x, vars[`blocks.${l}.${p}.weight`], false, true), vars[`blocks.${l}.${p}.bias`]);
       const split = (x, B) => tf.transpose(tf.reshape(x, [B, T, H, dh]), [0, 2, 1, 3]);
@@ -152,9 +209,9 @@ export function tfjsTraining() {
           for (const target of batch.targets.data) if (target !== -100) count++;
           const pick = new Float32Array(N * V);
           for (let n = 0; n < N; n++) { const target = batch.targets.data[n]; if (target !== -100) pick[n * V + target] = 1 / Math.max(1, count); }
-          const lossValue = tf.tidy(() => {
-            const x1 = tf.tensor2d(oneHot, [N, V]);
-            const w = tf.tensor2d(pick, [N, V]);
+          const lossTensor = tf.tidy(() => {
+            const x1 = tf.tensor2d(local(oneHot), [N, V]);
+            const w = tf.tensor2d(local(pick), [N, V]);
             const { value, grads } = tf.variableGrads(() => {
               let h = tf.add(tf.reshape(tf.matMul(x1, vars['tok_emb.weight']), [B, T, d]), vars['pos_emb.weight']);
               h = tf.reshape(h, [N, d]);
@@ -180,8 +237,11 @@ export function tfjsTraining() {
               const decayed = tf.mul(p, 1 - lr * weightDecay);
               p.assign(tf.sub(decayed, tf.mul(tf.div(m[name], tf.add(tf.mul(tf.sqrt(v[name]), c2), eps)), c1)));
             }
-            return value.dataSync()[0];
+            return value;
           });
+          // data(), not dataSync(): the webgpu backend reads back asynchronously.
+          const lossValue = (await lossTensor.data())[0];
+          lossTensor.dispose();
           return lossValue;
         },
         dispose() {
@@ -195,7 +255,17 @@ export function tfjsTraining() {
 }
 
 export function trainingContestants() {
-  return [oursTraining(), tfjsTraining()];
+  return [oursTraining(), tfjsTraining(), oursWebgpuTraining(), tfjsWebgpuTraining()];
+}
+
+/** The first step's loss on the JS engine: the check's reference when no CPU row of ours is in the line-up. */
+async function referenceLoss(size, parameters, batch) {
+  const trainer = await createTrainer({ ...modelConfig(size), seed: SEED, parameters, optimizer: OPTIMIZER, backend: 'js' });
+  try {
+    return (await trainer.step(batch)).loss;
+  } finally {
+    trainer.dispose();
+  }
 }
 
 const median = (sorted) => (sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2);
@@ -240,6 +310,17 @@ export async function runTraining({ contestants = trainingContestants(), sizes =
     for (const entry of lineup) {
       const row = { task: 'training', size, contestant: entry.name, group: entry.group, threads: 1 };
       if (entry.error) { results.push({ ...row, status: 'unavailable', reason: entry.error }); continue; }
+      const supported = entry.contestant.supports ? entry.contestant.supports(size) : true;
+      if (supported !== true) {
+        results.push({ ...row, status: 'skipped', reason: supported });
+        onProgress(`training ${size} ${entry.name}: skipped: ${supported}`);
+        continue;
+      }
+      // The check's reference: ours on the CPU (the first CPU row of ours, else the JS engine's first step),
+      // so a GPU row is checked too, never the reference of itself.
+      if (reference[size] === undefined && !lineup.some((e) => e.group === 'ours' && !e.error && !/webgpu/.test(e.name))) {
+        reference[size] = await referenceLoss(size, start.parameters, batches[0]);
+      }
       let runner;
       try {
         await new Promise((resolve) => setTimeout(resolve, 150));
@@ -249,7 +330,7 @@ export async function runTraining({ contestants = trainingContestants(), sizes =
         const firstLoss = await runner.step(batches[0]);
         const firstMs = performance.now() - t0;
         row.firstLoss = firstLoss;
-        if (entry.group === 'ours' && reference[size] === undefined) reference[size] = firstLoss;
+        if (entry.group === 'ours' && !/webgpu/.test(entry.name) && reference[size] === undefined) reference[size] = firstLoss;
         const expected = reference[size];
         const relError = Math.abs(firstLoss - expected) / Math.abs(expected);
         row.lossRelError = relError;

@@ -1,6 +1,7 @@
 // The benchmark's WebGPU contestants, in the shape bench/suite.js expects ({name, group, setup, tasks}):
-// this project's webgpu backend and TensorFlow.js's webgpu backend, on the suite's GEMM and causal
-// multi-head attention (with projections and biases, bench/inputs.js).
+// this project's webgpu backend, TensorFlow.js's webgpu backend and onnxruntime-web's webgpu execution
+// provider, on the suite's GEMM and causal multi-head attention (with projections and biases,
+// bench/inputs.js).
 //
 // On SwiftShader (Chromium's Vulkan on the CPU, what a headless machine without a GPU has) the names end in
 // "SwiftShader (CPU-emulated)": those rows measure a CPU emulating a GPU. There the large sizes are skipped
@@ -9,12 +10,13 @@
 // TensorFlow.js runs in its own same-origin iframe: the suite's tfjs-wasm row uses the page's global `tf`,
 // and a second backend on that global would switch it under that row (tf.setBackend is global).
 import { describeAdapter } from '../web/src/gpu/device.js';
+import { attentionModel, matmulModel } from './onnx.js';
 
 const EMULATED_LIMITS = { gemm: 512, attention: 128 };
-const EMULATED_SUFFIX = ' — SwiftShader (CPU-emulated)';
+export const EMULATED_SUFFIX = ' — SwiftShader (CPU-emulated)';
 
 /** The adapter this browser gives, described for the labels; throws (→ 'unavailable') without one. */
-async function requireAdapter() {
+export async function requireAdapter() {
   const adapter = await globalThis.navigator?.gpu?.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) throw new Error(globalThis.navigator?.gpu ? 'WebGPU: requestAdapter() returned null' : 'WebGPU: navigator.gpu is undefined');
   return describeAdapter(adapter);
@@ -63,12 +65,15 @@ function playgroundContestant() {
   };
 }
 
-/** A same-origin iframe with its own TensorFlow.js (core + webgpu backend, UMD bundles from node_modules). */
-async function isolatedTensorFlow() {
+/**
+ * A same-origin iframe with its own TensorFlow.js (core + webgpu backend, UMD bundles from node_modules).
+ * `gradients`: the whole @tensorflow/tfjs bundle instead of tfjs-core, for the ops' gradients (training).
+ */
+export async function isolatedTensorFlow({ gradients = false } = {}) {
   const base = new URL('../node_modules/@tensorflow/', import.meta.url).href;
   const frame = document.createElement('iframe');
   frame.hidden = true;
-  frame.srcdoc = `<!doctype html><script src="${base}tfjs-core/dist/tf-core.min.js"></script>` +
+  frame.srcdoc = `<!doctype html><script src="${base}${gradients ? 'tfjs/dist/tf.min.js' : 'tfjs-core/dist/tf-core.min.js'}"></script>` +
     `<script src="${base}tfjs-backend-webgpu/dist/tf-backend-webgpu.min.js"></script>`;
   await new Promise((resolve, reject) => {
     frame.onload = resolve;
@@ -135,7 +140,45 @@ function tensorflowContestant() {
   };
 }
 
+/**
+ * onnxruntime-web with its webgpu execution provider (ort.webgpu.min.mjs from node_modules, its own module
+ * instance beside the wasm rows' ones), on the same standard-op models as the wasm EP rows (bench/onnx.js).
+ * One WASM thread: the GPU does the matrix work. Inputs are fed from the CPU and outputs read back each run.
+ */
+function onnxruntimeContestant() {
+  const state = { adapter: null, ort: null };
+  const DIST = new URL('../node_modules/onnxruntime-web/dist/', import.meta.url);
+  const session = async (bytes) => state.ort.InferenceSession.create(bytes, { executionProviders: ['webgpu'], graphOptimizationLevel: 'all' });
+  return {
+    get name() { return `onnxruntime-web webgpu EP${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    group: 'peer',
+    async setup() {
+      state.adapter = await requireAdapter();
+      const ort = await import(new URL('ort.webgpu.min.mjs', DIST).href);
+      ort.env.wasm.wasmPaths = DIST.href;
+      ort.env.wasm.numThreads = 1;
+      ort.env.wasm.proxy = false;
+      state.ort = ort;
+      let version = 'unknown';
+      try { version = (await (await fetch(new URL('../package.json', DIST))).json()).version; } catch { /* the label says unknown */ }
+      return `onnxruntime-web ${version}, webgpu execution provider, standard ONNX ops, on ${state.adapter.label}`;
+    },
+    tasks: {
+      gemm: task(state, 'gemm', async ({ a, b, n }) => {
+        const s = await session(matmulModel(n));
+        const { Tensor } = state.ort;
+        return { run: async () => (await s.run({ A: new Tensor('float32', a, [n, n]), B: new Tensor('float32', b, [n, n]) })).Y.data, dispose: () => s.release() };
+      }),
+      attention: task(state, 'attention', async (inputs) => {
+        const s = await session(attentionModel(inputs));
+        const { Tensor } = state.ort;
+        return { run: async () => (await s.run({ X: new Tensor('float32', inputs.x, [1, inputs.T, inputs.dModel]) })).Y.data, dispose: () => s.release() };
+      }),
+    },
+  };
+}
+
 /** The WebGPU rows of the suite; without WebGPU their setup throws and the suite marks them unavailable. */
 export function webgpuContestants() {
-  return [playgroundContestant(), tensorflowContestant()];
+  return [playgroundContestant(), tensorflowContestant(), onnxruntimeContestant()];
 }

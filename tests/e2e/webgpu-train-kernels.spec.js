@@ -54,6 +54,8 @@ test.describe('WebGPU training kernels', () => {
       { B: 2, T: 7, H: 3, headDim: 5 },
       { B: 1, T: 67, H: 2, headDim: 16 }, // more rows than one workgroup
       { B: 2, T: 9, H: 2, headDim: 32 },
+      { B: 1, T: 130, H: 1, headDim: 8 }, // three workgroups, the last one partial; the key tiles past its rows
+      { B: 1, T: 19, H: 1, headDim: 150 }, // d_head above 128: 8 keys per tile
     ]);
   });
 

@@ -7,7 +7,7 @@ import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backen
 import { gpuCrossoverDecision, shapesOf, workOf } from '../../web/src/core/planner.js';
 import { ENTRIES } from '../../web/src/core/registry.js';
 import { loadAttention } from '../../web/src/core/index.js';
-import { describeAdapter } from '../../web/src/gpu/device.js';
+import { GpuUnavailableError, describeAdapter } from '../../web/src/gpu/device.js';
 import { PROBE_BUDGET_MS, createCrossoverStore, crossoverKey } from '../../web/src/gpu/crossover-probe.js';
 
 const BROWSER = 'Chrome/156.0.8078.73';
@@ -187,6 +187,18 @@ describe("'auto' measures the crossover on a real adapter", () => {
     expect(on.gpuCrossover).toMatchObject({ thresholdN: null, source: 'none', reason: 'no GPU crossover measured for nvidia hopper NVIDIA H100' });
     expect(on.probing).toBeNull();
 
+    // A crossover stored in this browser (set on the page, or measured) is a reason to ask, probing off too:
+    // it routes after a reload.
+    const key = crossoverKey(describeAdapter(adapter), BROWSER);
+    store.set(key, { thresholdN: 256, rows: [], measuredAt: '2026-11-23T00:00:00Z', spentMs: 0, complete: true, source: 'set' });
+    expect(store.hasAny()).toBe(true);
+    requests.length = 0;
+    const stored = await loadAutoBackend(world.cpu, { gpu, gpuProbe: false, crossoverStore: store });
+    expect(requests).toHaveLength(1);
+    expect(stored).not.toBe(world.cpu);
+    store.clear(key);
+    expect(store.hasAny()).toBe(false);
+
     const forced = routed(world, { forced: { thresholdN: 8 } });
     forced.attention.matmul(square(4), square(4));
     expect(forced.attention.gpuCrossover).toMatchObject({ thresholdN: 8, source: 'forced' });
@@ -238,9 +250,16 @@ describe("'auto' measures the crossover on a real adapter", () => {
     expect(attention.gpuCrossover.source).toBe('none');
   });
 
+  test('a GPU backend that fails to load with a bug (not a missing device) rejects the call; nothing falls back', async () => {
+    const world = fakeWorld();
+    const { attention, backend } = routed(world, { forced: { thresholdN: 8 }, loadGpu: async () => { throw new TypeError('runtime is not a constructor'); } });
+    await expect(attention.matmul(square(64), square(64))).rejects.toThrow('matmul: the WebGPU kernels failed (a bug, not a device failure): runtime is not a constructor');
+    expect(backend.fallbackReason).toBeNull();
+  });
+
   test('a probe that fails (no device) leaves every call on WASM and says why', async () => {
     const world = fakeWorld();
-    const { attention, backend } = routed(world, { loadGpu: async () => { throw new Error('adapter.requestDevice() failed'); } });
+    const { attention, backend } = routed(world, { loadGpu: async () => { throw new GpuUnavailableError('device-request-failed', 'adapter.requestDevice() failed'); } });
     attention.matmul(square(512), square(512));
     world.idle();
     expect(await backend.probing).toBeNull();

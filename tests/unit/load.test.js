@@ -6,6 +6,7 @@ import { createAttention } from '../../web/src/core/api.js';
 import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backends/auto.js';
 import { FUNCTION_NAMES, loadAttention } from '../../web/src/core/index.js';
 import { createReferenceBackend } from '../../web/src/core/reference/index.js';
+import { GpuUnavailableError } from '../../web/src/gpu/device.js';
 import { JOURNEY, randomTensor } from './make-tensors.js';
 
 const NOT_WASM = new Uint8Array([0x00, 0x61, 0x73]);
@@ -174,7 +175,7 @@ describe("'auto' routing (backends/auto.js) over a stand-in GPU backend", () => 
   });
 
   test('a device request that fails moves every call to the CPU backend, and says why', async () => {
-    const { attention, requests } = loadRouted(async () => { throw new Error('the GPU process crashed'); });
+    const { attention, requests } = loadRouted(async () => { throw new GpuUnavailableError('device-request-failed', 'the GPU process crashed'); });
     const changes = [];
     attention.onBackendChange((change) => changes.push(change));
     await attention.matmul(large, large);

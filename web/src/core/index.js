@@ -123,14 +123,24 @@ export async function loadAttention(options = {}) {
 
   const reasons = [];
   if (backend === 'webgpu') {
+    let webgpu = null;
     try {
-      const { loadWebGpuBackend, withDeviceLossFallback } = await import('./backends/webgpu.js');
-      // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see webgpu.js.
-      const gpu = await loadWebGpuBackend(options);
-      return createAttention(withDeviceLossFallback(gpu, () => loadWasm('auto', options).catch(() => loadReference())),
-        { threadsReason: WEBGPU_THREADS_REASON });
+      webgpu = await import('./backends/webgpu.js');
     } catch (error) {
-      reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
+      reasons.push(`WebGPU is unavailable: its module could not load: ${reasonOf(error)}`);
+    }
+    if (webgpu) {
+      const { loadWebGpuBackend, withDeviceLossFallback, isDeviceFailure } = webgpu;
+      try {
+        // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see webgpu.js.
+        const gpu = await loadWebGpuBackend(options);
+        return createAttention(withDeviceLossFallback(gpu, () => loadWasm('auto', options).catch(() => loadReference())),
+          { threadsReason: WEBGPU_THREADS_REASON });
+      } catch (error) {
+        // No adapter or device falls back; any other error is a bug in loading the backend, and is raised.
+        if (!isDeviceFailure(error)) throw new Error(`loadAttention: backend 'webgpu' failed to load (a bug, not a missing GPU): ${error?.message ?? error}`, { cause: error });
+        reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
+      }
     }
   }
   return (await loadCpu(reasons)).attention;

@@ -86,6 +86,11 @@ export function createCrossoverStore(storage = defaultStorage()) {
     set(key, record) {
       guarded(() => storage.setItem(key, JSON.stringify(record)), undefined);
     },
+    /** True when some adapter's record is stored (measured or set in this browser). */
+    hasAny() {
+      return guarded(() => Array.from({ length: storage.length }, (_, i) => storage.key(i))
+        .some((name) => name?.startsWith(STORAGE_PREFIX)), false);
+    },
     /** Removes one adapter's record, or (no key) every crossover record this page stored. */
     clear(key) {
       guarded(() => {

@@ -1,6 +1,12 @@
 // WebGPU device acquisition. Each way it can fail has its own `reason` and message, so the page can say
 // why it runs on WASM instead of a generic "WebGPU unavailable". Nothing here asserts: a CPU-only browser
 // gets a GpuUnavailableError, which the API turns into a fallback.
+//
+// Two kinds of failure, and only the first falls back to the CPU:
+// - the device is unusable: no adapter or device, the device lost (GPUDevice.lost), out of memory
+//   (popErrorScope('out-of-memory')), an internal error (popErrorScope('internal')): a GpuUnavailableError;
+// - our own code is wrong: a WGSL or binding validation error (popErrorScope('validation')), a JS exception
+//   in the passes: a GpuKernelError naming the function, which reaches the caller (a fallback would hide it).
 
 /** The limits the kernels need (the WebGPU defaults, which every conformant adapter offers). */
 export const REQUIRED_LIMITS = {
@@ -13,7 +19,7 @@ export const REQUIRED_LIMITS = {
 
 export class GpuUnavailableError extends Error {
   /**
-   * @param {'no-navigator-gpu'|'no-adapter'|'adapter-request-failed'|'device-request-failed'|'limits-too-small'|'device-lost'} reason
+   * @param {'no-navigator-gpu'|'no-adapter'|'adapter-request-failed'|'device-request-failed'|'limits-too-small'|'device-lost'|'out-of-memory'|'internal-error'} reason
    * @param {string} message
    */
   constructor(reason, message) {
@@ -21,6 +27,41 @@ export class GpuUnavailableError extends Error {
     this.name = 'GpuUnavailableError';
     this.reason = reason;
   }
+}
+
+/** A bug in this project's WebGPU code (validation error, JS exception): never a reason to fall back. */
+export class GpuKernelError extends Error {
+  /**
+   * @param {string} fn the function whose kernels failed (e.g. 'matmul', 'trainer.step')
+   * @param {string} message what failed
+   * @param {unknown} [cause] the original error
+   */
+  constructor(fn, message, cause) {
+    super(`${fn}: ${message}`, cause === undefined ? undefined : { cause });
+    this.name = 'GpuKernelError';
+    this.fn = fn;
+  }
+}
+
+/**
+ * True when `error` means the device cannot go on (lost, out of memory, internal error, gone before a
+ * call): the one kind of failure that moves work to the CPU.
+ * @param {unknown} error
+ */
+export function isDeviceFailure(error) {
+  return error instanceof GpuUnavailableError;
+}
+
+/**
+ * The error a failed GPU call should raise, given whether its device is lost by now (`lostError`, or null):
+ * the loss; a device failure as it is; anything else as a GpuKernelError naming `fn`.
+ * @param {string} fn @param {unknown} error @param {GpuUnavailableError|null} lostError
+ * @returns {Error}
+ */
+export function classifyGpuFailure(fn, error, lostError) {
+  if (lostError) return lostError;
+  if (isDeviceFailure(error) || (error instanceof GpuKernelError && error.fn === fn)) return /** @type {Error} */ (error);
+  return new GpuKernelError(fn, `the WebGPU kernels failed (a bug, not a device failure): ${error?.message ?? error}`, error);
 }
 
 /**

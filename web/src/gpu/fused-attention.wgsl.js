@@ -16,6 +16,15 @@
 // HEAD_DIM_MAX is fixed when the text is built: private arrays need a constant size.
 
 /**
+ * Keys staged per tile: the key and value tiles, (KEY_TILE, HEAD_DIM_MAX) floats each, fit together in the
+ * 16 KiB of workgroup memory every adapter offers (16 keys up to d_head 128, 8 at 256).
+ * @param {number} headDimMax
+ */
+export function keyTileRows(headDimMax) {
+  return Math.max(1, Math.min(16, Math.floor(16384 / (2 * 4 * headDimMax))));
+}
+
+/**
  * @param {number} headDimMax the largest d_head the pipeline serves (a multiple of 4)
  * @returns {string} WGSL source
  */
@@ -32,7 +41,7 @@ struct Params {
 }
 
 override QUERY_ROWS: u32 = 64u;
-const KEY_TILE: u32 = 16u;
+const KEY_TILE: u32 = ${keyTileRows(headDimMax)}u;
 const HEAD_DIM_MAX: u32 = ${headDimMax}u;
 // The most negative finite f32: the start of a running maximum.
 const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);

@@ -6,6 +6,7 @@ import { rowSoftmaxWgsl } from './row-softmax.wgsl.js';
 import { fusedAttentionWgsl } from './fused-attention.wgsl.js';
 import { dropoutWgsl } from './dropout.wgsl.js';
 import { lowbias32 } from '../core/random.js';
+import { GpuKernelError, GpuUnavailableError } from './device.js';
 
 const FLOAT_BYTES = 4;
 const GEMM_TILE = 64;
@@ -13,6 +14,8 @@ const ROW_THREADS = 64;
 const QUERY_ROWS = 64;
 const ELEMENTWISE_THREADS = 256;
 export const HEAD_DIM_LIMIT = 256;
+/** The error scopes a pass pushes, outermost first; popped in reverse (device.js says which fall back). */
+const ERROR_SCOPES = ['validation', 'out-of-memory', 'internal'];
 
 /**
  * A tensor living in a GPU buffer for the length of one pass.
@@ -102,8 +105,7 @@ export class GpuRuntime {
   abandon(pass) {
     if (pass.finished) return;
     pass.finished = true;
-    this.device.popErrorScope().catch(() => {});
-    this.device.popErrorScope().catch(() => {});
+    for (let i = 0; i < ERROR_SCOPES.length; i++) this.device.popErrorScope().catch(() => {});
     for (const buffer of pass.buffers) buffer.destroy();
   }
 
@@ -131,8 +133,7 @@ export class GpuPass {
     this.encoder = this.device.createCommandEncoder({ label });
     /** @type {GPUBuffer[]} every buffer this pass made, destroyed when it ends */
     this.buffers = [];
-    this.device.pushErrorScope('validation');
-    this.device.pushErrorScope('out-of-memory');
+    for (const filter of ERROR_SCOPES) this.device.pushErrorScope(filter);
   }
 
   /** A storage buffer for `length` floats (padded to 16 bytes, so vec4 views of it are whole). */
@@ -313,11 +314,15 @@ export class GpuPass {
       return buffer;
     });
     this.device.queue.submit([this.encoder.finish()]);
+    const internal = await this.device.popErrorScope();
     const outOfMemory = await this.device.popErrorScope();
     const invalid = await this.device.popErrorScope();
     try {
-      if (outOfMemory) throw new Error(`webgpu: ${this.label}: out of GPU memory: ${outOfMemory.message}`);
-      if (invalid) throw new Error(`webgpu: ${this.label}: ${invalid.message}`);
+      // Out of memory and internal errors: the device cannot do this work (a fallback is right).
+      if (outOfMemory) throw new GpuUnavailableError('out-of-memory', `WebGPU: ${this.label}: out of GPU memory: ${outOfMemory.message}`);
+      if (internal) throw new GpuUnavailableError('internal-error', `WebGPU: ${this.label}: internal error: ${internal.message}`);
+      // A validation error is our WGSL or our bindings: a bug, raised as such.
+      if (invalid) throw new GpuKernelError(this.label, `WebGPU validation error (a bug in the kernels or their bindings): ${invalid.message}`);
       await Promise.all(staging.map((buffer) => buffer.mapAsync(GPUMapMode.READ)));
       const results = {};
       entries.forEach(([name, tensor], i) => {

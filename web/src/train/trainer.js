@@ -148,8 +148,19 @@ class Trainer {
     try {
       await this.copyBack();
     } catch (error) {
-      this.resumeOnCpu(error);
+      await this.gpuFailed('trainer.sync', error);
     }
+  }
+
+  /**
+   * A GPU step or copy failed: a device failure (lost, out of memory, internal error) resumes on the CPU
+   * from the last copy; any other error is a bug in the kernels or this code and is raised, naming `fn`,
+   * with the trainer still on the GPU (a fallback would hide the bug behind the CPU's numbers).
+   */
+  async gpuFailed(fn, error) {
+    const { deviceFailure, error: classified } = await this.gpu.failure(fn, error);
+    if (!deviceFailure) throw classified;
+    this.resumeOnCpu(classified);
   }
 
   async copyBack() {
@@ -167,7 +178,7 @@ class Trainer {
     this.gpu = null;
   }
 
-  /** The device was lost (or failed): continue on the CPU from the last copy, which is ≤ syncEvery steps old. */
+  /** The device was lost (or ran out of memory): continue on the CPU from the last copy, which is ≤ syncEvery steps old. */
   resumeOnCpu(error) {
     const lost = this.gpu.step - this.adam.step;
     this.releaseGpu();
@@ -188,7 +199,7 @@ class Trainer {
         if (++this.sinceSync >= this.syncEvery) await this.copyBack();
         return { loss, gradNorm };
       } catch (error) {
-        this.resumeOnCpu(error);
+        await this.gpuFailed('trainer.step', error);
       }
     }
     const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, wantGradients: true, linear: this.linear });

@@ -14,6 +14,7 @@ import { renderResults } from './results-view.js';
 import { clearInspected, drawDeferred, exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
 import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
+import { createCrossoverControls, probeSetting } from './crossover-controls.js';
 import { createExerciseSlot } from '../exercises/ui/slot.js';
 import { carriedModel, loadWalkModel, trainedInputs, trainedState, TRAINED_LOCKS, TRAINED_STEPS } from './trained/walk-model.js';
 
@@ -42,15 +43,36 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     showStep: (step) => update({ step }, { force: true }),
   });
 
-  function loadBackend(name) {
+  function loadBackend(name, extra = {}) {
     if (!backends.has(name)) {
-      // One thread and no GPU probe: the page's sizes (T ≤ 32, d ≤ 64) are far below the workers' and any
-      // GPU's crossover, so workers would cost every visit two more WASM instances, and asking for an adapter
-      // only to measure one would make a browser without a GPU log "No available adapters." on every visit.
-      backends.set(name, loadOptions(name).then((options) => loadAttention({ backend: name, threads: 1, gpuProbe: false, ...options })));
+      // One thread and no GPU probe unless the learner turned it on (crossover-controls.js): the page's sizes
+      // (T ≤ 32, d ≤ 64) are far below the workers' and any GPU's crossover, so workers would cost every visit
+      // two more WASM instances, and asking for an adapter only to measure one would make a browser without a
+      // GPU log "No available adapters." on every visit.
+      const gpuProbe = name === 'auto' && probeSetting();
+      backends.set(name, loadOptions(name).then((options) => loadAttention({ backend: name, threads: 1, gpuProbe, ...extra, ...options })));
       backends.get(name).catch(() => backends.delete(name)); // a failed load may succeed later
     }
     return backends.get(name);
+  }
+
+  // The GPU crossover beside the badge ('Automatic' only). A change recomputes the step with it.
+  const crossoverControls = createCrossoverControls(shell.badge.parentElement, {
+    loadAuto: (extra) => loadBackend('auto', extra),
+    reloadAuto: () => backends.delete('auto'),
+    changed: () => { if (state.backend === 'auto') recompute(); },
+  });
+  crossoverControls.show(null, false);
+  // A backend that switches under the page (a lost device moving 'auto' or 'webgpu' to WASM) repaints the
+  // badge and says why; subscribed once per loaded Attention object.
+  const watched = new WeakSet();
+  function watchBackend(api) {
+    if (watched.has(api) || typeof api.onBackendChange !== 'function') return;
+    watched.add(api);
+    api.onBackendChange(() => {
+      delete shell.badge.dataset.fallbackShown;
+      if (backends.get(state.backend) && lastRun) recompute();
+    });
   }
 
   function showNotices(messages) {
@@ -204,6 +226,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       return;
     }
     if (mine !== generation) return;
+    watchBackend(api);
     // The state the step computes with: the learner's, or the trained model's sentence and sizes.
     let runState = state;
     let inputs;
@@ -329,6 +352,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const crossover = api.gpuCrossover;
     shell.badge.title = crossover ? `${title}. ${format(STRINGS.badgeCrossover, crossover)}` : title;
     shell.badge.dataset.backend = api.backend;
+    crossoverControls.show(api, state.backend === 'auto');
     if (api.fallbackReason && !shell.badge.dataset.fallbackShown) {
       shell.badge.dataset.fallbackShown = '1';
       showNotices([format(STRINGS.fallback, { wanted: STRINGS.backendNames[state.backend], backend: name, reason: api.fallbackReason })]);

@@ -15,9 +15,10 @@
 // routed to it (or by the probe), never before. Where the crossover is null and nothing is to be measured,
 // every call is exactly the CPU backend's (synchronous, its own lastCall).
 //
-// A lost device (or a device request that fails) moves every later call to the CPU backend; the call
-// that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason` says why.
-import { probeAdapter } from '../../gpu/device.js';
+// A lost device (or a device request that fails, or one out of memory) moves every later call to the CPU
+// backend; the call that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason`
+// says why. A kernel bug (GpuKernelError, device.js) is raised to the caller and moves nothing.
+import { classifyGpuFailure, isDeviceFailure, probeAdapter } from '../../gpu/device.js';
 import {
   PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
 } from '../../gpu/crossover-probe.js';
@@ -36,9 +37,11 @@ import { loadWebGpuBackend, withDeviceLossFallback } from './webgpu.js';
  */
 export async function loadAutoBackend(cpu, options = {}) {
   const probing = options.gpuProbe !== false;
-  // Nothing measured, nothing forced, no probing: the answer is WASM whatever the adapter, so do not ask
-  // (where a browser has none, asking makes Chromium log "No available adapters." on every page load).
-  if (!probing && !options.gpuCrossover && !anyGpuCrossoverMeasured()) return cpu;
+  const store = options.crossoverStore ?? createCrossoverStore();
+  // Nothing measured (committed or stored in this browser), nothing forced, no probing: the answer is WASM
+  // whatever the adapter, so do not ask (where a browser has none, asking makes Chromium log "No available
+  // adapters." on every page load).
+  if (!probing && !options.gpuCrossover && !anyGpuCrossoverMeasured() && !store.hasAny()) return cpu;
   let probe;
   try {
     probe = await probeAdapter(options);
@@ -49,7 +52,7 @@ export async function loadAutoBackend(cpu, options = {}) {
     adapterInfo: probe.adapterInfo,
     forced: options.gpuCrossover ?? null,
     probe: probing,
-    store: options.crossoverStore,
+    store,
     loadGpu: (thresholdN) => loadWebGpuBackend({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }),
   });
 }
@@ -127,6 +130,8 @@ export function createRoutingBackend(cpu, {
       routed.onBackendChange(({ reason }) => giveUpGpu(reason));
       return { gpu, routed };
     }, (error) => {
+      // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
+      if (!isDeviceFailure(error)) throw error;
       giveUpGpu(`WebGPU is unavailable: ${error?.message ?? error}; now on ${cpu.name}`);
       return null;
     });
@@ -188,7 +193,9 @@ export function createRoutingBackend(cpu, {
     const shapes = shapesOf(fn, args);
     const options = ENTRIES[fn].options ? args[args.length - 1] : {};
     // Above the crossover: a Promise, as every webgpu result is.
-    return loadGpuSide(current.thresholdN).then(async (side) => {
+    // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
+    const loading = loadGpuSide(current.thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
+    return loading.then(async (side) => {
       if (!side || !gpuUsable()) return onCpu(fn, args, fallbackReason);
       const answer = side.gpu.supportsOp(fn, shapes, options);
       if (!answer.supported) return onCpu(fn, args, answer.reason);

@@ -8,8 +8,11 @@
 //
 // A lost device (driver reset, device.destroy()) makes `lost` resolve and the onLost listeners run; every
 // later call rejects with a GpuUnavailableError whose reason is 'device-lost', so the API can switch to
-// WASM and repeat the call with the same arguments: no state lives here.
-import { acquireDevice, GpuUnavailableError } from '../../gpu/device.js';
+// WASM and repeat the call with the same arguments: no state lives here. Out of memory and internal errors
+// are GpuUnavailableErrors too ('out-of-memory', 'internal-error'). Any other failure inside a pass (a WGSL
+// validation error, a JS exception) is a bug: it rejects with a GpuKernelError naming the function, and
+// nothing falls back (device.js).
+import { acquireDevice, classifyGpuFailure, GpuKernelError, GpuUnavailableError, isDeviceFailure } from '../../gpu/device.js';
 import { GpuRuntime, HEAD_DIM_LIMIT } from '../../gpu/runtime.js';
 import * as passes from '../../gpu/attention-passes.js';
 import * as checks from '../reference/checks.js';
@@ -18,7 +21,7 @@ import { anyGpuCrossoverMeasured, attentionSizes, gpuCrossover, hasMaskOptions, 
 import { ENTRIES, REGISTRY } from '../registry.js';
 import { composeBackend } from './compose.js';
 
-export { GpuUnavailableError };
+export { GpuKernelError, GpuUnavailableError, isDeviceFailure };
 
 const FLOAT_BYTES = 4;
 const product = (shape) => shape.reduce((total, size) => total * size, 1);
@@ -102,7 +105,7 @@ export async function loadWebGpuBackend(options = {}) {
     return result;
   };
 
-  /** Runs a GPU pass; if the device went away under it, the error says so. */
+  /** Runs a GPU pass; if the device went away under it, the error says so; a bug is a GpuKernelError naming fn. */
   const onGpu = (fn, work) => serialized(async () => {
     if (lostError) throw lostError;
     try {
@@ -110,8 +113,7 @@ export async function loadWebGpuBackend(options = {}) {
     } catch (error) {
       // device.lost resolves a moment after the failure it causes.
       await Promise.race([lost, new Promise((done) => setTimeout(done, 50))]);
-      if (lostError) throw lostError;
-      throw error;
+      throw classifyGpuFailure(fn, error, lostError);
     }
   });
 
@@ -178,8 +180,9 @@ export async function loadWebGpuBackend(options = {}) {
 
 /**
  * Wraps the webgpu backend so that a lost device does not lose the call or the page's state: the call that
- * meets the loss, and every later one, runs on the backend `loadFallback()` gives (WASM, loaded once, on
- * first need). `name`, `build` and `fallbackReason` are live, so the API object (and the page's backend badge)
+ * meets the loss (or a device failure: out of memory, internal error; device.js isDeviceFailure), and every
+ * later one, runs on the backend `loadFallback()` gives (WASM, loaded once, on first need). Any other error
+ * (bad arguments, a GpuKernelError: a bug in the kernels) reaches the caller and switches nothing. `name`, `build` and `fallbackReason` are live, so the API object (and the page's backend badge)
  * say which backend answered and why; `onBackendChange(listener)` tells when it switches.
  * @param {object} gpu the backend of loadWebGpuBackend
  * @param {() => Promise<object>} loadFallback loads the backend to switch to
@@ -206,7 +209,7 @@ export function withDeviceLossFallback(gpu, loadFallback) {
       try {
         return await gpu[fn](...args);
       } catch (error) {
-        if (!(error instanceof GpuUnavailableError && error.reason === 'device-lost')) throw error;
+        if (!isDeviceFailure(error)) throw error;
         await switchOver(error);
       }
     } else if (switching) {

@@ -6,12 +6,17 @@
 //   stage 2, per key row j:    dv_j = Σ_i p_ij dO_i;   dk_j = scale · Σ_i ds_ij q_i
 // Layouts as attention-lse.wgsl.js: q, k, v, O, dO, dq, dk, dv (B, T, d) with heads in place; lse, D (B, H, T).
 // This is causalAttentionBackward of web/src/train/ops.js with D_i for its Σ_j P dP.
+// A workgroup is WORKGROUP_SIZE consecutive rows of one (batch, head); the rows it loops over (keys and values
+// in stage 1, queries and dO in stage 2) are staged KEY_TILE at a time in workgroup memory, each read once for
+// the whole workgroup (as attention-lse.wgsl.js). Each invocation keeps its own row(s) in private arrays.
+import { keyTileRows } from '../fused-attention.wgsl.js';
 
 const common = (headDimMax) => /* wgsl */ `
 struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, causal: u32, pad0: u32, pad1: u32 }
 
 override WORKGROUP_SIZE: u32 = 64u;
 const HEAD_DIM_MAX: u32 = ${headDimMax}u;
+const KEY_TILE: u32 = ${keyTileRows(headDimMax)}u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> q: array<f32>;
@@ -19,6 +24,10 @@ const HEAD_DIM_MAX: u32 = ${headDimMax}u;
 @group(0) @binding(3) var<storage, read> v: array<f32>;
 @group(0) @binding(4) var<storage, read> dO: array<f32>;
 @group(0) @binding(5) var<storage, read> lse: array<f32>;
+
+// The staged rows: K and V in stage 1, Q and dO in stage 2.
+var<workgroup> tileA: array<f32, KEY_TILE * HEAD_DIM_MAX>;
+var<workgroup> tileB: array<f32, KEY_TILE * HEAD_DIM_MAX>;
 
 fn readQ(index: u32) -> f32 { if (index < arrayLength(&q)) { return q[index]; } return 0.0; }
 fn readK(index: u32) -> f32 { if (index < arrayLength(&k)) { return k[index]; } return 0.0; }
@@ -28,17 +37,6 @@ fn readLse(index: u32) -> f32 { if (index < arrayLength(&lse)) { return lse[inde
 
 // Row t of head h in batch b, read in place from (B, T, H·d_head).
 fn rowStart(b: u32, t: u32, h: u32) -> u32 { return (b * params.T + t) * params.rowStride + h * params.headDim; }
-
-// p_ij and dp_ij = dO_i·v_j, recomputed.
-fn weightAndGrad(qRow: u32, kRow: u32, lseIndex: u32) -> vec2<f32> {
-  var dot = 0.0;
-  var dp = 0.0;
-  for (var c = 0u; c < params.headDim; c++) {
-    dot += readQ(qRow + c) * readK(kRow + c);
-    dp += readDO(qRow + c) * readV(kRow + c);
-  }
-  return vec2<f32>(exp(params.scale * dot - readLse(lseIndex)), dp);
-}
 `;
 
 /** Stage 1: dq and D, one invocation per (query row, batch·head). Binds O at 6, dq at 7, D at 8. */
@@ -51,26 +49,64 @@ export function attentionBackwardQueryWgsl(headDimMax) {
 fn readO(index: u32) -> f32 { if (index < arrayLength(&o)) { return o[index]; } return 0.0; }
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-  let i = id.x;
-  let matrix = id.y;
-  if (i >= params.T || matrix * params.T + i >= arrayLength(&D)) { return; }
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+  let i = group.x * WORKGROUP_SIZE + local.x;
+  let matrix = group.y;
+  // No early return: every invocation stages the tiles (the barriers need them all).
+  let hasRow = i < params.T && matrix * params.T + i < arrayLength(&D);
+  let dh = params.headDim;
   let b = matrix / params.heads;
   let h = matrix % params.heads;
   let qRow = rowStart(b, i, h);
+  var queryRow: array<f32, HEAD_DIM_MAX>;
+  var gradRow: array<f32, HEAD_DIM_MAX>;
   var d = 0.0;
-  for (var c = 0u; c < params.headDim; c++) { d += readDO(qRow + c) * readO(qRow + c); }
-  D[matrix * params.T + i] = d;
-  let last = select(params.T, i + 1u, params.causal != 0u);
-  var acc: array<f32, HEAD_DIM_MAX>;
-  for (var j = 0u; j < last; j++) {
-    let kRow = rowStart(b, j, h);
-    let pd = weightAndGrad(qRow, kRow, matrix * params.T + i);
-    let ds = pd.x * (pd.y - d);
-    for (var c = 0u; c < params.headDim; c++) { acc[c] += ds * readK(kRow + c); }
+  for (var c = 0u; c < dh; c++) {
+    queryRow[c] = select(0.0, readQ(qRow + c), hasRow);
+    gradRow[c] = select(0.0, readDO(qRow + c), hasRow);
+    d += gradRow[c] * select(0.0, readO(qRow + c), hasRow);
   }
-  for (var c = 0u; c < params.headDim; c++) {
-    if (qRow + c < arrayLength(&dq)) { dq[qRow + c] = params.scale * acc[c]; }
+  if (hasRow) { D[matrix * params.T + i] = d; }
+  let lseI = select(0.0, readLse(matrix * params.T + i), hasRow);
+  let last = select(params.T, i + 1u, params.causal != 0u);
+  // The keys any row of this workgroup needs (causal: up to its last row); the same for the whole workgroup.
+  let groupLast = select(params.T, min(params.T, (group.x + 1u) * WORKGROUP_SIZE), params.causal != 0u);
+  var acc: array<f32, HEAD_DIM_MAX>;
+  for (var start = 0u; start < groupLast; start += KEY_TILE) {
+    // 1. Stage KEY_TILE rows of K (tileA) and V (tileB), zeros past T.
+    for (var slot = local.x; slot < KEY_TILE * dh; slot += WORKGROUP_SIZE) {
+      let j = start + slot / dh;
+      let c = slot % dh;
+      var kValue = 0.0;
+      var vValue = 0.0;
+      if (j < params.T) {
+        let kRow = rowStart(b, j, h);
+        kValue = readK(kRow + c);
+        vValue = readV(kRow + c);
+      }
+      tileA[slot] = kValue;
+      tileB[slot] = vValue;
+    }
+    workgroupBarrier();
+    // 2. p_ij = exp(scale·q_i·k_j − lse_i), dp_ij = dO_i·v_j, ds_ij = p_ij (dp_ij − D_i); dq_i += ds_ij k_j
+    for (var t = 0u; t < KEY_TILE; t++) {
+      let j = start + t;
+      if (j >= last || !hasRow) { break; }
+      var dot = 0.0;
+      var dp = 0.0;
+      for (var c = 0u; c < dh; c++) {
+        dot += queryRow[c] * tileA[t * dh + c];
+        dp += gradRow[c] * tileB[t * dh + c];
+      }
+      let ds = exp(params.scale * dot - lseI) * (dp - d);
+      for (var c = 0u; c < dh; c++) { acc[c] += ds * tileA[t * dh + c]; }
+    }
+    workgroupBarrier();
+  }
+  if (hasRow) {
+    for (var c = 0u; c < dh; c++) {
+      if (qRow + c < arrayLength(&dq)) { dq[qRow + c] = params.scale * acc[c]; }
+    }
   }
 }
 `;
@@ -86,28 +122,67 @@ export function attentionBackwardKeyWgsl(headDimMax) {
 fn readD(index: u32) -> f32 { if (index < arrayLength(&D)) { return D[index]; } return 0.0; }
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-  let j = id.x;
-  let matrix = id.y;
-  if (j >= params.T || matrix * params.T + j >= arrayLength(&D)) { return; }
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+  let j = group.x * WORKGROUP_SIZE + local.x;
+  let matrix = group.y;
+  // No early return: every invocation stages the tiles (the barriers need them all).
+  let hasRow = j < params.T && matrix * params.T + j < arrayLength(&D);
+  let dh = params.headDim;
   let b = matrix / params.heads;
   let h = matrix % params.heads;
   let kRow = rowStart(b, j, h);
+  var keyRow: array<f32, HEAD_DIM_MAX>;
+  var valueRow: array<f32, HEAD_DIM_MAX>;
+  for (var c = 0u; c < dh; c++) {
+    keyRow[c] = select(0.0, readK(kRow + c), hasRow);
+    valueRow[c] = select(0.0, readV(kRow + c), hasRow);
+  }
   let first = select(0u, j, params.causal != 0u);
+  // The queries any row of this workgroup needs (causal: from its first row on); the same for the whole workgroup.
+  let groupFirst = select(0u, group.x * WORKGROUP_SIZE, params.causal != 0u);
   var accK: array<f32, HEAD_DIM_MAX>;
   var accV: array<f32, HEAD_DIM_MAX>;
-  for (var i = first; i < params.T; i++) {
-    let qRow = rowStart(b, i, h);
-    let pd = weightAndGrad(qRow, kRow, matrix * params.T + i);
-    let ds = pd.x * (pd.y - readD(matrix * params.T + i));
-    for (var c = 0u; c < params.headDim; c++) {
-      accV[c] += pd.x * readDO(qRow + c);
-      accK[c] += ds * readQ(qRow + c);
+  for (var start = groupFirst; start < params.T; start += KEY_TILE) {
+    // 1. Stage KEY_TILE rows of Q (tileA) and dO (tileB), zeros past T.
+    for (var slot = local.x; slot < KEY_TILE * dh; slot += WORKGROUP_SIZE) {
+      let i = start + slot / dh;
+      let c = slot % dh;
+      var qValue = 0.0;
+      var gValue = 0.0;
+      if (i < params.T) {
+        let qRow = rowStart(b, i, h);
+        qValue = readQ(qRow + c);
+        gValue = readDO(qRow + c);
+      }
+      tileA[slot] = qValue;
+      tileB[slot] = gValue;
     }
+    workgroupBarrier();
+    // 2. dv_j += p_ij dO_i;   dk_j += ds_ij q_i
+    for (var t = 0u; t < KEY_TILE; t++) {
+      let i = start + t;
+      if (i >= params.T || !hasRow) { break; }
+      if (i < first) { continue; }
+      var dot = 0.0;
+      var dp = 0.0;
+      for (var c = 0u; c < dh; c++) {
+        dot += tileA[t * dh + c] * keyRow[c];
+        dp += tileB[t * dh + c] * valueRow[c];
+      }
+      let p = exp(params.scale * dot - readLse(matrix * params.T + i));
+      let ds = p * (dp - readD(matrix * params.T + i));
+      for (var c = 0u; c < dh; c++) {
+        accV[c] += p * tileB[t * dh + c];
+        accK[c] += ds * tileA[t * dh + c];
+      }
+    }
+    workgroupBarrier();
   }
-  for (var c = 0u; c < params.headDim; c++) {
-    if (kRow + c < arrayLength(&dk)) { dk[kRow + c] = params.scale * accK[c]; }
-    if (kRow + c < arrayLength(&dv)) { dv[kRow + c] = accV[c]; }
+  if (hasRow) {
+    for (var c = 0u; c < dh; c++) {
+      if (kRow + c < arrayLength(&dk)) { dk[kRow + c] = params.scale * accK[c]; }
+      if (kRow + c < arrayLength(&dv)) { dv[kRow + c] = accV[c]; }
+    }
   }
 }
 `;

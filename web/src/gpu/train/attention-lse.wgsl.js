@@ -3,7 +3,12 @@
 //   s_ij = scale · q_i·k_j;   lse_i = log Σ_j exp(s_ij);   o_i = Σ_j exp(s_ij − lse_i) · v_j
 // with an online softmax (running max m and sum l, the accumulator rescaled by exp(m_old − m_new)), so no
 // T×T matrix is stored. q, k, v, o: (B, T, d) with head h in columns [h·d_head, (h+1)·d_head); lse: (B, H, T).
-// One invocation per (query row, batch·head); the accumulator is a private array of HEAD_DIM_MAX floats.
+// One invocation per (query row, batch·head); the accumulator and the query row are private arrays of
+// HEAD_DIM_MAX floats. A workgroup is WORKGROUP_SIZE consecutive query rows of one (batch, head): it stages
+// KEY_TILE keys and values at a time in workgroup memory, each read once from the storage buffer for the
+// whole workgroup instead of once per row (as fused-attention.wgsl.js). The sums run in the order of the
+// untiled kernel (key by key, column by column).
+import { keyTileRows } from '../fused-attention.wgsl.js';
 
 export function attentionLseWgsl(headDimMax) {
   return /* wgsl */ `
@@ -11,6 +16,7 @@ struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, ca
 
 override WORKGROUP_SIZE: u32 = 64u;
 const HEAD_DIM_MAX: u32 = ${headDimMax}u;
+const KEY_TILE: u32 = ${keyTileRows(headDimMax)}u;
 const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -20,40 +26,71 @@ const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
 @group(0) @binding(4) var<storage, read_write> o: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lse: array<f32>;
 
+var<workgroup> keyTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
+var<workgroup> valueTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
+
 fn readQ(index: u32) -> f32 { if (index < arrayLength(&q)) { return q[index]; } return 0.0; }
 fn readK(index: u32) -> f32 { if (index < arrayLength(&k)) { return k[index]; } return 0.0; }
 fn readV(index: u32) -> f32 { if (index < arrayLength(&v)) { return v[index]; } return 0.0; }
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-  let i = id.x;
-  let matrix = id.y;                       // b·H + h
-  if (i >= params.T || matrix >= arrayLength(&lse) / max(params.T, 1u)) { return; }
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+  let i = group.x * WORKGROUP_SIZE + local.x;
+  let matrix = group.y;                    // b·H + h
+  // No early return: every invocation takes part in staging the tiles (the barriers need them all).
+  let hasQuery = i < params.T && matrix < arrayLength(&lse) / max(params.T, 1u);
+  let d = params.headDim;
   let b = matrix / params.heads;
   let h = matrix % params.heads;
   // (B, T, H·d_head) read in place: row (b, t) of head h starts at (b·T + t)·rowStride + h·d_head
-  let head = h * params.headDim;
+  let head = h * d;
   let qRow = (b * params.T + i) * params.rowStride + head;
   let last = select(params.T, i + 1u, params.causal != 0u);
+  // The keys any row of this workgroup needs (causal: up to its last row); the same for the whole workgroup.
+  let groupLast = select(params.T, min(params.T, (group.x + 1u) * WORKGROUP_SIZE), params.causal != 0u);
+  var queryRow: array<f32, HEAD_DIM_MAX>;
   var acc: array<f32, HEAD_DIM_MAX>;
+  for (var c = 0u; c < d; c++) { queryRow[c] = select(0.0, readQ(qRow + c), hasQuery); }
   var m = LOWEST_F32;
   var l = 0.0;
-  for (var j = 0u; j < last; j++) {
-    let kRow = (b * params.T + j) * params.rowStride + head;
-    var dot = 0.0;
-    for (var c = 0u; c < params.headDim; c++) { dot += readQ(qRow + c) * readK(kRow + c); }
-    let s = params.scale * dot;
-    let mNew = max(m, s);
-    let correction = exp(m - mNew);
-    let weight = exp(s - mNew);
-    l = l * correction + weight;
-    for (var c = 0u; c < params.headDim; c++) { acc[c] = acc[c] * correction + weight * readV(kRow + c); }
-    m = mNew;
+  for (var keyStart = 0u; keyStart < groupLast; keyStart += KEY_TILE) {
+    // 1. Stage KEY_TILE keys and values (zeros past T).
+    for (var slot = local.x; slot < KEY_TILE * d; slot += WORKGROUP_SIZE) {
+      let j = keyStart + slot / d;
+      let c = slot % d;
+      var kValue = 0.0;
+      var vValue = 0.0;
+      if (j < params.T) {
+        let kRow = (b * params.T + j) * params.rowStride + head;
+        kValue = readK(kRow + c);
+        vValue = readV(kRow + c);
+      }
+      keyTile[slot] = kValue;
+      valueTile[slot] = vValue;
+    }
+    workgroupBarrier();
+    // 2. Online softmax over the staged keys this row sees.
+    for (var t = 0u; t < KEY_TILE; t++) {
+      let j = keyStart + t;
+      if (j >= last || !hasQuery) { break; }
+      var dot = 0.0;
+      for (var c = 0u; c < d; c++) { dot += queryRow[c] * keyTile[t * d + c]; }
+      let s = params.scale * dot;
+      let mNew = max(m, s);
+      let correction = exp(m - mNew);
+      let weight = exp(s - mNew);
+      l = l * correction + weight;
+      for (var c = 0u; c < d; c++) { acc[c] = acc[c] * correction + weight * valueTile[t * d + c]; }
+      m = mNew;
+    }
+    workgroupBarrier();
   }
-  for (var c = 0u; c < params.headDim; c++) {
-    if (qRow + c < arrayLength(&o)) { o[qRow + c] = acc[c] / l; }
+  if (hasQuery) {
+    for (var c = 0u; c < d; c++) {
+      if (qRow + c < arrayLength(&o)) { o[qRow + c] = acc[c] / l; }
+    }
+    lse[matrix * params.T + i] = m + log(l);
   }
-  lse[matrix * params.T + i] = m + log(l);
 }
 `;
 }

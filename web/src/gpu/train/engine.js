@@ -5,6 +5,7 @@
 // id for the embedding's scatter-add), records every kernel into one command encoder and reads back three
 // numbers: Σ loss_n, Σ correct_n and the gradient norm. readBack() copies parameters and moments to the CPU.
 import * as k from './passes.js';
+import { GpuUnavailableError, classifyGpuFailure, isDeviceFailure } from '../device.js';
 
 const FLOAT_BYTES = 4;
 
@@ -47,6 +48,26 @@ export class GpuTrainingEngine {
     this.segmentTable = this.buffer(table, 'grad norm segments');
     this.partials = this.buffer(new Float32Array(Math.max(1, partialCount)), 'grad norm partials');
     this.clip = this.buffer(new Float32Array(2), 'clip');
+    /** @type {GpuUnavailableError|null} set when the device is lost */
+    this.lostError = null;
+    this.lost = this.device.lost.then((info) => {
+      this.lostError = new GpuUnavailableError('device-lost',
+        `WebGPU: the device was lost (${info?.reason ?? 'unknown'}${info?.message ? `: ${info.message}` : ''})`);
+      return this.lostError;
+    });
+  }
+
+  /**
+   * What a failed step or copy means (device.js): `{deviceFailure: true, error}` when the device cannot go on
+   * (lost, out of memory, internal error), so the trainer resumes on the CPU; otherwise a GpuKernelError
+   * naming `fn` (a bug in the kernels or this code), which the trainer raises.
+   * @param {string} fn @param {unknown} error @returns {Promise<{deviceFailure: boolean, error: Error}>}
+   */
+  async failure(fn, error) {
+    // device.lost resolves a moment after the failure it causes.
+    if (!this.lostError) await Promise.race([this.lost, new Promise((done) => setTimeout(done, 50))]);
+    const classified = classifyGpuFailure(fn, error, this.lostError);
+    return { deviceFailure: isDeviceFailure(classified), error: classified };
   }
 
   /** A resident buffer holding `data` (any 32-bit typed array). */

@@ -1,0 +1,84 @@
+// The page's GPU crossover panel beside the backend badge (web/src/ui/crossover-controls.js), on
+// Chromium's SwiftShader: set a crossover (it routes the step's calls to WebGPU at once and after a reload),
+// clear the stored one, turn the probe on and off (persisted), and refuse a bad number with the API's words.
+import { test, expect } from '@playwright/test';
+import { afterRender, openPage, watchConsole } from './page-helpers.js';
+
+const panel = (page) => page.locator('[data-gpu-crossover]');
+const reason = (page) => page.locator('[data-crossover-reason]');
+const message = (page) => page.locator('[data-crossover-message]');
+const storedKeys = (page) => page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('attention-playground:crossover:')));
+const badgeBackend = (page) => page.locator('output.badge').getAttribute('data-backend');
+
+test.describe('the page\'s GPU crossover panel', () => {
+  test.beforeEach(async ({ page }) => {
+    await page.goto('/dist/index.html');
+    await page.evaluate(() => localStorage.clear());
+  });
+
+  test('set routes the step to WebGPU now and after a reload; clear puts it back on WASM', async ({ page }) => {
+    const problems = watchConsole(page);
+    await openPage(page, '?step=self-attention');
+    await expect(panel(page)).toBeVisible();
+    await expect(reason(page)).toContainText('GPU crossover (none): gpuProbe is false');
+    expect(await badgeBackend(page)).toBe('wasm-simd');
+
+    await panel(page).locator('summary').click();
+    await page.locator('[data-crossover-input]').fill('2');
+    await afterRender(page, () => page.locator('[data-crossover-set]').click());
+    await expect(message(page)).toHaveText('Crossover set to n = 2: calls doing at least n³ multiply-adds go to WebGPU.');
+    await expect(reason(page)).toContainText('GPU crossover (set): ');
+    expect(await storedKeys(page)).toHaveLength(1);
+    // The step's calls (T = 6: 6·6·3 multiply-adds and more, above 2³) now run on the GPU.
+    await expect.poll(() => badgeBackend(page)).toBe('webgpu');
+
+    // A reload finds the stored record: 'auto' asks for the adapter although the probe is off.
+    await openPage(page, '?step=self-attention');
+    await expect(reason(page)).toContainText('GPU crossover (set): ');
+    await expect.poll(() => badgeBackend(page)).toBe('webgpu');
+
+    await panel(page).locator('summary').click();
+    await afterRender(page, () => page.locator('[data-crossover-clear]').click());
+    await expect(message(page)).toHaveText('Stored crossover cleared.');
+    expect(await storedKeys(page)).toEqual([]);
+    await expect(reason(page)).toContainText('GPU crossover (none)');
+    expect(await badgeBackend(page)).toBe('wasm-simd');
+    expect(problems).toEqual([]);
+  });
+
+  test('the probe setting is persisted; on SwiftShader the committed crossover stands and nothing is measured', async ({ page }) => {
+    const problems = watchConsole(page);
+    await openPage(page, '?step=self-attention');
+    await panel(page).locator('summary').click();
+    const probe = page.locator('[data-crossover-probe]');
+    await expect(probe).not.toBeChecked();
+    await afterRender(page, () => probe.check());
+    expect(await page.evaluate(() => localStorage.getItem('attention-playground:page:gpu-probe'))).toBe('on');
+    // Probing on: the adapter is asked for; SwiftShader is never probed, so crossover.json's record decides.
+    await expect(reason(page)).toContainText('GPU crossover (committed): ');
+    await expect(reason(page)).toContainText('SwiftShader');
+
+    await openPage(page, '?step=self-attention');
+    await panel(page).locator('summary').click();
+    await expect(probe).toBeChecked();
+    await afterRender(page, () => probe.uncheck());
+    expect(await page.evaluate(() => localStorage.getItem('attention-playground:page:gpu-probe'))).toBeNull();
+    await expect(reason(page)).toContainText('GPU crossover (none): gpuProbe is false');
+    expect(await storedKeys(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  test('a bad number is refused with the API\'s words and changes nothing', async ({ page }) => {
+    await openPage(page, '?step=self-attention');
+    await panel(page).locator('summary').click();
+    await page.locator('[data-crossover-input]').fill('0');
+    await page.locator('[data-crossover-set]').click();
+    await expect(message(page)).toHaveText('setGpuCrossover: thresholdN=0; expected a positive integer or null');
+    expect(await storedKeys(page)).toEqual([]);
+  });
+
+  test('the panel shows only for the Automatic backend', async ({ page }) => {
+    await openPage(page, '?step=self-attention&backend=wasm-simd');
+    await expect(panel(page)).toBeHidden();
+  });
+});
