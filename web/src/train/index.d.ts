@@ -114,6 +114,8 @@ export interface BatchOptions {
   step?: number;
   /** The learner's text, for task 'text'. */
   text?: string;
+  /** [false] Task 'induction' only: the two copies of ⌊T/4⌋ tokens at random places among filler tokens. */
+  randomOffset?: boolean;
 }
 export function makeBatch(task: Task, options: BatchOptions): Batch;
 /** Each task's description, with the attention pattern it should grow. */
