@@ -40,7 +40,7 @@ export interface TrainerOptions {
   optimizer?: AdamWOptions;
   /** Max global gradient norm, as torch.nn.utils.clip_grad_norm_. [none] */
   gradClip?: number;
-  /** Where the linear layers' products run (the rest is JS). ['auto'] */
+  /** Where the model runs: 'js', or a WASM build that runs step() and evaluate() whole in its memory. ['auto'] */
   backend?: TrainerBackend;
   /** Accepted; the trainer runs on the calling thread. ['auto'] */
   threads?: 'auto' | number;
