@@ -124,6 +124,10 @@ AttentionOnlyTraining::AttentionOnlyTraining(const AttentionOnlyConfig& config) 
   }
   unembed_weight_ = add_parameter(V * d);
   unembed_bias_ = add_parameter(V);
+  qkv_weight_.assign(config.layers, std::vector<float>(3 * d * d));
+  qkv_bias_.assign(config.layers, std::vector<float>(3 * d));
+  grad_qkv_weight_.assign(3 * d * d, 0.0f);
+  grad_qkv_bias_.assign(3 * d, 0.0f);
   gradients_.assign(parameters_.size(), 0.0f);
   exp_avg_.assign(parameters_.size(), 0.0f);
   exp_avg_sq_.assign(parameters_.size(), 0.0f);
@@ -135,11 +139,11 @@ namespace {
 std::size_t activation_floats(const AttentionOnlyConfig& c, int batch, int rows) {
   const std::size_t n = rows, d = c.d_model, L = c.layers, V = c.vocab_size;
   const std::size_t stats = static_cast<std::size_t>(batch) * c.heads * (rows / batch);
-  std::size_t per_layer = 5 * n * d + 2 * stats;           // normed (or a copy of h), q, k, v, context, lse
-  if (c.layer_norm) per_layer += n * d + n;                // x̂, 1/σ
+  std::size_t per_layer = 4 * n * d + 2 * stats;           // [q k v], context, lse
+  if (c.layer_norm) per_layer += 2 * n * d + n;            // normed, x̂, 1/σ
   std::size_t total = (L + 1) * n * d + L * per_layer;     // hidden
   total += (c.layer_norm ? 2 * n * d + n : 0) + n * V;     // final LayerNorm, logits
-  total += 6 * n * d + std::max(d, V) * n + n * d;         // backward scratch
+  total += 6 * n * d + std::max(3 * d, V) * n;             // backward scratch
   return total;
 }
 
@@ -162,12 +166,10 @@ void AttentionOnlyTraining::reserve(int batch, int t) {
     for (auto& v : list) v.assign(size, 0.0f);
   };
   sized(hidden_, L + 1, n * d);
-  sized(normed_, L, n * d);
+  sized(normed_, config_.layer_norm ? L : 0, n * d);
   sized(xhat_, config_.layer_norm ? L : 0, n * d);
   sized(rstd_, config_.layer_norm ? L : 0, n);
-  sized(query_, L, n * d);
-  sized(key_, L, n * d);
-  sized(value_, L, n * d);
+  sized(qkv_, L, 3 * n * d);
   sized(context_, L, n * d);
   sized(row_max_, L, stats);
   sized(log_sum_, L, stats);
@@ -175,9 +177,9 @@ void AttentionOnlyTraining::reserve(int batch, int t) {
   final_xhat_.assign(config_.layer_norm ? n * d : 0, 0.0f);
   final_rstd_.assign(config_.layer_norm ? n : 0, 0.0f);
   logits_.assign(n * V, 0.0f);
-  for (auto* v : {&grad_hidden_, &grad_a_, &grad_context_, &grad_query_, &grad_key_, &grad_value_, &product_})
-    v->assign(n * d, 0.0f);
-  transposed_.assign(std::max(d, V) * n, 0.0f);
+  for (auto* v : {&grad_hidden_, &grad_a_, &grad_context_}) v->assign(n * d, 0.0f);
+  grad_qkv_.assign(3 * n * d, 0.0f);
+  transposed_.assign(std::max(3 * d, V) * n, 0.0f);
 }
 
 TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, int batch, int t, bool want_gradients) {
@@ -201,12 +203,12 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
   // 2. the blocks
   auto heads_of = [&](int l) {
     AttentionHeads heads;
-    heads.query = query_[l].data();
-    heads.query_stride = d;
-    heads.key = key_[l].data();
-    heads.key_stride = d;
-    heads.value = value_[l].data();
-    heads.value_stride = d;
+    heads.query = qkv_[l].data();
+    heads.query_stride = 3 * d;
+    heads.key = qkv_[l].data() + d;
+    heads.key_stride = 3 * d;
+    heads.value = qkv_[l].data() + 2 * d;
+    heads.value_stride = 3 * d;
     heads.context = context_[l].data();
     heads.context_stride = d;
     heads.batch = batch;
@@ -223,15 +225,22 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
   for (int l = 0; l < L; ++l) {
     const Layer& w = layers_[l];
     const float* h = hidden_[l].data();
-    float* a = normed_[l].data();
+    const float* a = h;
     if (config_.layer_norm) {
-      layer_norm_forward(h, P + w.ln_weight, P + w.ln_bias, N, d, a, xhat_[l].data(), rstd_[l].data());
-    } else {
-      std::copy_n(h, nd, a);
+      layer_norm_forward(h, P + w.ln_weight, P + w.ln_bias, N, d, normed_[l].data(), xhat_[l].data(), rstd_[l].data());
+      a = normed_[l].data();
     }
-    linear_forward(a, P + w.q_weight, P + w.q_bias, N, d, d, query_[l].data());
-    linear_forward(a, P + w.k_weight, P + w.k_bias, N, d, d, key_[l].data());
-    linear_forward(a, P + w.v_weight, P + w.v_bias, N, d, d, value_[l].data());
+    // [q k v] = a·[W_q; W_k; W_v]ᵀ + [b_q b_k b_v]: one GEMM with n = 3d
+    float* packed = qkv_weight_[l].data();
+    float* packed_bias = qkv_bias_[l].data();
+    const std::size_t dd = static_cast<std::size_t>(d) * d;
+    std::copy_n(P + w.q_weight, dd, packed);
+    std::copy_n(P + w.k_weight, dd, packed + dd);
+    std::copy_n(P + w.v_weight, dd, packed + 2 * dd);
+    std::copy_n(P + w.q_bias, d, packed_bias);
+    std::copy_n(P + w.k_bias, d, packed_bias + d);
+    std::copy_n(P + w.v_bias, d, packed_bias + 2 * d);
+    linear_forward(a, packed, packed_bias, N, d, 3 * d, qkv_[l].data());
     attention_heads_fused(heads_of(l));
     float* next = hidden_[l + 1].data();
     linear_forward(context_[l].data(), P + w.out_weight, P + w.out_bias, N, d, d, next);
@@ -291,11 +300,9 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
     matmul(logits, P + unembed_weight_, dh, {N, V, d, V, d, d, false});
   }
   float* dcontext = grad_context_.data();
-  float* dq = grad_query_.data();
-  float* dk = grad_key_.data();
-  float* dv = grad_value_.data();
+  float* dqkv = grad_qkv_.data();
   float* da = grad_a_.data();
-  float* product = product_.data();
+  const std::size_t dd = static_cast<std::size_t>(d) * d;
   for (int l = L - 1; l >= 0; --l) {
     const Layer& w = layers_[l];
     // out_proj (the residual passes dh through unchanged): dW_out = dhᵀ·c, dc = dh·W_out
@@ -308,28 +315,29 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
     backward.grad_context_stride = d;
     backward.row_max = row_max_[l].data();
     backward.log_sum = log_sum_[l].data();
-    backward.grad_query = dq;
-    backward.grad_query_stride = d;
-    backward.grad_key = dk;
-    backward.grad_key_stride = d;
-    backward.grad_value = dv;
-    backward.grad_value_stride = d;
+    backward.grad_query = dqkv;
+    backward.grad_query_stride = 3 * d;
+    backward.grad_key = dqkv + d;
+    backward.grad_key_stride = 3 * d;
+    backward.grad_value = dqkv + 2 * d;
+    backward.grad_value_stride = 3 * d;
     attention_heads_backward_fused(backward);
-    // the projections: dW = dYᵀ·a, db = Σ dY; da = dQ·W_q + dK·W_k + dV·W_v
-    const float* a = normed_[l].data();
-    linear_weight_gradients(a, dq, N, d, d, G + w.q_weight, G + w.q_bias, scratch);
-    linear_weight_gradients(a, dk, N, d, d, G + w.k_weight, G + w.k_bias, scratch);
-    linear_weight_gradients(a, dv, N, d, d, G + w.v_weight, G + w.v_bias, scratch);
-    matmul(dq, P + w.q_weight, da, {N, d, d, d, d, d, false});
-    matmul(dk, P + w.k_weight, product, {N, d, d, d, d, d, false});
-    for (std::size_t i = 0; i < nd; ++i) da[i] += product[i];
-    matmul(dv, P + w.v_weight, product, {N, d, d, d, d, d, false});
+    // the projections, packed as the forward's: d[W_q; W_k; W_v] = d[q k v]ᵀ·a, db = Σ d[q k v], then each block
+    // into its parameter's gradient; da = d[q k v]·[W_q; W_k; W_v]
+    const float* a = config_.layer_norm ? normed_[l].data() : hidden_[l].data();
+    linear_weight_gradients(a, dqkv, N, d, 3 * d, grad_qkv_weight_.data(), grad_qkv_bias_.data(), scratch);
+    std::copy_n(grad_qkv_weight_.data(), dd, G + w.q_weight);
+    std::copy_n(grad_qkv_weight_.data() + dd, dd, G + w.k_weight);
+    std::copy_n(grad_qkv_weight_.data() + 2 * dd, dd, G + w.v_weight);
+    std::copy_n(grad_qkv_bias_.data(), d, G + w.q_bias);
+    std::copy_n(grad_qkv_bias_.data() + d, d, G + w.k_bias);
+    std::copy_n(grad_qkv_bias_.data() + 2 * d, d, G + w.v_bias);
+    matmul(dqkv, qkv_weight_[l].data(), da, {N, 3 * d, d, 3 * d, d, d, false});
     if (config_.layer_norm) {
-      for (std::size_t i = 0; i < nd; ++i) da[i] += product[i];
       layer_norm_backward(xhat_[l].data(), rstd_[l].data(), P + w.ln_weight, da, N, d, G + w.ln_weight, G + w.ln_bias,
                           dh);
     } else {
-      for (std::size_t i = 0; i < nd; ++i) dh[i] += da[i] + product[i];
+      for (std::size_t i = 0; i < nd; ++i) dh[i] += da[i];
     }
   }
   // the embeddings: scatter-add the rows of dh₀

@@ -3,7 +3,8 @@
 // across steps, so a step is one call from JS with the tokens in and the loss out.
 //
 //   h₀ = tok_emb[token] + pos_emb[t]                                     (N = batch·T rows of d)
-//   per block l:  a = LN(h) or h;  q, k, v = a·Wᵀ + b;  c = causal attention (attention_heads_fused, lse kept)
+//   per block l:  a = LN(h) or h;  [q k v] = a·[W_q; W_k; W_v]ᵀ + [b_q b_k b_v] (one GEMM, the three weights
+//                 packed into one (3d, d) matrix);  c = causal attention (attention_heads_fused, lse kept)
 //                 h ← h + c·W_outᵀ + b_out
 //   logits = (LN_final(h) or h)·W_unembedᵀ + b_unembed;  loss = mean cross-entropy over targets ≠ −100
 //
@@ -76,15 +77,16 @@ class AttentionOnlyTraining {
               unembed_bias_ = 0;
   std::vector<Layer> layers_;
 
+  // Per block, W_q, W_k, W_v packed into one (3d, d) matrix and their biases into one (3d) vector.
+  std::vector<std::vector<float>> qkv_weight_, qkv_bias_;
   // Activations for `rows_` = batch·t rows: hidden_[l] (rows, d) is block l's input (hidden_[layers] the last
-  // block's output); per block its LayerNorm output, x̂ and 1/σ, q, k, v, context and the lse statistics.
+  // block's output); per block its LayerNorm output, x̂ and 1/σ (with LayerNorm), [q k v] (rows, 3d), the
+  // context and the lse statistics.
   int rows_ = 0, batch_ = 0, t_ = 0;
-  std::vector<std::vector<float>> hidden_, normed_, xhat_, rstd_, query_, key_, value_, context_, row_max_,
-      log_sum_;
+  std::vector<std::vector<float>> hidden_, normed_, xhat_, rstd_, qkv_, context_, row_max_, log_sum_;
   std::vector<float> final_normed_, final_xhat_, final_rstd_, logits_;
   // Backward scratch.
-  std::vector<float> grad_hidden_, grad_a_, grad_context_, grad_query_, grad_key_, grad_value_, transposed_,
-      product_;
+  std::vector<float> grad_hidden_, grad_a_, grad_context_, grad_qkv_, grad_qkv_weight_, grad_qkv_bias_, transposed_;
 };
 
 }  // namespace ap::kernels
