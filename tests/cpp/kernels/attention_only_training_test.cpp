@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace ap::kernels {
@@ -47,7 +48,11 @@ TEST_P(TrainingGradients, MatchCentralDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, TrainingGradients,
-                         ::testing::Values(Case{false, 1}, Case{false, 2}, Case{true, 1}, Case{true, 2}));
+                         ::testing::Values(Case{false, 1}, Case{false, 2}, Case{true, 1}, Case{true, 2}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.layer_norm ? "LayerNorm" : "NoLayerNorm") + "_" +
+                                  std::to_string(info.param.layers) + "layers";
+                         });
 
 TEST(TrainingOptimizer, ClipsToTheMaxNormAndTakesAdamWFirstStep) {
   AttentionOnlyTraining model({5, 4, 4, 1, 1, false});
