@@ -8,10 +8,10 @@ dModel, heads, layers}, batch, spec: [[name, shape]], parameters: file of float3
 batches: file of int32 (for each batch: inputs (B, T) then targets (B, T)), count, warmup, steps, expectedLoss,
 lossRtol}]}. Prints one JSON object: {"torch": version, "threads": n, "results": [...]}.
 
-The model is the issue's AttentionOnly (LayerNorm off), loaded with the page's initial parameters; the
-optimiser torch.optim.AdamW with the same settings; the loss F.cross_entropy(..., ignore_index=-100). The
-first step's loss is checked against ours (expectedLoss) before anything is timed; a disagreement is
-reported ('wrong') and not timed.
+The model is the issue's AttentionOnly (LayerNorm off), imported from tests/fixtures/training.py, loaded
+with the page's initial parameters; the optimiser torch.optim.AdamW with the same settings; the loss
+F.cross_entropy(..., ignore_index=-100). The first step's loss is checked against ours (expectedLoss) before
+anything is timed; a disagreement is reported ('wrong') and not timed.
 """
 import json
 import os
@@ -22,39 +22,13 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+# The issue's AttentionOnly, defined once: in the fixture script that proves our trainer against it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"))
+from training import AttentionOnly  # noqa: E402
+
 torch.set_num_threads(1)
-
-
-class Block(nn.Module):
-    def __init__(s, d, H, layer_norm):
-        super().__init__(); s.H = H
-        s.ln = nn.LayerNorm(d) if layer_norm else None
-        s.q_proj, s.k_proj, s.v_proj, s.out_proj = (nn.Linear(d, d) for _ in range(4))
-
-    def forward(s, h):
-        a = s.ln(h) if s.ln else h
-        B, T, d = a.shape; dh = d // s.H
-        q, k, v = (p(a).view(B, T, s.H, dh).transpose(1, 2) for p in (s.q_proj, s.k_proj, s.v_proj))
-        w = torch.softmax((q @ k.transpose(-2, -1) / dh ** 0.5)
-                          .masked_fill(~torch.tril(torch.ones(T, T, dtype=torch.bool)), float('-inf')), -1)
-        return h + s.out_proj((w @ v).transpose(1, 2).reshape(B, T, d))
-
-
-class AttentionOnly(nn.Module):
-    def __init__(s, V, T, d, H, L, layer_norm=False):
-        super().__init__()
-        s.tok_emb, s.pos_emb = nn.Embedding(V, d), nn.Embedding(T, d)
-        s.blocks = nn.ModuleList(Block(d, H, layer_norm) for _ in range(L))
-        s.ln_final = nn.LayerNorm(d) if layer_norm else None
-        s.unembed = nn.Linear(d, V)
-
-    def forward(s, tokens):
-        h = s.tok_emb(tokens) + s.pos_emb(torch.arange(tokens.shape[1]))
-        for b in s.blocks: h = b(h)
-        return s.unembed(s.ln_final(h) if s.ln_final else h)
 
 
 def rss_bytes():

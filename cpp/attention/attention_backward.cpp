@@ -1,5 +1,5 @@
 // The backward of steps 6–11: each function's forward passes, in reverse. The attention itself (the part
-// every form shares) is scaled_dot_product_backward.cpp; here are the projections around it. Pure math:
+// every form shares) is head_attention_backward.cpp; here are the projections around it. Pure math:
 // the fast entry points (fast_attention_backward.h) run the fused backward where the options allow it.
 #include "attention/attention_backward.h"
 
@@ -9,7 +9,7 @@
 #include "attention/checks_backward.h"
 #include "attention/projection.h"
 #include "attention/projection_backward.h"
-#include "attention/scaled_dot_product_backward.h"
+#include "attention/head_attention_backward.h"
 
 namespace ap {
 

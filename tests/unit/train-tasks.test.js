@@ -46,6 +46,43 @@ describe('makeBatch', () => {
     expect(x.slice(4)).toEqual(x.slice(0, 4));
     expect(row(targets, 0)).toEqual([-100, -100, -100, -100, x[1], x[2], x[3], x[0]]);
   });
+  it("'induction' with randomOffset: the copies at random places, counted targets the pattern's next tokens", () => {
+    // the default task's batches (the trainer fixture and the page depend on them) are unchanged by the option
+    const plain = makeBatch('induction', options);
+    expect(Array.from(plain.inputs.data)).toEqual([8, 1, 7, 0, 8, 1, 7, 0, 8, 0, 4, 5, 8, 0, 4, 5, 5, 9, 2, 6, 5, 9, 2, 6]);
+    expect(makeBatch('induction', { ...options, randomOffset: false })).toEqual(plain);
+    const T = 16;
+    const n = T / 4;
+    const opts = { batch: 64, contextLength: T, vocabSize: 20, seed: 1, step: 0, randomOffset: true };
+    const { inputs, targets } = makeBatch('induction', opts);
+    expect(makeBatch('induction', opts)).toEqual({ inputs, targets });
+    const gaps = new Set();
+    const starts = new Set();
+    for (let b = 0; b < opts.batch; b++) {
+      const x = row(inputs, b, T);
+      const y = row(targets, b, T);
+      const counted = y.map((v, t) => (v === -100 ? -1 : t)).filter((t) => t >= 0);
+      expect(counted.length).toBe(n - 1);
+      const second = counted[0];
+      // the second copy's tokens but its last are counted, each predicting the next token of the pattern
+      const pattern = [...x.slice(second, second + n - 1), y[second + n - 2]];
+      expect(new Set(pattern).size).toBe(n);
+      for (let i = 0; i < n - 1; i++) expect(y[second + i]).toBe(pattern[i + 1]);
+      // the first copy: the only earlier occurrence of the pattern's tokens (filler avoids them)
+      const first = x.indexOf(pattern[0]);
+      expect(first).toBeLessThanOrEqual(second - n);
+      expect(x.slice(first, first + n)).toEqual(pattern);
+      for (let t = 0; t < second; t++) if (t < first || t >= first + n) expect(pattern).not.toContain(x[t]);
+      gaps.add(second - first);
+      starts.add(first);
+    }
+    // neither the place nor the distance is fixed: a positional head cannot solve it
+    expect(gaps.size).toBeGreaterThan(3);
+    expect(starts.size).toBeGreaterThan(3);
+    expect(() => makeBatch('copy', { ...options, randomOffset: true })).toThrow("makeBatch: options.randomOffset=true with task='copy'; expected it only with task 'induction'");
+    expect(() => makeBatch('induction', { ...options, randomOffset: 1 })).toThrow('makeBatch: options.randomOffset=1; expected true or false');
+    expect(() => makeBatch('induction', { ...options, contextLength: 7, randomOffset: true })).toThrow('makeBatch: options.contextLength=7; expected at least 8');
+  });
   it("'corpus' and 'text': next word, ids from the text's own vocabulary", () => {
     const { vocabulary, tokens } = tokenizeText('the cat sat on the mat');
     expect(vocabulary).toEqual(['the', 'cat', 'sat', 'on', 'mat']);

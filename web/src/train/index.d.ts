@@ -40,7 +40,7 @@ export interface TrainerOptions {
   optimizer?: AdamWOptions;
   /** Max global gradient norm, as torch.nn.utils.clip_grad_norm_. [none] */
   gradClip?: number;
-  /** Where the linear layers' products run (the rest is JS). ['auto'] */
+  /** Where the model runs: 'js', or a WASM build that runs step() and evaluate() whole in its memory. ['auto'] */
   backend?: TrainerBackend;
   /** Accepted; the trainer runs on the calling thread. ['auto'] */
   threads?: 'auto' | number;
@@ -114,6 +114,8 @@ export interface BatchOptions {
   step?: number;
   /** The learner's text, for task 'text'. */
   text?: string;
+  /** [false] Task 'induction' only: the two copies of ⌊T/4⌋ tokens at random places among filler tokens. */
+  randomOffset?: boolean;
 }
 export function makeBatch(task: Task, options: BatchOptions): Batch;
 /** Each task's description, with the attention pattern it should grow. */

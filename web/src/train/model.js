@@ -101,18 +101,12 @@ export function runModel(config, params, inputs, targets, { B, T, wantGradients 
     const w = (name) => p(`blocks.${l}.${name}`);
     const g = (name) => grads[`blocks.${l}.${name}`];
     // the residual passes dh through; the attention branch adds its own
-    let da;
-    if (linear.attentionBlockBackward) {
-      // The engine's whole-block backward (linear.js: the API's multiheadAttentionSplitBackward on WASM).
-      da = linear.attentionBlockBackward(s.a, w, dh, B, T, d, H, g);
-    } else {
-      const dContext = linearBackward(s.context, w('out_proj.weight'), dh, N, d, d, g('out_proj.weight'), g('out_proj.bias'));
-      const { dq, dk, dv } = causalAttentionBackward(s.q, s.k, s.v, s.weights, dContext, B, T, d, H);
-      da = linearBackward(s.a, w('q_proj.weight'), dq, N, d, d, g('q_proj.weight'), g('q_proj.bias'));
-      const dak = linearBackward(s.a, w('k_proj.weight'), dk, N, d, d, g('k_proj.weight'), g('k_proj.bias'));
-      const dav = linearBackward(s.a, w('v_proj.weight'), dv, N, d, d, g('v_proj.weight'), g('v_proj.bias'));
-      for (let i = 0; i < da.length; i++) da[i] += dak[i] + dav[i];
-    }
+    const dContext = linearBackward(s.context, w('out_proj.weight'), dh, N, d, d, g('out_proj.weight'), g('out_proj.bias'));
+    const { dq, dk, dv } = causalAttentionBackward(s.q, s.k, s.v, s.weights, dContext, B, T, d, H);
+    const da = linearBackward(s.a, w('q_proj.weight'), dq, N, d, d, g('q_proj.weight'), g('q_proj.bias'));
+    const dak = linearBackward(s.a, w('k_proj.weight'), dk, N, d, d, g('k_proj.weight'), g('k_proj.bias'));
+    const dav = linearBackward(s.a, w('v_proj.weight'), dv, N, d, d, g('v_proj.weight'), g('v_proj.bias'));
+    for (let i = 0; i < da.length; i++) da[i] += dak[i] + dav[i];
     const dBranch = s.ln ? layerNormBackward(s.ln, w('ln.weight'), da, N, d, g('ln.weight'), g('ln.bias')) : da;
     for (let i = 0; i < dh.length; i++) dh[i] += dBranch[i];
   }

@@ -61,18 +61,22 @@ export function batchRandom(seed, step) {
 }
 
 /**
- * makeBatch(task, {batch, contextLength, vocabSize, seed [0], step [0], text}) → { inputs, targets } (B, T) Int32.
- * Every task builds a sequence s of T + 1 tokens per row; inputs = s[0..T), targets = s[1..T] (next token),
- * except 'previous' (target t is input t−1). Synthetic tokens are drawn from the vocabulary by the batch's stream.
+ * makeBatch(task, {batch, contextLength, vocabSize, seed [0], step [0], text, randomOffset [false]}) → { inputs,
+ * targets } (B, T) Int32. Every task builds a sequence s of T + 1 tokens per row; inputs = s[0..T), targets =
+ * s[1..T] (next token), except 'previous' (target t is input t−1). Synthetic tokens are drawn from the
+ * vocabulary by the batch's stream. randomOffset (task 'induction' only): see inductionRandomOffset.
  */
 export function makeBatch(task, options = {}) {
   if (!(task in TASKS)) fail(`task=${describeValue(task)}; expected one of ${Object.keys(TASKS).map((t) => `'${t}'`).join(', ')}`);
-  const { batch: B, contextLength: T, vocabSize: V, seed = 0, step = 0 } = options;
+  const { batch: B, contextLength: T, vocabSize: V, seed = 0, step = 0, randomOffset = false } = options;
   checkInteger('batch', B, 1, 65536);
   checkInteger('contextLength', T, 2, 65536);
   checkInteger('vocabSize', V, 2, 2 ** 24);
   checkInteger('seed', seed, 0);
   checkInteger('step', step, 0);
+  if (typeof randomOffset !== 'boolean') fail(`options.randomOffset=${describeValue(randomOffset)}; expected true or false`);
+  if (randomOffset && task !== 'induction') fail(`options.randomOffset=true with task=${describeValue(task)}; expected it only with task 'induction'`);
+  if (randomOffset && T < 8) fail(`options.contextLength=${T}; expected at least 8 for task 'induction' with randomOffset (two copies of ⌊T/4⌋ ≥ 2 tokens)`);
   const next = batchRandom(seed, step);
   const uniform = (n) => Math.floor(next() * n);
   const inputs = new Int32Array(B * T);
@@ -101,6 +105,8 @@ export function makeBatch(task, options = {}) {
       for (let t = 0; t <= T; t++) s[t] = stream.tokens[(start + t) % n];
     } else if (task === 'previous') {
       for (let t = 0; t <= T; t++) s[t] = uniform(V);
+    } else if (task === 'induction' && randomOffset) {
+      inductionRandomOffset(s, mask, T, V, uniform);
     } else if (task === 'induction') {
       // n = T/2 distinct tokens when V ≥ n (a partial Fisher–Yates shuffle), else tokens with repeats.
       const pool = Int32Array.from({ length: V }, (_, i) => i);
@@ -127,6 +133,34 @@ export function makeBatch(task, options = {}) {
     }
   }
   return { inputs: { data: inputs, shape: [B, T] }, targets: { data: targets, shape: [B, T] } };
+}
+
+/**
+ * 'induction' with randomOffset, one row of s (T + 1 tokens): a pattern of n = ⌊T/4⌋ tokens (distinct when
+ * n ≤ V) occurs twice, at random places: the T + 1 − 2n other slots are filler (tokens not in the pattern when
+ * V > n) split in three random runs, before, between and after the copies. So neither the copies' positions nor
+ * the distance between them is fixed, and no positional head can solve it: only a head that finds the earlier
+ * occurrence of the current token by content (an induction head) can. Counted targets: the positions of the
+ * second copy but its last, each predicting the pattern's next token; every other target is −100.
+ */
+export function inductionRandomOffset(s, mask, T, V, uniform) {
+  const n = Math.floor(T / 4);
+  const pool = Int32Array.from({ length: V }, (_, i) => i);
+  const pattern = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (n <= V) { const j = i + uniform(V - i); const tmp = pool[i]; pool[i] = pool[j]; pool[j] = tmp; pattern[i] = pool[i]; } else pattern[i] = uniform(V);
+  }
+  const filler = () => (V > n ? pool[n + uniform(V - n)] : uniform(V));
+  const free = T + 1 - 2 * n;
+  const gap = uniform(free + 1); // filler between the copies
+  const before = uniform(free - gap + 1); // filler before the first copy; the rest follows the second
+  const first = before;
+  const second = before + n + gap;
+  for (let t = 0; t <= T; t++) s[t] = filler();
+  s.set(pattern, first);
+  s.set(pattern, second);
+  mask.fill(1);
+  for (let t = second; t < second + n - 1; t++) mask[t] = 0;
 }
 
 /**

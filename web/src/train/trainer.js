@@ -5,6 +5,7 @@ import { describeValue, formatShape } from '../core/tensor.js';
 import { adamwStep, clipGradNorm, createAdamState } from './adamw.js';
 import { initParameters, parameterSpec, runModel } from './model.js';
 import { jsLinear, wasmLinear } from './linear.js';
+import { NativeTraining } from './native.js';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
@@ -127,7 +128,10 @@ class Trainer {
     // 'webgpu': the device holds the parameters and AdamW state; this.params/this.adam are its last copy.
     this.gpu = engine.gpu ? new engine.gpu.Engine(engine.gpu.runtime, config, this.spec, params, this.adam) : null;
     this.sinceSync = 0;
-    /** The backend whose GEMM runs the linear layers ('js', 'wasm-simd' or 'wasm-baseline'); the rest is JS. */
+    // WASM: the whole step runs in the heap (native.js); this.params/this.adam/this.grads are copied back on demand.
+    this.native = engine.core ? new NativeTraining(engine.core, config, this.spec, params, this.adam) : null;
+    this.nativeAhead = false;
+    /** The backend that runs the model ('js', 'wasm-simd', 'wasm-baseline' or 'webgpu'). */
     this.backend = this.gpu ? 'webgpu' : engine.linear.name;
     this.backendReason = engine.reason;
     /** One thread: training does not use workers yet. */
@@ -202,6 +206,12 @@ class Trainer {
         await this.gpuFailed('trainer.step', error);
       }
     }
+    if (this.native) {
+      const result = this.native.step(batch.inputs.data, batch.targets.data, B, T, this.config.gradClip, this.config.optimizer, this.adam.step + 1);
+      this.adam.step += 1;
+      this.nativeAhead = true;
+      return result;
+    }
     const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, wantGradients: true, linear: this.linear });
     const grads = {};
     for (const [name, g] of Object.entries(run.grads)) grads[name] = Float32Array.from(g);
@@ -215,7 +225,8 @@ class Trainer {
     this.alive('evaluate');
     const { B, T } = checkBatch('trainer.evaluate', batch, this.config);
     await this.syncForCpu();
-    const run = runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, linear: this.linear });
+    const run = this.native ? this.native.evaluate(batch.inputs.data, batch.targets.data, B, T)
+      : runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, linear: this.linear });
     return { loss: run.loss, accuracy: run.count ? run.correct / run.count : 0 };
   }
 
@@ -239,23 +250,36 @@ class Trainer {
   /** evaluate() and attention() run on the CPU: on 'webgpu' they first copy the device's state back. */
   async syncForCpu() {
     if (this.gpu && this.sinceSync > 0) await this.sync();
+    this.pullNative();
+  }
+
+  /** WASM: copies the heap's parameters, AdamW state and last gradients into this.params/this.adam/this.grads. */
+  pullNative() {
+    if (!this.native || !this.nativeAhead) return;
+    this.grads ??= Object.fromEntries(this.spec.map(([name, shape]) => [name, new Float32Array(shape.reduce((a, b) => a * b, 1))]));
+    this.native.pull(this.params, this.adam, this.grads);
+    this.nativeAhead = false;
   }
 
   parameters() {
     this.alive('parameters');
+    this.pullNative();
     return copyTensors(this.params);
   }
 
   setParameters(parameters) {
     this.alive('setParameters');
     checkParameters('trainer.setParameters', this.spec, parameters, 'parameters');
+    this.pullNative();
     for (const [name, t] of Object.entries(parameters)) this.params[name].data.set(t.data);
     this.gpu?.writeParameters(this.params, Object.keys(parameters));
+    this.native?.writeParameters(this.params, Object.keys(parameters));
   }
 
   /** The last step's gradients (after clipping, as the optimiser used them), or null before the first step. */
   gradients() {
     this.alive('gradients');
+    this.pullNative();
     if (!this.grads) return null;
     return Object.fromEntries(this.spec.map(([name, shape]) => [name, { data: this.grads[name].slice(), shape: [...shape] }]));
   }
@@ -263,6 +287,7 @@ class Trainer {
   /** safetensors bytes: the parameters under their state_dict names, the AdamW state and the config. */
   save() {
     this.alive('save');
+    this.pullNative();
     const tensors = copyTensors(this.params);
     for (const [name, shape] of this.spec) {
       tensors[`optimizer.exp_avg.${name}`] = { data: this.adam.expAvg[name], shape };
@@ -279,6 +304,8 @@ class Trainer {
   dispose() {
     this.disposed = true;
     this.releaseGpu();
+    this.native?.dispose();
+    this.native = null;
     this.linear = null;
     this.params = null;
     this.adam = null;
@@ -286,7 +313,7 @@ class Trainer {
   }
 }
 
-const WASM_BUILDS = { auto: 'wasm', wasm: 'wasm', 'wasm-simd': 'wasm-simd', 'wasm-baseline': 'wasm-baseline' };
+const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline' };
 
 /**
  * The linear layers' engine for options.backend: 'js' → JS loops; 'wasm-simd', 'wasm-baseline', 'wasm' → that
@@ -296,11 +323,12 @@ const WASM_BUILDS = { auto: 'wasm', wasm: 'wasm', 'wasm-simd': 'wasm-simd', 'was
 async function loadEngine(fn, backend, { config, wasmBinary = null }) {
   if (backend === 'js') return { linear: jsLinear, reason: null };
   if (backend === 'webgpu') return loadGpuEngine(fn, config);
-  const { loadAttention } = await import('../core/index.js');
+  const [{ loadWasmBackend }, { createAttention }] = await Promise.all([import('../core/backends/wasm.js'), import('../core/api.js')]);
   try {
     // wasmBinary: the build's bytes where no .wasm file can be fetched (the single-file page from file://).
-    const attention = await loadAttention({ backend: WASM_BUILDS[backend], threads: 1, ...(wasmBinary ? { wasmBinary } : {}) });
-    return { linear: wasmLinear(attention), reason: null };
+    const core = await loadWasmBackend({ build: WASM_BUILDS[backend], ...(wasmBinary ? { wasmBinary } : {}) });
+    // the resident model (native.js) runs step() and evaluate(); wasmLinear the JS model's products for attention() and predict()
+    return { linear: wasmLinear(createAttention(core)), core, reason: null };
   } catch (error) {
     if (backend !== 'auto') throw new Error(`${fn}: backend '${backend}' could not load: ${error.message}`);
     return { linear: jsLinear, reason: `WASM could not load (${error.message}); the JS engine runs` };

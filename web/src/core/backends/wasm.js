@@ -150,6 +150,8 @@ function wrapModule(first, build, instantiate) {
     fastPathInfo: () => core.fastPathInfo(),
     /** matmul with options.variant, a numbered GEMM variant (fastPathInfo().variants): for the benchmark. */
     matmulVariant: (a, b, options = {}) => unwrap(core.matmulVariant(a, b, options)),
+    /** The trainer's resident model (web/src/train/native.js); the caller frees it with .delete(). */
+    createTrainingModel: (...config) => new core.AttentionOnlyTraining(...config),
   };
   for (const { name, args, options } of REGISTRY) {
     const arity = args.length;

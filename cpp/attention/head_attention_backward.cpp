@@ -7,7 +7,7 @@
 //             dS' = dM where the mask kept the score, 0 where it replaced it
 //             dS = dS'·c
 //             dQ = dS·K,  dK = dSᵀ·Q
-#include "attention/scaled_dot_product_backward.h"
+#include "attention/head_attention_backward.h"
 
 #include <cmath>
 #include <cstdint>
@@ -40,10 +40,9 @@ Matrix softmax_backward(const Matrix& W, const Matrix& dW) {
 // endregion
 }  // namespace
 
-QueryKeyValueGradients scaled_dot_product_attention_backward(const Tensor& query, const Tensor& key,
-                                                             const Tensor& value, const AttentionResult& forward,
-                                                             const Tensor& grad_context,
-                                                             const AttentionOptions& options) {
+QueryKeyValueGradients attention_per_head_backward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                   const AttentionResult& forward, const Tensor& grad_context,
+                                                   const AttentionOptions& options) {
   const int batch = query.shape[0], heads = query.shape[1], rows = query.shape[2], d_k = query.shape[3];
   const int cols = key.shape[2], d_v = value.shape[3];
   const std::size_t block = static_cast<std::size_t>(rows) * cols;
@@ -137,7 +136,7 @@ HeadsGradients attend_heads_backward(const Tensor& query, const Tensor& key, con
   const Tensor grad_per_head = split_heads(grad_context, heads);
 
   // 2ᵀ. attention in every head at once → dQ, dK, dV (B, H, T, d_head)
-  const QueryKeyValueGradients per_head = scaled_dot_product_attention_backward(
+  const QueryKeyValueGradients per_head = attention_per_head_backward(
       forward.query, forward.key, forward.value, forward, grad_per_head, options);
 
   // 1ᵀ. split was (B, T, d_out) -> (B, H, T, d_head); its backward is the merge: (B, H, T, d_head) -> (B, T, d_out)

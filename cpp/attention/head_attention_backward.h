@@ -17,10 +17,9 @@ struct QueryKeyValueGradients {
 // query (B, H, Tq, d_k), key (B, H, Tk, d_k), value (B, H, Tk, d_v); forward: the result that
 // attention_per_head filled for them with these options (scaled, masked, weights, dropped);
 // grad_context (B, H, Tq, d_v) → dQ, dK, dV. The passes of the forward, walked backwards.
-QueryKeyValueGradients scaled_dot_product_attention_backward(const Tensor& query, const Tensor& key,
-                                                             const Tensor& value, const AttentionResult& forward,
-                                                             const Tensor& grad_context,
-                                                             const AttentionOptions& options);
+QueryKeyValueGradients attention_per_head_backward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                   const AttentionResult& forward, const Tensor& grad_context,
+                                                   const AttentionOptions& options);
 
 // The gradients of attend_heads' inputs: query (B, Tq, d_out), key and value (B, Tk, d_out), out_weight and
 // out_bias (absent when the forward had none).

@@ -1,0 +1,83 @@
+// The resident training model (attention_only_training.h): its gradients against central finite differences of
+// its own loss, clip_grad_norm_, and AdamW's first step. The 50-step match with PyTorch is the JS fixture test
+// (tests/unit/trainer-torch.test.js), which runs this code on both WASM builds.
+#include "kernels/attention_only_training.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace ap::kernels {
+namespace {
+
+struct Case {
+  bool layer_norm;
+  int layers;
+};
+
+class TrainingGradients : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TrainingGradients, MatchCentralDifferences) {
+  const Case c = GetParam();
+  AttentionOnlyTraining model({7, 6, 8, 2, c.layers, c.layer_norm});
+  std::mt19937 random(3);
+  std::normal_distribution<float> normal(0.0f, 0.3f);
+  float* p = model.parameters();
+  for (std::size_t i = 0; i < model.parameter_count(); ++i) p[i] = normal(random);
+  const int batch = 2, t = 5;
+  const std::vector<int> inputs = {1, 4, 2, 6, 0, 3, 3, 5, 1, 2};
+  const std::vector<int> targets = {4, 2, -100, 0, 5, 3, 5, 1, -100, 6};
+  const TrainingLoss loss = model.run(inputs.data(), targets.data(), batch, t, true);
+  EXPECT_EQ(loss.count, 8);
+  const std::vector<float> grads(model.gradients(), model.gradients() + model.parameter_count());
+  const float h = 1e-2f;
+  for (std::size_t i = 0; i < model.parameter_count(); i += 7) {
+    const float saved = p[i];
+    p[i] = saved + h;
+    const double up = model.run(inputs.data(), targets.data(), batch, t, false).loss;
+    p[i] = saved - h;
+    const double down = model.run(inputs.data(), targets.data(), batch, t, false).loss;
+    p[i] = saved;
+    const double numeric = (up - down) / (2.0 * h);
+    EXPECT_NEAR(grads[i], numeric, 2e-3 + 2e-2 * std::abs(numeric)) << "parameter float " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, TrainingGradients,
+                         ::testing::Values(Case{false, 1}, Case{false, 2}, Case{true, 1}, Case{true, 2}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.layer_norm ? "LayerNorm" : "NoLayerNorm") + "_" +
+                                  std::to_string(info.param.layers) + "layers";
+                         });
+
+TEST(TrainingOptimizer, ClipsToTheMaxNormAndTakesAdamWFirstStep) {
+  AttentionOnlyTraining model({5, 4, 4, 1, 1, false});
+  float* p = model.parameters();
+  float* g = model.gradients();
+  for (std::size_t i = 0; i < model.parameter_count(); ++i) {
+    p[i] = 0.5f;
+    g[i] = (i % 3 == 0) ? 0.2f : -0.1f;
+  }
+  const double norm = model.clip_gradients(0);
+  double sum = 0;
+  for (std::size_t i = 0; i < model.parameter_count(); ++i) sum += static_cast<double>(g[i]) * g[i];
+  EXPECT_NEAR(norm, std::sqrt(sum), 1e-6 * norm);
+  EXPECT_NEAR(model.clip_gradients(norm / 2), norm, 1e-6 * norm);
+  sum = 0;
+  for (std::size_t i = 0; i < model.parameter_count(); ++i) sum += static_cast<double>(g[i]) * g[i];
+  EXPECT_NEAR(std::sqrt(sum), norm / 2, 1e-5 * norm);
+  // step 1: m = (1 − β₁)g, v = (1 − β₂)g², so p ← p(1 − lr·λ) − lr·g/(|g| + ε)
+  const std::vector<float> clipped(g, g + model.parameter_count());
+  model.adamw_step(1, {0.01, 0.9, 0.999, 1e-8, 0.1});
+  for (std::size_t i = 0; i < model.parameter_count(); ++i) {
+    const double expected = 0.5 * (1 - 0.01 * 0.1) - 0.01 * clipped[i] / (std::abs(clipped[i]) + 1e-8);
+    EXPECT_NEAR(p[i], expected, 1e-6) << i;
+  }
+}
+
+}  // namespace
+}  // namespace ap::kernels
