@@ -88,7 +88,7 @@ std::string check_heads_divide(const std::string& function, int d_out, int heads
 // (B, H, Tq, Tk) stages (scores, scaled, weights, masked, dropped), per-head context, context, output.
 double multihead_floats(const Tensor& x, int batch, int heads, int rows, int cols, int d_out,
                         const AttentionOptions& options) {
-  const double stages = 3 + (options.causal ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
+  const double stages = 3 + (options.causal || has_masks(options) ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
   const double projections = 2.0 * batch * (static_cast<double>(rows) + 2.0 * cols) * d_out;
   return static_cast<double>(x.element_count()) + projections +
          stages * batch * heads * static_cast<double>(rows) * cols + 3.0 * batch * rows * d_out;

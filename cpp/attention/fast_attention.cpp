@@ -13,7 +13,7 @@ namespace ap {
 
 bool fused_kernel_applies(const AttentionOptions& options) {
   return !options.intermediates && options.dropout == 0.0f && (!options.causal || options.mask == MaskMode::NegInf) &&
-         !has_masks(options) && !options.x_value.present();
+         !options.attn_mask.present() && !options.x_value.present();
 }
 
 std::string check_fused_kernel_memory(const std::string& function, int batch, int tq, int tk, int d_out, int heads,
@@ -53,6 +53,8 @@ kernels::MultiheadProblem problem_for(const Tensor& x_query, const Tensor& x_con
   problem.heads = heads;
   problem.out = projection_of(out_weight, out_bias);
   problem.causal = options.causal;
+  // the kernel skips padded keys (checked: (B, Tk) of 0/1, and mask 'neg_inf')
+  problem.key_padding = options.key_padding_mask.present() ? options.key_padding_mask.data.data() : nullptr;
   const int d_head = d_out / heads;
   problem.score_scale = (options.scale ? 1.0f / std::sqrt(static_cast<float>(d_head)) : 1.0f) / options.temperature;
   return problem;

@@ -17,8 +17,8 @@ namespace ap {
 
 // The fused kernel computes softmax(scaled) with −∞ above the diagonal, the contract's default; it runs
 // when only the output is wanted, there is no dropout (it needs the weights), and a causal mask is
-// 'neg_inf' (the other modes are lessons in what goes wrong), and no attn_mask, key_padding_mask or x_value is
-// given (the kernel takes none of them). Otherwise the teaching code runs.
+// 'neg_inf' (the other modes are lessons in what goes wrong), and no attn_mask or x_value is given (the kernel
+// takes neither; it skips the keys key_padding_mask marks). Otherwise the teaching code runs.
 bool fused_kernel_applies(const AttentionOptions& options);
 
 // The fused path holds Q, K, V, the context and the output (B·T·d_out each), one head's packed keys and values,

@@ -6,7 +6,8 @@
 //   context: (batch·tq, heads·d_head)  row stride context_stride, overwritten: the heads concatenated
 //
 // context[b, i, head h] = Σ_j softmax_j(score_scale · q_i·k_j) v_j, over j ≤ i when causal
-// (top-left aligned, as torch.tril, also when tq ≠ tk) and over all j otherwise.
+// (top-left aligned, as torch.tril, also when tq ≠ tk) and over all j otherwise, leaving out the keys that
+// key_padding marks; a query left with no key gets a zero context row.
 #pragma once
 
 namespace ap::kernels {
@@ -30,6 +31,9 @@ struct AttentionHeads {
   // Null: not written.
   float* row_max = nullptr;
   float* log_sum = nullptr;
+  // (batch, tk): nonzero = padding, a key no query of that batch element sees (nn.MultiheadAttention's
+  // key_padding_mask); null: none. Last, so brace-initialised problems keep their order.
+  const float* key_padding = nullptr;
 };
 
 // The slow, obvious version: per query row, all scores, the mask, a stable softmax, the weighted sum

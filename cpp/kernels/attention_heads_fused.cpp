@@ -19,7 +19,10 @@
 // exactly the running max (rescaling Oᵀ is 2 multiplies per head column, cheap next to step 3), so
 // 2^(c·(s−m)) ≤ 1.
 // Causal: key tiles that start after a query panel's last query are never visited (half the work);
-// in a diagonal tile the keys after a query get a score of −∞ (probability 0).
+// in a diagonal tile the keys after a query get a score of −∞ (probability 0). Padded keys (key_padding)
+// score −∞ in every lane. The running max starts at the lowest finite float, not −∞, so a query that has seen
+// no key yet (its first keys padded) keeps 2^(c·(s − m)) = 0 rather than NaN; one that never sees a key keeps
+// l = 0 and gets a zero context row.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -41,6 +44,7 @@ constexpr int kQueryBlock = 48;           // queries per tile (6 panels)
 constexpr int kKeyBlock = 192;           // keys per tile; a multiple of 4 and 6, so tiles start on a key panel
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kNegativeInfinity = -std::numeric_limits<float>::infinity();
+constexpr float kLowest = std::numeric_limits<float>::lowest();
 
 int round_up(int x, int multiple) { return (x + multiple - 1) / multiple * multiple; }
 
@@ -182,7 +186,7 @@ f32x4 exp2(f32x4 x) {
 // 4–7); first_masked: the first key row (0-based in the tile) after some query of the panel, when causal
 // (else keys: none masked). running_max is in raw units.
 void online_softmax(float* scores, int keys, int first_masked, int key0, f32x4 exponent_scale, const f32x4 queries[2],
-                    f32x4 running_max[2], f32x4 running_sum[2], float* output, int padded_d_head) {
+                    f32x4 running_max[2], f32x4 running_sum[2], float* output, int padded_d_head, const float* padding) {
   // Causal mask on the diagonal rows: a key after its query scores −∞.
   for (int j = first_masked; j < keys; ++j) {
     const f32x4 key_index = splat(static_cast<float>(key0 + j));
@@ -192,6 +196,12 @@ void online_softmax(float* scores, int keys, int first_masked, int key0, f32x4 e
       const f32x4 mask = zero_below(splat(kNegativeInfinity), sub(key_index, queries[half]), 1.0f);
       store(row, add(load(row), mask));
     }
+  }
+  // Padded keys (padding: the tile's flags, or null) score −∞ for every query.
+  for (int j = 0; padding != nullptr && j < keys; ++j) {
+    if (padding[j] == 0.0f) continue;
+    store(scores + j * kPanelQueries, splat(kNegativeInfinity));
+    store(scores + j * kPanelQueries + kLanes, splat(kNegativeInfinity));
   }
   f32x4 tile_max[2] = {splat(kNegativeInfinity), splat(kNegativeInfinity)};
   for (int j = 0; j < keys; ++j) {
@@ -204,7 +214,7 @@ void online_softmax(float* scores, int keys, int first_masked, int key0, f32x4 e
   const bool max_moved = horizontal_max(max(sub(max(running_max[0], tile_max[0]), running_max[0]),
                                             sub(max(running_max[1], tile_max[1]), running_max[1]))) > 0.0f;
   for (int half = 0; half < 2; ++half) {
-    // Every query sees key 0 in the first tile, so after it m is finite and 2^(m − m') is a number.
+    // m starts at the lowest finite float (never −∞), so 2^(m − m') is a number: 0 at a query's first key.
     const f32x4 new_max = max(running_max[half], tile_max[half]);
     rescale[half] = exp2(mul(sub(running_max[half], new_max), exponent_scale));  // 2^(−∞) = 0 on the first tile
     running_max[half] = new_max;
@@ -232,7 +242,7 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
   const int panels = round_up(count, kPanelQueries) / kPanelQueries;
   pack_queries(s, query, column, i0, count, w.packed_query.data());
   std::fill(w.output.begin(), w.output.end(), 0.0f);
-  std::fill(std::begin(w.running_max), std::end(w.running_max), splat(kNegativeInfinity));
+  std::fill(std::begin(w.running_max), std::end(w.running_max), splat(kLowest));
   std::fill(std::begin(w.running_sum), std::end(w.running_sum), zero());
 
   for (int panel = 0; panel < panels; ++panel) {
@@ -255,8 +265,9 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
       }
       // 2. online softmax; keys from q0+1 on come after some query of the panel.
       const int first_masked = s.causal ? std::clamp(q0 + 1 - j0, 0, keys) : keys;
+      const float* padding = s.key_padding != nullptr ? s.key_padding + static_cast<size_t>(batch_index) * s.tk + j0 : nullptr;
       online_softmax(w.scores.data(), keys, first_masked, j0, exponent_scale, queries, running_max, running_sum, output,
-                     w.padded_d_head);
+                     w.padded_d_head, padding);
       // 3. Oᵀ (padded_d_head, 8) += Vᵀ·Pᵀ, one R×8 register tile per panel of R head columns.
       for (int d = 0; d < w.padded_d_head; d += w.rows) {
         const int width = d + w.rows < s.d_head ? w.rows : w.last_rows;
@@ -277,7 +288,7 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
     for (int c = 0; c < kPanelQueries && panel * kPanelQueries + c < count; ++c) {
       const int i = i0 + panel * kPanelQueries + c;
       float* context = s.context + static_cast<size_t>(batch_index * s.tq + i) * s.context_stride + column;
-      const float factor = 1.0f / sums[c];
+      const float factor = sums[c] > 0.0f ? 1.0f / sums[c] : 0.0f;  // no key seen (all padded): a zero row
       for (int d = 0; d < s.d_head; ++d) context[d] = output[d * kPanelQueries + c] * factor;
       // when asked: the row's lse = c·m + log l, as its raw max m and log l (attention_heads.h)
       if (s.row_max != nullptr) s.row_max[statistic_index(s, batch_index, column / s.d_head, i)] = maxima[c];

@@ -16,10 +16,13 @@ void attention_heads_reference(const AttentionHeads& s) {
       for (int i = 0; i < s.tq; ++i) {
         const float* q = s.query + static_cast<size_t>(b * s.tq + i) * s.query_stride + column;
         const int visible = s.causal ? std::min(i + 1, s.tk) : s.tk;  // keys j < visible
+        const float* padding = s.key_padding != nullptr ? s.key_padding + static_cast<size_t>(b) * s.tk : nullptr;
+        const auto padded = [&](int j) { return padding != nullptr && padding[j] != 0.0f; };
         // 1. scores = scale·q·kⱼ  2. mask: j ≥ visible is −∞, i.e. left out  3. stable softmax, the max
         //    subtracted from the raw q·kⱼ before the scale (as the fused kernel: exact where q·k is)
         float max_dot = -std::numeric_limits<float>::infinity();
         for (int j = 0; j < visible; ++j) {
+          if (padded(j)) continue;
           const float* k = s.key + static_cast<size_t>(b * s.tk + j) * s.key_stride + column;
           float dot = 0.0f;
           for (int p = 0; p < s.d_head; ++p) dot += q[p] * k[p];
@@ -28,6 +31,10 @@ void attention_heads_reference(const AttentionHeads& s) {
         }
         float sum = 0.0f;
         for (int j = 0; j < visible; ++j) {
+          if (padded(j)) {
+            weights[j] = 0.0f;
+            continue;
+          }
           weights[j] = std::exp(s.score_scale * (weights[j] - max_dot));
           sum += weights[j];
         }
@@ -36,7 +43,7 @@ void attention_heads_reference(const AttentionHeads& s) {
         // 4. context = Σ weights·v
         float* out = s.context + static_cast<size_t>(b * s.tq + i) * s.context_stride + column;
         std::fill(out, out + s.d_head, 0.0f);
-        for (int j = 0; j < visible; ++j) {
+        for (int j = 0; j < visible && sum > 0.0f; ++j) {  // no key left: a zero row
           const float* v = s.value + static_cast<size_t>(b * s.tk + j) * s.value_stride + column;
           const float w = weights[j] / sum;
           for (int p = 0; p < s.d_head; ++p) out[p] += w * v[p];

@@ -60,6 +60,7 @@ void run_pipeline(const MultiheadProblem& p, float* output, MatmulFunction gemm,
   heads.d_head = p.d_out / p.heads;
   heads.score_scale = p.score_scale;
   heads.causal = p.causal;
+  heads.key_padding = p.key_padding;
   attention(heads);
 
   // 3. output projection; without one the output is the context (plus out.bias, if given alone).

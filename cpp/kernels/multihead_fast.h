@@ -26,6 +26,7 @@ struct MultiheadProblem {
   Projection out;                  // out.weight null: no output projection (out.bias is still added)
   float score_scale = 1.0f;        // 1/√d_head/temperature, or 1/temperature when unscaled
   bool causal = true;
+  const float* key_padding = nullptr;  // (batch, tk), nonzero = padding (attention_heads.h); null: none
 };
 
 // output: (batch, tq, d_out), overwritten. Expects a validated problem (the binding checks shapes).

@@ -236,8 +236,9 @@ TEST(FixtureRunners, EveryRunnerIsARegistryFunctionWithFixtures) {
   }
 }
 
-// The fused path: every multi-head and cross-attention case again with intermediates=false, which runs
-// the fused kernel where the options allow it (docs/api.md) and returns only the output; it must match
+// The fused path: every multi-head and cross-attention case again with intermediates=false through the fast
+// entry points, as the binding calls them, which run the fused kernel where the options allow it (docs/api.md:
+// keyPaddingMask included) and return only the output; it must match
 // PyTorch's output with the same tolerance (the logits-near-1e4 cases included).
 AttentionOptions lean(const json& args, std::size_t index) {
   AttentionOptions options = testing::to_attention_options(options_at(args, index));
@@ -266,16 +267,16 @@ TEST(Fixtures, FusedPathMatchesPyTorch) {
     return out;
   };
   check_fused_path("multiheadAttentionStacked", [&](const json& args) {
-    return output(args, multihead_attention_stacked(input(args, 0), testing::to_stacked_weights(args[1]), options(args, 2)).output);
+    return output(args, multihead_attention_stacked_fast(input(args, 0), testing::to_stacked_weights(args[1]), options(args, 2)).output);
   });
   check_fused_path("multiheadAttentionSplit", [&](const json& args) {
-    return output(args, multihead_attention_split(input(args, 0), testing::to_projection_weights(args[1]), options(args, 2)).output);
+    return output(args, multihead_attention_split_fast(input(args, 0), testing::to_projection_weights(args[1]), options(args, 2)).output);
   });
   check_fused_path("multiheadAttentionFused", [&](const json& args) {
-    return output(args, multihead_attention_fused(input(args, 0), testing::to_fused_weights(args[1]), options(args, 2)).output);
+    return output(args, multihead_attention_fused_fast(input(args, 0), testing::to_fused_weights(args[1]), options(args, 2)).output);
   });
   check_fused_path("crossAttention", [&](const json& args) {
-    return output(args, cross_attention(input(args, 0), input(args, 1), testing::to_projection_weights(args[2]), options(args, 3))
+    return output(args, cross_attention_fast(input(args, 0), input(args, 1), testing::to_projection_weights(args[2]), options(args, 3))
         .output);
   });
 }

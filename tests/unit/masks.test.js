@@ -118,6 +118,15 @@ for (const backend of BACKENDS) {
       expect(attention.lastCall).toMatchObject({ path: 'teaching', reason: 'options.xValue: the teaching code (the fused kernel projects the values from xContext)' });
       cross({ intermediates: false });
       expect(attention.lastCall).toMatchObject({ path: 'fused' });
+      // keyPaddingMask alone (and with causal): the fused kernel skips the padded keys, and equals the teaching path
+      const keyPaddingMask = bools([2, 4], [0, 0, 1, 0, 1, 1, 1, 1]);
+      for (const causal of [false, true]) {
+        const lean = cross({ keyPaddingMask, causal, intermediates: false });
+        expect(attention.lastCall).toMatchObject({ path: 'fused', reason: 'intermediates false, no dropout, no mask other than neg_inf: the fused kernel, which skips the padded keys of options.keyPaddingMask' });
+        const full = cross({ keyPaddingMask, causal });
+        expect(Array.from(lean.output.data).every((v, i) => Math.abs(v - full.output.data[i]) <= 1e-6)).toBe(true);
+        expect(Array.from(lean.output.data.subarray(12)).every((v) => v === 0)).toBe(true);
+      }
     });
 
     test('unbatched input takes a (Tq, Tk) attnMask and a (Tk) keyPaddingMask', () => {

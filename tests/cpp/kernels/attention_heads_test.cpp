@@ -73,6 +73,33 @@ INSTANTIATE_TEST_SUITE_P(AwkwardShapes, FusedAttention, ::testing::Combine(::tes
                                   (std::get<1>(info.param) ? "_causal" : "_full");
                          });
 
+// keyPaddingMask: padded keys are left out, across several key tiles of 192; a query whose first tile is all
+// padding (batch 0: keys 0..199) stays finite; a batch whose keys are all padded (batch 2) gets zero rows, and a
+// causal query that sees only padded keys does too.
+TEST(FusedAttention, SkipsPaddedKeysAsTheReference) {
+  const HeadsCase c{3, 70, 400, 2, 13};
+  const Buffers buffers = random_buffers(c);
+  std::vector<float> padding(static_cast<size_t>(c.batch) * c.tk, 0.0f);
+  for (int j = 0; j < 200; ++j) padding[j] = 1.0f;
+  const std::vector<float> coin = random_values(static_cast<size_t>(c.tk), 21);
+  for (int j = 0; j < c.tk; ++j) padding[c.tk + j] = coin[j] > 0.3f ? 1.0f : 0.0f;
+  for (int j = 0; j < c.tk; ++j) padding[2 * c.tk + j] = 1.0f;
+  const size_t size = static_cast<size_t>(c.batch) * c.tq * c.heads * c.d_head;
+  for (const bool causal : {false, true}) {
+    std::vector<float> expected(size), fused(size, 99.0f);
+    AttentionHeads reference = buffers.problem(expected, c, causal);
+    AttentionHeads kernel = buffers.problem(fused, c, causal);
+    reference.key_padding = kernel.key_padding = padding.data();
+    attention_heads_reference(reference);
+    attention_heads_fused(kernel);
+    EXPECT_TRUE(all_close(fused, expected, 1e-5, 1e-5)) << (causal ? "causal" : "full");
+    const size_t per_batch = static_cast<size_t>(c.tq) * c.heads * c.d_head;
+    for (size_t i = 2 * per_batch; i < size; ++i) ASSERT_EQ(fused[i], 0.0f) << "all keys padded: element " << i;
+    // causal, batch 0: queries 0..69 see only keys ≤ i < 200, all padded: zero rows
+    for (size_t i = 0; causal && i < per_batch; ++i) ASSERT_EQ(fused[i], 0.0f) << "element " << i;
+  }
+}
+
 TEST(FusedAttention, CausalOutputIgnoresLaterKeysAndValues) {
   const HeadsCase c{1, 90, 90, 2, 12};
   Buffers buffers = random_buffers(c);

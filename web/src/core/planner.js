@@ -41,13 +41,14 @@ const given = (value) => value !== null && value !== undefined;
 export const hasMaskOptions = (options) => given(options.attnMask) || given(options.keyPaddingMask) || given(options.xValue);
 
 /**
- * The fused kernel (WASM's online-softmax attention, WebGPU's fused pass) runs when nothing but the output
- * is asked for, without dropout, with the causal mask only as −∞ (the kernel skips masked keys), and without
- * attnMask, keyPaddingMask or xValue (the kernel takes none of them: the teaching code applies them).
+ * The fused kernel (WASM's online-softmax attention, the JS reference's row-at-a-time form) runs when nothing
+ * but the output is asked for, without dropout, with the causal mask only as −∞ (the kernel skips masked keys),
+ * with or without keyPaddingMask (it skips padded keys too), and without attnMask or xValue (the kernel takes
+ * neither: the teaching code applies them). WebGPU's fused pass takes no mask (planGpuCall, webgpu.js).
  */
 export function fusedKernelApplies(options) {
   return options.intermediates === false && options.dropout === 0 && (!options.causal || options.mask === 'neg_inf')
-    && !hasMaskOptions(options);
+    && !given(options.attnMask) && !given(options.xValue);
 }
 
 // ---- Sizes and work ------------------------------------------------------------------------------
@@ -185,7 +186,11 @@ function planOnOneThread(fn, options, backendName) {
       : { path: 'webgpu', reason: 'the webgpu backend' };
   }
   if (!fusable) return { path: 'teaching', reason: `${fn} has only the teaching code` };
-  if (fusedKernelApplies(options)) return { path: 'fused', reason: 'intermediates false, no dropout, no mask other than neg_inf: the fused kernel' };
+  if (fusedKernelApplies(options)) {
+    return { path: 'fused', reason: given(options.keyPaddingMask)
+      ? 'intermediates false, no dropout, no mask other than neg_inf: the fused kernel, which skips the padded keys of options.keyPaddingMask'
+      : 'intermediates false, no dropout, no mask other than neg_inf: the fused kernel' };
+  }
   return { path: 'teaching', reason: whyNotFused(options) };
 }
 
@@ -194,7 +199,6 @@ export function whyNotFused(options) {
   if (options.intermediates !== false) return 'the intermediates are asked for: the teaching code';
   if (options.dropout !== 0) return 'dropout > 0: the teaching code';
   if (given(options.attnMask)) return 'options.attnMask: the teaching code (the fused kernel takes no attention mask)';
-  if (given(options.keyPaddingMask)) return 'options.keyPaddingMask: the teaching code (the fused kernel does not skip padded keys)';
   if (given(options.xValue)) return 'options.xValue: the teaching code (the fused kernel projects the values from xContext)';
   return `mask '${options.mask}': the teaching code`;
 }

@@ -112,6 +112,7 @@ export function planPoolCall(fn, args, { workers, crossover = POOL_CROSSOVER }) 
   if (workers < 2) return stay('one thread');
   const options = args[args.length - 1];
   if (!options || !fusedKernelApplies(options)) return stay(`${whyNotFused(options ?? {})} on the main thread`);
+  if (options.keyPaddingMask) return stay('options.keyPaddingMask: the fused kernel on the main thread (the workers take no masks)');
   let sizes;
   try {
     sizes = multiheadSizes(fn, args);

@@ -12,7 +12,7 @@ import {
   checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
   checkSoftmaxScale, checkTolerance, checkWeight, checkWeightsObject, fail, isPresent,
 } from './check-helpers.js';
-import { checkMasks } from './masks.js';
+import { checkMasks, hasMasks } from './masks.js';
 import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
 export * from './check-helpers.js';
@@ -58,7 +58,8 @@ export function checkAttentionWithoutWeights(x, options) {
 }
 
 /** How many (…, Tq, Tk) tensors an attention call returns: scores, scaled, weights, masked?, dropped? */
-const squareResultCount = (options) => 3 + (options.causal ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
+// scores, scaled, weights; masked when causal or a mask is given (hasMasks); dropped when dropout > 0
+const squareResultCount = (options) => 3 + (options.causal || hasMasks(options) ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
 
 export function checkSelfAttention(x, weights, options) {
   const fn = 'selfAttention';

@@ -103,6 +103,8 @@ export function attentionPerHead(query, key, value, { B, H, Tq, Tk, dHead }, opt
  */
 export function fusedAttention(query, key, value, { B, H, Tq, Tk, dHead }, options) {
   const factor = (options.scale ? 1 / Math.sqrt(dHead) : 1) / options.temperature;
+  // keyPaddingMask (B, Tk): a padded key scores −∞ for every query; a row with no key left gets zeros
+  const padding = options.keyPaddingMask?.data ?? null;
   const context = new Float32Array(B * H * Tq * dHead);
   const row = new Float32Array(Tk);
   const weights = new Float32Array(Tk);
@@ -112,7 +114,7 @@ export function fusedAttention(query, key, value, { B, H, Tq, Tk, dHead }, optio
     for (let i = 0; i < Tq; i++) {
       // 1–3. scaled scores of row i; the future is −∞ when causal.
       for (let j = 0; j < Tk; j++) {
-        if (options.causal && isFuture(i, j)) {
+        if ((options.causal && isFuture(i, j)) || (padding !== null && padding[Math.floor(n / H) * Tk + j] !== 0)) {
           row[j] = -Infinity;
           continue;
         }
