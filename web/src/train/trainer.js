@@ -213,7 +213,8 @@ class Trainer {
   async evaluate(batch) {
     this.alive('evaluate');
     const { B, T } = checkBatch('trainer.evaluate', batch, this.config);
-    await this.syncForCpu();
+    // WASM: the resident model evaluates its own current state, no copy back needed
+    if (!this.native) await this.syncForCpu();
     const run = this.native ? this.native.evaluate(batch.inputs.data, batch.targets.data, B, T)
       : runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, linear: this.linear });
     return { loss: run.loss, accuracy: run.count ? run.correct / run.count : 0 };
