@@ -17,9 +17,20 @@ namespace {
 constexpr float kLayerNormEps = 1e-5f;  // torch.nn.LayerNorm's default
 
 // dst (cols, rows) = src (rows, cols)ᵀ: the GEMM multiplies A·B and A·Bᵀ, and a weight gradient is dYᵀ·X.
+// In 16×16 blocks: row by row, the writes would stride by `rows` floats, a power of two here (B·T), and every
+// one of them would land in the same few cache sets (the transposes cost more than their GEMMs at the tiny size).
 void transpose_into(const float* src, int rows, int cols, float* dst) {
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) dst[static_cast<std::size_t>(j) * rows + i] = src[static_cast<std::size_t>(i) * cols + j];
+  constexpr int kBlock = 16;
+  for (int i0 = 0; i0 < rows; i0 += kBlock) {
+    const int i1 = std::min(rows, i0 + kBlock);
+    for (int j0 = 0; j0 < cols; j0 += kBlock) {
+      const int j1 = std::min(cols, j0 + kBlock);
+      for (int j = j0; j < j1; ++j) {
+        float* out = dst + static_cast<std::size_t>(j) * rows;
+        for (int i = i0; i < i1; ++i) out[i] = src[static_cast<std::size_t>(i) * cols + j];
+      }
+    }
+  }
 }
 
 // y (rows, out) = x (rows, in)·Wᵀ + b with W stored (out, in) as nn.Linear.weight.

@@ -1,7 +1,8 @@
 // The WASM engine's attention products (T·d_head ≥ WASM_ATTENTION_MIN, a size the torch fixture's tiny
-// model does not reach) give the JS engine's loss and gradients.
+// model does not reach) give the JS engine's loss and gradients; the resident model's state (native.js) is what
+// parameters(), gradients(), setParameters(), evaluate() and save() see.
 import { describe, expect, it } from 'vitest';
-import { createTrainer, makeBatch } from '../../web/src/train/index.js';
+import { createTrainer, loadTrainer, makeBatch } from '../../web/src/train/index.js';
 import { WASM_ATTENTION_MIN } from '../../web/src/train/linear.js';
 
 describe('the WASM attention products', () => {
@@ -26,5 +27,30 @@ describe('the WASM attention products', () => {
     const attention = await wasm.attention(batch.inputs);
     expect(attention[1].shape).toEqual([2, 2, 64, 64]);
     expect(attention[1].data[1]).toBe(0);
+  });
+});
+
+describe('the resident WASM model and the trainer\'s JS copy of its state', () => {
+  const config = { vocabSize: 8, contextLength: 8, dModel: 8, heads: 2, layers: 1, seed: 2, optimizer: { lr: 0.01 } };
+  const batch = (step) => makeBatch('induction', { batch: 4, contextLength: 8, vocabSize: 8, seed: 3, step });
+  it.each(['wasm-simd', 'wasm-baseline'])('%s: setParameters, evaluate, gradients and save follow the steps', async (backend) => {
+    const wasm = await createTrainer({ ...config, backend });
+    const start = wasm.parameters();
+    const before = await wasm.evaluate(batch(9));
+    for (let s = 0; s < 3; s++) await wasm.step(batch(s));
+    const after = await wasm.evaluate(batch(9));
+    expect(after.loss).not.toBe(before.loss);
+    expect(wasm.parameters()['unembed.weight'].data).not.toEqual(start['unembed.weight'].data);
+    expect(wasm.gradients()['unembed.bias'].data.some((g) => g !== 0)).toBe(true);
+    // the saved file resumes on the JS engine: the same evaluation, and the same next step to float32 noise
+    const resumed = await loadTrainer(wasm.save(), { backend: 'js' });
+    expect(resumed.steps).toBe(3);
+    expect(Math.abs((await resumed.evaluate(batch(9))).loss - after.loss)).toBeLessThan(1e-5 * after.loss);
+    const next = await wasm.step(batch(3));
+    expect(Math.abs((await resumed.step(batch(3))).loss - next.loss)).toBeLessThan(1e-5 * next.loss);
+    // setParameters reaches the resident model: back at the start, the first evaluation again
+    wasm.setParameters(start);
+    expect(Math.abs((await wasm.evaluate(batch(9))).loss - before.loss)).toBeLessThan(1e-6 * before.loss);
+    wasm.dispose();
   });
 });

@@ -62,8 +62,8 @@ export interface Trainer {
     { optimizer: Required<AdamWOptions>; gradClip: number | null };
   /** AdamW steps taken (also after loadTrainer). */
   readonly steps: number;
-  /** 'js', 'wasm-simd' or 'wasm-baseline': where the linear layers' products ran; 'webgpu': the whole step
-   *  runs on the device (it becomes 'js' when the device is lost). */
+  /** 'js', 'wasm-simd' or 'wasm-baseline': where the model runs (on WASM, step() and evaluate() whole in its
+   *  memory); 'webgpu': the whole step runs on the device (it becomes 'js' when the device is lost). */
   readonly backend: 'js' | 'wasm-simd' | 'wasm-baseline' | 'webgpu';
   /** Why 'auto' fell back to 'js', or why 'webgpu' resumed on the CPU (the steps lost), or null. */
   readonly backendReason: string | null;

@@ -5,7 +5,7 @@
 // keeps its JS copy of the state (trainer.params, trainer.adam) for parameters(), save() and the
 // JS-engine paths, and copies back only when one of them asks (pull).
 
-/** The embind model behind a loaded WASM backend (backends/wasm.js createTrainingModel), or null. */
+/** The resident model of a loaded WASM backend (its createTrainingModel, backends/wasm.js), for one trainer. */
 export class NativeTraining {
   constructor(core, config, spec, params, adam) {
     const { vocabSize, contextLength, dModel, heads, layers, layerNorm } = config;

@@ -224,7 +224,8 @@ class Trainer {
   async evaluate(batch) {
     this.alive('evaluate');
     const { B, T } = checkBatch('trainer.evaluate', batch, this.config);
-    await this.syncForCpu();
+    // WASM: the resident model evaluates its own current state, no copy back needed
+    if (!this.native) await this.syncForCpu();
     const run = this.native ? this.native.evaluate(batch.inputs.data, batch.targets.data, B, T)
       : runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, linear: this.linear });
     return { loss: run.loss, accuracy: run.count ? run.correct / run.count : 0 };
@@ -316,9 +317,10 @@ class Trainer {
 const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline' };
 
 /**
- * The linear layers' engine for options.backend: 'js' → JS loops; 'wasm-simd', 'wasm-baseline', 'wasm' → that
- * WASM build's matmul (loaded with loadAttention, one thread; a load failure throws); 'auto' → WASM, or JS
- * with a reason when WASM cannot load. Never WebGPU: its calls would return Promises mid-step.
+ * The engine for options.backend: 'js' → JS loops; 'wasm-simd', 'wasm-baseline', 'wasm' → that WASM build (one
+ * thread; a load failure throws): its resident model (native.js) for step() and evaluate(), its matmul for the
+ * JS model's products in attention() and predict(); 'auto' → WASM, or JS with a reason when WASM cannot load.
+ * 'webgpu' → the device's engine (loadGpuEngine).
  */
 async function loadEngine(fn, backend, { config, wasmBinary = null }) {
   if (backend === 'js') return { linear: jsLinear, reason: null };
