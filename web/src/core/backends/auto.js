@@ -89,9 +89,10 @@ function probeCall(api, workload, n) {
  * @param {object} cpu
  * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
  *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
- *   schedule?: (task: () => void) => void, now?: () => number}} gpuSide
+ *   schedule?: (task: () => void) => void, now?: () => number, budgetMs?: number}} gpuSide
  *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
- *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it
+ *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it;
+ *   `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on a loaded machine give more)
  * @returns {object} a backend whose `name` and `build` are those of the backend that answered the last call,
  *   with `lastCall` ({fn, backend, path, reason, threads}) saying where the last call went and why, and
  *   `gpuCrossover`, `setGpuCrossover(n|null)`, `clearGpuCrossover()`, `probing` (a Promise while measuring)
@@ -99,6 +100,7 @@ function probeCall(api, workload, n) {
 export function createRoutingBackend(cpu, {
   adapterInfo, loadGpu, thresholdN, forced = thresholdN !== undefined ? { thresholdN } : null, probe = true,
   store = createCrossoverStore(), browser = browserVersion(), schedule = scheduleIdle, now = () => performance.now(),
+  budgetMs = PROBE_BUDGET_MS,
 }) {
   const key = crossoverKey(adapterInfo, browser);
   let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
@@ -164,7 +166,7 @@ export function createRoutingBackend(cpu, {
       return now() - before;
     };
     // The device request counts against the budget too.
-    const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, PROBE_BUDGET_MS - (now() - started)) });
+    const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, budgetMs - (now() - started)) });
     measured.spentMs = now() - started;
     record = measured;
     store.set(key, measured);
