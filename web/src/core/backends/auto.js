@@ -108,7 +108,11 @@ export function createRoutingBackend(cpu, {
   let probing = null; // Promise of the probe while it runs
   let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
   const stored = () => record;
-  const crossover = () => gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null });
+  const crossover = () => {
+    const decision = gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null });
+    // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
+    return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
+  };
   // Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls.
   const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
   const plainAtLoad = plainCpu(crossover()) && (!probe || probeDeclined(adapterInfo) !== null);
