@@ -22,12 +22,20 @@ export async function requireAdapter() {
   return describeAdapter(adapter);
 }
 
-/** A task wrapper: refuses the sizes too slow for an emulated adapter, with the reason. */
+/**
+ * A task wrapper: refuses the sizes too slow for an emulated adapter, with the reason; and runs the runner
+ * once in prepare (untimed), so that every WebGPU row compiles its pipelines before the suite's first run,
+ * which is checked and limited in time (on SwiftShader a compile alone takes seconds).
+ */
 function task(state, kind, prepare) {
   return {
     supports: (size) => (!state.adapter?.emulated || size <= EMULATED_LIMITS[kind]) ||
       `SwiftShader (CPU-emulated): sizes above ${EMULATED_LIMITS[kind]} skipped, each run would take tens of seconds`,
-    prepare,
+    async prepare(inputs) {
+      const runner = await prepare(inputs);
+      await runner.run();
+      return runner;
+    },
   };
 }
 

@@ -2,6 +2,7 @@
 // Chromium's SwiftShader: set a crossover (it routes the step's calls to WebGPU at once and after a reload),
 // clear the stored one, turn the probe on and off (persisted), and refuse a bad number with the API's words.
 import { test, expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { afterRender, openPage, watchConsole } from './page-helpers.js';
 
 const panel = (page) => page.locator('[data-gpu-crossover]');
@@ -76,6 +77,21 @@ test.describe('the page\'s GPU crossover panel', () => {
     await expect(message(page)).toHaveText('setGpuCrossover: thresholdN=0; expected a positive integer or null');
     expect(await storedKeys(page)).toEqual([]);
   });
+
+  for (const scheme of ['light', 'dark']) {
+    test(`the open panel has no serious axe-core finding (${scheme})`, async ({ page }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      await openPage(page, '?step=self-attention');
+      await panel(page).locator('summary').click();
+      await page.locator('[data-crossover-input]').fill('0');
+      await page.locator('[data-crossover-set]').click();
+      await expect(message(page)).not.toBeEmpty();
+      const { violations } = await new AxeBuilder({ page }).include('[data-gpu-crossover]').analyze();
+      const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      expect(serious).toEqual([]);
+    });
+  }
 
   test('the panel shows only for the Automatic backend', async ({ page }) => {
     await openPage(page, '?step=self-attention&backend=wasm-simd');

@@ -7,7 +7,7 @@ import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backen
 import { gpuCrossoverDecision, shapesOf, workOf } from '../../web/src/core/planner.js';
 import { ENTRIES } from '../../web/src/core/registry.js';
 import { loadAttention } from '../../web/src/core/index.js';
-import { GpuUnavailableError, describeAdapter } from '../../web/src/gpu/device.js';
+import { GpuKernelError, GpuUnavailableError, describeAdapter } from '../../web/src/gpu/device.js';
 import { PROBE_BUDGET_MS, createCrossoverStore, crossoverKey } from '../../web/src/gpu/crossover-probe.js';
 
 const BROWSER = 'Chrome/156.0.8078.73';
@@ -254,6 +254,20 @@ describe("'auto' measures the crossover on a real adapter", () => {
     const world = fakeWorld();
     const { attention, backend } = routed(world, { forced: { thresholdN: 8 }, loadGpu: async () => { throw new TypeError('runtime is not a constructor'); } });
     await expect(attention.matmul(square(64), square(64))).rejects.toThrow('matmul: the WebGPU kernels failed (a bug, not a device failure): runtime is not a constructor');
+    expect(backend.fallbackReason).toBeNull();
+  });
+
+  test('a probe that meets a kernel bug leaves every call on WASM and names the bug in gpuCrossover', async () => {
+    const world = fakeWorld();
+    world.gpu.matmul = async () => { throw new GpuKernelError('matmul', "WebGPU validation error (a bug in the kernels or their bindings): unresolved identifier 'acc'"); };
+    const { attention, backend } = routed(world);
+    attention.matmul(square(512), square(512));
+    world.idle();
+    expect(await backend.probing).toBeNull();
+    attention.matmul(square(512), square(512));
+    expect(attention.gpuCrossover.source).toBe('none');
+    expect(attention.gpuCrossover.reason).toBe("the GPU crossover probe failed: matmul: WebGPU validation error (a bug in the kernels or their bindings): unresolved identifier 'acc'; every call runs on WASM");
+    expect(attention.lastCall.backend).toBe('wasm-simd');
     expect(backend.fallbackReason).toBeNull();
   });
 

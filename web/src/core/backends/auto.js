@@ -90,9 +90,10 @@ function probeCall(api, workload, n) {
  * @param {object} cpu
  * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
  *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
- *   schedule?: (task: () => void) => void, now?: () => number}} gpuSide
+ *   schedule?: (task: () => void) => void, now?: () => number, budgetMs?: number}} gpuSide
  *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
- *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it
+ *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it;
+ *   `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on a loaded machine give more)
  * @returns {object} a backend whose `name` and `build` are those of the backend that answered the last call,
  *   with `lastCall` ({fn, backend, path, reason, threads}) saying where the last call went and why, and
  *   `gpuCrossover`, `setGpuCrossover(n|null)`, `clearGpuCrossover()`, `probing` (a Promise while measuring)
@@ -100,6 +101,7 @@ function probeCall(api, workload, n) {
 export function createRoutingBackend(cpu, {
   adapterInfo, loadGpu, thresholdN, forced = thresholdN !== undefined ? { thresholdN } : null, probe = true,
   store = createCrossoverStore(), browser = browserVersion(), schedule = scheduleIdle, now = () => performance.now(),
+  budgetMs = PROBE_BUDGET_MS,
 }) {
   const key = crossoverKey(adapterInfo, browser);
   let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
@@ -107,7 +109,11 @@ export function createRoutingBackend(cpu, {
   let probing = null; // Promise of the probe while it runs
   let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
   const stored = () => record;
-  const crossover = () => gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null });
+  const crossover = () => {
+    const decision = gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null });
+    // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
+    return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
+  };
   // Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls.
   const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
   const plainAtLoad = plainCpu(crossover()) && (!probe || probeDeclined(adapterInfo) !== null);
@@ -165,7 +171,7 @@ export function createRoutingBackend(cpu, {
       return now() - before;
     };
     // The device request counts against the budget too.
-    const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, PROBE_BUDGET_MS - (now() - started)) });
+    const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, budgetMs - (now() - started)) });
     measured.spentMs = now() - started;
     record = measured;
     store.set(key, measured);
