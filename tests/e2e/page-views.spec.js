@@ -224,3 +224,22 @@ test('the weights\' colour scale can be log or per row, and changes the pixels o
   const box = await page.locator('figure[data-tensor="weights"] canvas').boundingBox();
   expect(box.width).toBeGreaterThan(32 * 16);
 });
+
+test('off-screen heatmaps are drawn right after the frame: a repaint\'s listeners see them as a page tall enough to show them all', async ({ page }) => {
+  const query = '?step=multihead&T=32&dModel=64&dOut=64&heads=8';
+  const lastHead = page.locator('figure[data-tensor="weights"] canvas').last(); // head 8, far below a 600 px fold
+  const afterChange = async (height) => {
+    await page.setViewportSize({ width: 1280, height });
+    await openPage(page, query);
+    const below = await lastHead.evaluate((canvas) => canvas.getBoundingClientRect().top > innerHeight + 150);
+    const before = await lastHead.evaluate((canvas) => canvas.toDataURL());
+    await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ temperature: 2 })));
+    return { below, before, after: await lastHead.evaluate((canvas) => canvas.toDataURL()) };
+  };
+  const short = await afterChange(600); // head 8 off screen: drawn after the frame
+  const tall = await afterChange(8000); // every head on screen: drawn in the frame
+  expect(short.below).toBe(true);
+  expect(tall.below).toBe(false);
+  expect(short.after).not.toBe(short.before);
+  expect(short.after).toBe(tall.after);
+});

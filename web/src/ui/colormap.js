@@ -22,8 +22,11 @@ function sample(stops, t) {
 }
 
 /** True when the reader asked for a dark colour scheme. */
+// One query list, read live: a new matchMedia per tensor per repaint showed in the repaint's profile.
+let darkQuery;
 export function prefersDark() {
-  return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
+  darkQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+  return Boolean(darkQuery?.matches);
 }
 
 /** The weights' colour scales a reader can pick: linear in the value, stretched per row, or logarithmic. */

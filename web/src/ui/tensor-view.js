@@ -171,6 +171,8 @@ function watchVisibility(entry) {
     for (const record of records) {
       const pooled = canvasByElement.get(record.target);
       pooled.visible = record.isIntersecting;
+      // Below the visible part: its size may change after the frame too, since nothing on screen moves then.
+      pooled.below = !record.isIntersecting && record.boundingClientRect.top >= (record.rootBounds?.bottom ?? innerHeight);
       if (pooled.visible && pooled.pending) drawPending(pooled);
     }
   }, { rootMargin: '150px 0px' });
@@ -404,7 +406,9 @@ function paintTensor(view, maxWidth) {
     if (pooled.visible || !pooled.drawn || !pooled.canvas.isConnected) {
       drawPending(pooled);
     } else {
-      sizeCanvas(pooled, layouts[i]); // the page's layout is final in this frame; the pixels follow after it
+      // Above the visible part, its new size is laid out in this frame (what is on screen keeps its place);
+      // below it, the size follows with the pixels, after the frame.
+      if (!pooled.below) sizeCanvas(pooled, layouts[i]);
       deferred.add(pooled);
     }
     return pooled;

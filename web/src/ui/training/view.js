@@ -300,8 +300,17 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
       stale = true;
       return;
     }
-    draw(snapshot);
+    // One drawing per animation frame, of the latest snapshot: replies that come faster than frames (small
+    // models, one step per chunk in slow motion or on the page thread) no longer each redraw every panel.
+    stale = true;
+    if (drawFrame === null) {
+      drawFrame = requestAnimationFrame(() => {
+        drawFrame = null;
+        if (visible && stale && latest) draw(latest);
+      });
+    }
   }
+  let drawFrame = null;
 
   function draw(snapshot) {
     stale = false;
