@@ -78,6 +78,8 @@ function badOptionValues(name, spec) {
       if (spec.max === 1 && spec.maxExclusive && spec.float32) values.push(() => 1 - 2 ** -30, () => 0.99999999999); // round to 1
       return values;
     }
+    case 'tensor': // crossAttention's xValue: anything that is not a {data, shape} of the right structure
+      return [() => 3, () => 'x', () => [1, 2, 3], () => new Float32Array(3), () => ({ shape: [3] }), () => true];
     default:
       throw new Error(`property-invalid: no bad values for option ${name} of type ${spec.type}`);
   }
