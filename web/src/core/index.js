@@ -73,8 +73,19 @@ async function withThreads(cpu, options) {
  * 'wasm', 'wasm-simd', 'wasm-baseline', 'js': exactly that backend; failing to load it is an Error.
  * threads ('auto' or 1..64): Web Workers for the large fused multi-head calls of the WASM backends
  * (withThreads, backends/threads.js); 'js' and 'webgpu' run on one thread whatever it says.
+ *
+ * One way through: the options are checked here, one backend is loaded (loadBackend), and it is wrapped
+ * in the API once, with the reasons its loading gave.
  */
 export async function loadAttention(options = {}) {
+  checkLoadOptions(options);
+  const { backend, reasons } = await loadBackend(options.backend ?? 'auto', options);
+  // Every call is checked against memoryLimit, the copies of its inputs included (api.js); 2 GiB when absent.
+  return createApi(backend, { ...reasons, memoryLimit: options.memoryLimit ?? MEMORY_LIMIT_BYTES });
+}
+
+/** Each option of loadAttention, as the caller gave it, or an Error naming it. */
+function checkLoadOptions(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new Error(`loadAttention: options is ${describeValue(options)}; expected an object`);
   }
@@ -93,70 +104,73 @@ export async function loadAttention(options = {}) {
   }
   checkThreads(options.threads);
   checkMemoryLimit(options.memoryLimit);
-  // Every call is checked against it, the copies of its inputs included (api.js); 2 GiB when absent.
-  const memoryLimit = options.memoryLimit ?? MEMORY_LIMIT_BYTES;
-  const createAttention = (backendObject, settings) => createApi(backendObject, { ...settings, memoryLimit });
+}
 
-  if (backend === 'js') return createAttention(await loadReference(), { threadsReason: 'the js backend runs on the main thread' });
-  if (backend !== 'auto' && backend !== 'webgpu') {
-    const threaded = await withThreads(await loadWasm(backend, options), options);
-    return createAttention(threaded.backend, { threadsReason: threaded.threadsReason });
+/**
+ * The backend `name` asks for, and the reasons for the API's getters ({fallbackReason, threadsReason,
+ * noGpuReason}): why another backend answers, why one thread, why no GPU.
+ */
+async function loadBackend(name, options) {
+  if (name === 'js') return { backend: await loadReference(), reasons: { threadsReason: 'the js backend runs on the main thread' } };
+  if (name === 'webgpu') return loadWebGpuOrCpu(options);
+
+  // 'auto' takes WASM, else the JS reference; 'wasm*' takes exactly that build. Both may add workers.
+  const cpu = name === 'auto' ? await loadCpu(options, []) : { backend: await loadWasm(name, options), fallbackReason: null };
+  const threaded = await withThreads(cpu.backend, options);
+  const reasons = { fallbackReason: cpu.fallbackReason, threadsReason: threaded.threadsReason };
+  if (name !== 'auto') return { backend: threaded.backend, reasons };
+  // The adapter probe (and the WebGPU modules) only where there is a navigator.gpu to ask.
+  if (!globalThis.navigator?.gpu) {
+    return { backend: threaded.backend, reasons: { ...reasons, noGpuReason: 'this environment has no WebGPU (navigator.gpu is undefined): every call runs on WASM' } };
   }
-
-  if (backend === 'auto') {
-    const cpu = await loadCpu([]);
-    const threaded = await withThreads(cpu.backend, options);
-    const settings = { fallbackReason: cpu.fallbackReason, threadsReason: threaded.threadsReason };
-    // The adapter probe (and the WebGPU modules) only where there is a navigator.gpu to ask.
-    if (!globalThis.navigator?.gpu) {
-      return createAttention(threaded.backend, { ...settings, noGpuReason: 'this environment has no WebGPU (navigator.gpu is undefined): every call runs on WASM' });
-    }
-    const { loadAutoBackend } = await import('./backends/auto.js');
-    const routed = await loadAutoBackend(threaded.backend, options);
-    return createAttention(routed, {
-      ...settings,
+  const { loadAutoBackend } = await import('./backends/auto.js');
+  return {
+    backend: await loadAutoBackend(threaded.backend, options),
+    reasons: {
+      ...reasons,
       noGpuReason: options.gpuProbe === false && !options.gpuCrossover
         ? 'gpuProbe is false and no GPU crossover was measured for any adapter kind: every call runs on WASM'
         : 'no usable WebGPU adapter (none offered, or its limits are too small): every call runs on WASM',
-    });
-  }
+    },
+  };
+}
 
+/** 'webgpu': the GPU backend with its device-loss fallback, else (no adapter or device) WASM or the reference. */
+async function loadWebGpuOrCpu(options) {
   const reasons = [];
-  if (backend === 'webgpu') {
-    let webgpu = null;
+  let webgpu = null;
+  try {
+    webgpu = await import('./backends/webgpu.js');
+  } catch (error) {
+    reasons.push(`WebGPU is unavailable: its module could not load: ${reasonOf(error)}`);
+  }
+  if (webgpu) {
+    const { loadWebGpuBackend, withDeviceLossFallback, isDeviceFailure } = webgpu;
     try {
-      webgpu = await import('./backends/webgpu.js');
+      // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see webgpu.js.
+      const gpu = await loadWebGpuBackend(options);
+      const backend = withDeviceLossFallback(gpu, () => loadWasm('auto', options).catch(() => loadReference()));
+      return { backend, reasons: { threadsReason: WEBGPU_THREADS_REASON } };
     } catch (error) {
-      reasons.push(`WebGPU is unavailable: its module could not load: ${reasonOf(error)}`);
-    }
-    if (webgpu) {
-      const { loadWebGpuBackend, withDeviceLossFallback, isDeviceFailure } = webgpu;
-      try {
-        // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see webgpu.js.
-        const gpu = await loadWebGpuBackend(options);
-        return createAttention(withDeviceLossFallback(gpu, () => loadWasm('auto', options).catch(() => loadReference())),
-          { threadsReason: WEBGPU_THREADS_REASON });
-      } catch (error) {
-        // No adapter or device falls back; any other error is a bug in loading the backend, and is raised.
-        if (!isDeviceFailure(error)) throw new Error(`loadAttention: backend 'webgpu' failed to load (a bug, not a missing GPU): ${error?.message ?? error}`, { cause: error });
-        reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
-      }
+      // No adapter or device falls back; any other error is a bug in loading the backend, and is raised.
+      if (!isDeviceFailure(error)) throw new Error(`loadAttention: backend 'webgpu' failed to load (a bug, not a missing GPU): ${error?.message ?? error}`, { cause: error });
+      reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
     }
   }
-  return (await loadCpu(reasons)).attention;
+  const cpu = await loadCpu(options, reasons);
+  return { backend: cpu.backend, reasons: { fallbackReason: cpu.fallbackReason, threadsReason: WEBGPU_THREADS_REASON } };
+}
 
-  /** WASM, else the JS reference; `reasons` are why the backend asked for was not used. */
-  async function loadCpu(reasons) {
-    let cpuBackend;
-    try {
-      cpuBackend = await loadWasm('auto', options);
-    } catch (error) {
-      reasons.push(`WebAssembly could not load: ${reasonOf(error)}`);
-      cpuBackend = await loadReference();
-    }
-    const fallbackReason = reasons.length ? reasons.join('; ') : null;
-    return { backend: cpuBackend, fallbackReason, attention: createAttention(cpuBackend, { fallbackReason, threadsReason: WEBGPU_THREADS_REASON }) };
+/** WASM, else the JS reference; `reasons` are why the backend asked for was not used. */
+async function loadCpu(options, reasons) {
+  let backend;
+  try {
+    backend = await loadWasm('auto', options);
+  } catch (error) {
+    reasons.push(`WebAssembly could not load: ${reasonOf(error)}`);
+    backend = await loadReference();
   }
+  return { backend, fallbackReason: reasons.length ? reasons.join('; ') : null };
 }
 
 /** 'webgpu' ignores `threads`, also when it falls back to WASM: one backend, one thread. */
