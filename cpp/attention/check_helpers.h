@@ -11,6 +11,23 @@
 
 namespace ap {
 
+// While one of these is alive (on this thread) the checks read shapes only: no data length, no value.
+// The WASM binding runs a call's check this way before it copies the inputs into the heap, so a call
+// that the memory check refuses is refused before anything is allocated for it.
+class ShapesOnlyChecks {
+ public:
+  ShapesOnlyChecks();
+  ~ShapesOnlyChecks();
+  ShapesOnlyChecks(const ShapesOnlyChecks&) = delete;
+  ShapesOnlyChecks& operator=(const ShapesOnlyChecks&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// True inside a ShapesOnlyChecks scope.
+bool checking_shapes_only();
+
 // Throws std::invalid_argument(message) unless message is empty. The compute functions' only throw.
 void require_valid(const std::string& message);
 

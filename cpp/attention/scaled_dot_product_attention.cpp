@@ -51,7 +51,7 @@ std::string check_scaled_dot_product_attention(const Tensor& query, const Tensor
       fits = size == 1 || size == target[rank - a];
     }
     if (!fits) return shape_error("options.attnMask", mask, "a shape broadcastable to " + format_shape(target) + " (…, L, S)");
-    if (options.mask_boolean) {
+    if (options.mask_boolean && !checking_shapes_only()) {
       for (std::size_t i = 0; i < mask.data.size(); ++i) {
         if (mask.data[i] != 0.0f && mask.data[i] != 1.0f) {
           return std::string(kFn) + ": options.attnMask.data[" + std::to_string(i) + "] is " + format_number(mask.data[i])

@@ -497,15 +497,20 @@ constexpr const char* kJsName = nullptr;
 AP_REGISTRY_FUNCTIONS(AP_JS_NAME)
 #undef AP_JS_NAME
 
-// The one binding body: read the options and tensors (structural checks and the heap budget for the
-// copies), the core's check_* with the heap that is left as max_bytes, compute, copy the results out.
+// The one binding body: read the options and the tensors' layouts (structural checks and the heap
+// budget for the copies), the core's check_* on the shapes alone with what will be left once the inputs
+// are copied as max_bytes — a call refused there has allocated nothing, so it cannot grow the memory —
+// then copy the inputs in, the full check (values) with the heap that is left, compute, copy the results out.
 template <typename Binding, typename... Js>
 val invoke(Js... js) {
   Call call(kJsName<Binding>);
   const val arguments[] = {js...};
   Binding binding;
   binding.read(call, arguments);
-  call.check([&](std::size_t max_bytes) { return binding.check(max_bytes); });
+  const auto check = [&](std::size_t max_bytes) { return binding.check(max_bytes); };
+  call.check_before_copy(check);
+  if (call.ok()) call.copy_inputs();
+  call.check(check);
   if (!call.ok()) return call.error_value();
   return binding.compute();
 }
@@ -527,6 +532,9 @@ val heap_stats_js() {
   return stats;
 }
 
+// loadAttention's memoryLimit: every later call is checked against min(bytes, 2 GiB); 0 restores 2 GiB.
+void set_memory_limit_js(double bytes) { set_memory_limit(bytes <= 0 ? 0 : static_cast<std::size_t>(bytes)); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_core) {
@@ -535,6 +543,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   AP_REGISTRY_FUNCTIONS(AP_BIND)
 #undef AP_BIND
   function("heapStats", &heap_stats_js);
+  function("setMemoryLimit", &set_memory_limit_js);
 }
 
 }  // namespace ap::bindings

@@ -12,9 +12,15 @@ namespace {
 // dlmalloc rounds every chunk up and adds a header; Eigen and the core make many mid-sized vectors.
 // 1/32 of the request plus 4 MiB covers that with room to spare.
 constexpr std::size_t kFixedMargin = std::size_t{4} << 20;
+std::size_t memory_limit = 0;  // 0: the hard limit
 }  // namespace
 
-std::size_t heap_limit_bytes() { return emscripten_get_heap_max(); }
+std::size_t heap_limit_bytes() {
+  const std::size_t hard = emscripten_get_heap_max();
+  return memory_limit == 0 || memory_limit > hard ? hard : memory_limit;
+}
+
+void set_memory_limit(std::size_t bytes) { memory_limit = bytes; }
 
 std::size_t heap_bytes() { return emscripten_get_heap_size(); }
 

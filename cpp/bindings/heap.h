@@ -8,8 +8,12 @@
 
 namespace ap::bindings {
 
-// The hard limit of the WASM memory: 2 GiB.
+// The limit every call is checked against: the hard limit of the WASM memory (2 GiB), or a lower one
+// set through set_memory_limit (loadAttention's memoryLimit option).
 std::size_t heap_limit_bytes();
+
+// Lowers (or restores) the limit; `bytes` above the hard limit, or 0, means the hard limit.
+void set_memory_limit(std::size_t bytes);
 
 // The current size of the WASM memory (it only grows).
 std::size_t heap_bytes();

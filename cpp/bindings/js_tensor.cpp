@@ -116,13 +116,17 @@ std::size_t Call::check_layout(const val& js, const std::string& argument, const
     return 0;
   }
 
-  // The copy must fit in what is left of the heap; the core's own check covers its results.
+  // The copies of the inputs read so far and this one must fit in what is left of the heap; the core's
+  // own check covers its results.
   const double bytes = count * 4;
-  if (bytes > double(bytes_available())) {
+  const double available = double(bytes_available());
+  if (input_bytes_ + bytes > available) {
+    const double left = available > input_bytes_ ? available - input_bytes_ : 0;
     fail(prefix(argument) + " needs " + format_bytes(bytes) + " on the WASM heap; the memory limit is "
-         + format_limit(heap_limit_bytes()) + " and " + format_bytes(double(bytes_available())) + " is left");
+         + format_limit(heap_limit_bytes()) + " and " + format_bytes(left) + " is left");
     return 0;
   }
+  input_bytes_ += bytes;
   return static_cast<std::size_t>(count);
 }
 
@@ -133,8 +137,7 @@ void Call::read(const val& js, const std::string& argument, Tensor& out) {
   const std::size_t count = check_layout(js, argument, "Float32Array", shape);
   if (!ok()) return;
   out.shape = std::move(shape);
-  out.data = emscripten::convertJSArrayToNumberVector<float>(js[js_key("data")]);
-  if (out.data.size() != count) fail(prefix(argument) + ".data changed while it was read");
+  pending_.push_back({js[js_key("data")], &out.data, nullptr, count, argument});
 }
 
 void Call::read(const val& js, const std::string& argument, IntTensor& out) {
@@ -142,8 +145,18 @@ void Call::read(const val& js, const std::string& argument, IntTensor& out) {
   const std::size_t count = check_layout(js, argument, "Int32Array", shape);
   if (!ok()) return;
   out.shape = std::move(shape);
-  out.data = emscripten::convertJSArrayToNumberVector<std::int32_t>(js[js_key("data")]);
-  if (out.data.size() != count) fail(prefix(argument) + ".data changed while it was read");
+  pending_.push_back({js[js_key("data")], nullptr, &out.data, count, argument});
+}
+
+void Call::copy_inputs() {
+  for (PendingCopy& input : pending_) {
+    if (!ok()) break;
+    const std::size_t copied = input.floats
+        ? (*input.floats = emscripten::convertJSArrayToNumberVector<float>(input.data)).size()
+        : (*input.ints = emscripten::convertJSArrayToNumberVector<std::int32_t>(input.data)).size();
+    if (copied != input.count) fail(prefix(input.argument) + ".data changed while it was read");
+  }
+  pending_.clear();
 }
 
 void Call::read_optional(const val& js, const std::string& argument, Tensor& out) {

@@ -13,9 +13,11 @@
 #include <emscripten/val.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "attention/check_helpers.h"
 #include "attention/results.h"
 #include "attention/tensor.h"
 
@@ -37,7 +39,9 @@ class Call {
   // Records "<function>: <argument>=<value>; expected <expectation>".
   void fail_value(const std::string& argument, const val& value, const std::string& expectation);
 
-  // A required tensor argument. `argument` is its path in messages ("x", "weights.query").
+  // A required tensor argument. `argument` is its path in messages ("x", "weights.query"). Its layout is
+  // checked and its shape set now; its data is copied into the heap by copy_inputs(), once the call's
+  // check has passed on the shapes alone (check_before_copy).
   void read(const val& js, const std::string& argument, Tensor& out);
   // Token ids (Int32Array data).
   void read(const val& js, const std::string& argument, IntTensor& out);
@@ -47,6 +51,28 @@ class Call {
   // What the core may allocate now: the heap left after the inputs were copied in, in whole MiB.
   std::size_t max_bytes() const { return heap_left(); }
 
+  // Bytes the inputs read so far take (or will take, before copy_inputs) on the heap.
+  double input_bytes() const { return input_bytes_; }
+
+  // The core's check_* on the shapes alone (ShapesOnlyChecks), before any input is copied: max_bytes is
+  // what will be left once the inputs are in. A call refused here has allocated nothing in the module.
+  // Inputs under kCheckBeforeCopyBytes skip it: their copies cannot grow the memory by more than that, and
+  // the teaching sizes' calls (tens of µs) do not pay for a second pass of the check.
+  static constexpr double kCheckBeforeCopyBytes = 1 << 20;
+  template <typename Check>
+  void check_before_copy(const Check& check) {
+    if (!ok() || input_bytes_ < kCheckBeforeCopyBytes) return;
+    const std::size_t left = heap_left();
+    const auto inputs = static_cast<std::size_t>(input_bytes_);
+    const std::size_t mib = std::size_t{1} << 20;
+    const std::size_t after_inputs = inputs >= left ? 0 : (left - inputs) / mib * mib;
+    ShapesOnlyChecks shapes_only;
+    check_against(check, after_inputs);
+  }
+
+  // Copies the data of every tensor read into the heap (one bulk copy each).
+  void copy_inputs();
+
   // Runs the core's check_* as check(max_bytes) unless an error is already set. max_bytes is what is
   // left of the heap after the inputs were copied in, rounded down to whole MiB so a message reads
   // "the memory limit is 1975 MiB". A request beyond the whole 2 GiB is reported against 2 GiB, in the
@@ -54,11 +80,7 @@ class Call {
   template <typename Check>
   void check(const Check& check) {
     if (!ok()) return;
-    const std::string message = check(max_bytes());
-    if (message.empty()) return;
-    if (message.find("the memory limit is") == std::string::npos) return fail(message);
-    const std::string against_limit = check(heap_limit());
-    fail(against_limit.empty() ? message : against_limit);
+    check_against(check, max_bytes());
   }
 
   // A JS Error carrying the message. Returned, not thrown: see the top of bindings.cpp.
@@ -68,6 +90,15 @@ class Call {
   static std::size_t heap_left();
   static std::size_t heap_limit();
 
+  template <typename Check>
+  void check_against(const Check& check, std::size_t max_bytes) {
+    const std::string message = check(max_bytes);
+    if (message.empty()) return;
+    if (message.find("the memory limit is") == std::string::npos) return fail(message);
+    const std::string against_limit = check(heap_limit());
+    fail(against_limit.empty() ? message : against_limit);
+  }
+
   // Checks shape and data; returns the element count, or sets the error and returns 0.
   std::size_t check_layout(const val& js, const std::string& argument, const char* data_type,
                            std::vector<int>& shape);
@@ -75,8 +106,19 @@ class Call {
   // "<function>: <argument>", how every message starts.
   std::string prefix(const std::string& argument) const;
 
+  // A tensor whose layout was checked and whose data waits for copy_inputs().
+  struct PendingCopy {
+    val data;
+    std::vector<float>* floats;
+    std::vector<std::int32_t>* ints;
+    std::size_t count;
+    std::string argument;
+  };
+
   const char* function_;
   std::string error_;
+  std::vector<PendingCopy> pending_;
+  double input_bytes_ = 0;
 };
 
 // A JS global ("Float32Array") or a property name ("shape") as a JS value, made once and kept. Embind

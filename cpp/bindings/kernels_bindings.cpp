@@ -56,7 +56,10 @@ val matmul_variant_js(val a, val b, val options) {
   Tensor left, right;
   call.read(a, "a", left);
   call.read(b, "b", right);
-  if (call.ok()) call.fail(check_matmul(left, right, transpose_b, call.max_bytes()));
+  const auto check = [&](std::size_t max_bytes) { return check_matmul(left, right, transpose_b, max_bytes); };
+  call.check_before_copy(check);
+  if (call.ok()) call.copy_inputs();
+  call.check(check);
   if (!call.ok()) return call.error_value();
   const int k = left.shape.back();
   const int n = transpose_b ? right.shape[0] : right.shape[1];

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "attention/check_helpers.h"
 #include "test_support.h"
 
 namespace ap {
@@ -322,6 +323,26 @@ TEST(Errors, ComputeFunctionsThrowTheCheckMessageAndKeepWorking) {
   EXPECT_THROW(softmax(tensor({2}, {1, nan})), std::invalid_argument);
   // The next valid call works as before.
   EXPECT_EQ(multihead_attention_split(x, square_weights(3, 9), three).output.shape, (std::vector<int>{1, 4, 9}));
+}
+
+// The binding checks a call on its shapes alone before it copies the inputs (cpp/bindings/bindings.cpp
+// invoke): inside ShapesOnlyChecks no data is read — a tensor with only its shape passes — while the shape
+// and memory checks still refuse; outside it, the same tensor is refused for its missing values.
+TEST(Errors, ShapesOnlyChecksReadNoDataButStillCheckShapesAndMemory) {
+  Tensor x;
+  x.shape = {1, 1000, 8};  // no data: what the binding holds before the copy
+  ProjectionWeights w = square_weights(8, 4);
+  const std::size_t big = std::numeric_limits<std::size_t>::max();
+  {
+    ShapesOnlyChecks shapes_only;
+    EXPECT_TRUE(checking_shapes_only());
+    EXPECT_EQ(check_self_attention(x, w, {}, big), "");
+    EXPECT_NE(check_self_attention(x, w, {}, std::size_t{1} << 20).find("the memory limit is 1 MiB"), std::string::npos);
+    EXPECT_EQ(check_self_attention(x, square_weights(5, 4), {}, big),
+              "selfAttention: weights.query has shape [5, 4]; expected [d_in=8, d_out]");
+  }
+  EXPECT_FALSE(checking_shapes_only());
+  EXPECT_EQ(check_self_attention(x, w, {}, big), "selfAttention: x has 0 values for shape [1, 1000, 8]; expected 8000");
 }
 
 }  // namespace

@@ -142,6 +142,55 @@ test.describe('threads on a cross-origin isolated page', () => {
     expect(result.threadedError).toBe(result.singleError);
   });
 
+  test('memory: a refused call leaves the main module and the workers as they were; compact() gives a large pooled call\'s memory back', async ({ page }) => {
+    const result = await page.evaluate(async () => {
+      const { loadAttention, randomTensor, splitWeights, compareCall } = window.threads;
+      const MiB = 2 ** 20;
+      const limited = await loadAttention({ backend: 'wasm-simd', threads: 2, memoryLimit: 64 * MiB });
+      await limited.multiheadAttentionSplit(randomTensor([2, 256, 256], 1), splitWeights(256, 256, 10), { heads: 8, causal: true });
+      const beforeRefused = limited.memory;
+      // 48 MiB of inputs and a fused workspace of 160 MB: over the 64 MiB limit; refused before any worker is asked.
+      let refused = null;
+      try {
+        limited.multiheadAttentionSplit(randomTensor([1, 8192, 1024], 2), splitWeights(1024, 1024, 20), { heads: 8, causal: true });
+      } catch (error) {
+        refused = error.message;
+      }
+      const afterRefused = limited.memory;
+      limited.dispose();
+
+      const threaded = await loadAttention({ backend: 'wasm-simd', threads: 2 });
+      const single = await loadAttention({ backend: 'wasm-simd', threads: 1 });
+      const initial = threaded.memory;
+      const x = randomTensor([1, 2048, 1024], 3);
+      const weights = splitWeights(1024, 1024, 30);
+      const options = { heads: 8, causal: true };
+      const large = await compareCall(threaded, single, 'multiheadAttentionSplit', [x, weights, options]);
+      const grown = threaded.memory;
+      await threaded.compact();
+      const compacted = threaded.memory;
+      const again = await compareCall(threaded, single, 'multiheadAttentionSplit', [x, weights, options]);
+      threaded.dispose();
+      return { refused, beforeRefused, afterRefused, initial, grown, compacted, large, again };
+    });
+    const MiB = 2 ** 20;
+    expect(result.refused).toMatch(/^multiheadAttentionSplit: B=1, T=8192 needs [\d.]+ MB for its results and workspace and [\d.]+ MB for the copies of its inputs; the memory limit is \d+ MiB$/);
+    expect(result.beforeRefused.workers).toHaveLength(2);
+    expect(result.afterRefused.bytes - result.beforeRefused.bytes).toBeLessThanOrEqual(64 * MiB);
+    expect(result.afterRefused.bytes).toBe(result.beforeRefused.bytes);
+    result.afterRefused.workers.forEach((worker, k) => expect(worker.bytes).toBe(result.beforeRefused.workers[k].bytes));
+    expect(result.large.lastCall.threads).toBe(2);
+    expect(result.large.maxDifference).toBeLessThanOrEqual(TOLERANCE);
+    result.grown.workers.forEach((worker, k) => {
+      expect(worker.bytes, `worker ${k}`).toBeGreaterThan(result.initial.workers[k].bytes);
+      expect(result.compacted.workers[k].bytes, `worker ${k}`).toBeLessThanOrEqual(result.initial.workers[k].bytes + MiB);
+      expect(result.compacted.workers[k].peak, `worker ${k}`).toBe(worker.bytes);
+    });
+    expect(result.compacted.bytes).toBeLessThanOrEqual(result.initial.bytes + MiB);
+    expect(result.again.lastCall.threads).toBe(2);
+    expect(result.again.maxDifference).toBeLessThanOrEqual(TOLERANCE);
+  });
+
   test('dispose() terminates the workers; later calls run on the main thread', async ({ page }) => {
     const result = await page.evaluate(async () => {
       const { loadAttention, randomTensor, splitWeights } = window.threads;

@@ -7,7 +7,7 @@
 import { CHECKS } from './reference/checks.js';
 import { checkKnownKeys, withoutValueScan } from './reference/check-helpers.js';
 import { ENTRIES, FUNCTION_NAMES, REGISTRY } from './registry.js';
-import { checkOption } from './registry-checks.js';
+import { checkOption, MEMORY_LIMIT_BYTES, withMemoryBudget } from './registry-checks.js';
 import { fail } from './registry-errors.js';
 import { defaultIntermediates, INTERMEDIATES_LIMIT, plan } from './planner.js';
 import { addBatchAxis, checkTensorStructure, dropBatchAxis } from './tensor.js';
@@ -146,6 +146,23 @@ function finishResults(fn, results, unbatched) {
 }
 
 /**
+ * The bytes a WASM backend copies into its heap for these arguments: every tensor's values as 4-byte
+ * numbers (a Uint8Array mask crosses as float32), in the tensors, the weights objects and the options.
+ */
+export function inputBytesOf(values, depth = 0) {
+  let bytes = 0;
+  for (const value of values) {
+    if (value === null || typeof value !== 'object' || depth > 3) continue;
+    if (ArrayBuffer.isView(value.data)) bytes += 4 * value.data.length;
+    else bytes += inputBytesOf(Array.isArray(value) ? value : Object.values(value), depth + 1);
+  }
+  return bytes;
+}
+
+/** What `attention.memory` reports for a backend without a WASM module of its own (js, webgpu). */
+const NO_MODULE_MEMORY = Object.freeze({ bytes: 0, peak: 0 });
+
+/**
  * Wraps a backend ({ name, build?, <fn>(...normalisedArgs) }) into the Attention object of index.d.ts:
  * one method per API function, plus `backend`, `build`, `fallbackReason`, `lastCall`, `threads`,
  * `threadsReason` and `dispose()`. These are read from the backend on every access, so a backend that
@@ -157,9 +174,26 @@ function finishResults(fn, results, unbatched) {
  * for the backend that ran it. A backend that routes calls itself (workers, 'auto' over WebGPU) reports
  * its own decision as `backend.lastCall`, taken from the same planner.
  */
-export function createAttention(backend, { fallbackReason = null, threadsReason = null, noGpuReason = null } = {}) {
+export function createAttention(backend, {
+  fallbackReason = null, threadsReason = null, noGpuReason = null, memoryLimit = MEMORY_LIMIT_BYTES,
+} = {}) {
   let lastCall = null;
   const attention = {
+    /**
+     * {bytes, peak} of the calling thread's WASM module (peak: the most it ever held, across compact()),
+     * and `workers: [{bytes, peak}]` where a pool runs; {bytes: 0, peak: 0} for the js and webgpu backends.
+     */
+    get memory() {
+      return backend.memory ?? NO_MODULE_MEMORY;
+    },
+    /** Re-instantiates the WASM modules (this thread's and the workers') to give their memory back. */
+    compact() {
+      return Promise.resolve(backend.compact?.()).then(() => undefined);
+    },
+    /** The memory limit every call is checked against, inputs' copies included (loadAttention's memoryLimit). */
+    get memoryLimit() {
+      return memoryLimit;
+    },
     /** Workers in use (backends/threads.js), or 1: every call on the calling thread. */
     get threads() {
       return backend.threads ?? 1;
@@ -210,9 +244,15 @@ export function createAttention(backend, { fallbackReason = null, threadsReason 
     const check = CHECKS[fn];
     attention[fn] = (...callArgs) => {
       const { args, unbatched } = normalizeArguments(fn, callArgs);
+      // The memory check counts the copies a WASM backend makes of the inputs (memoryRoom: it has a module)
+      // and the room its module has left, so a call that would not fit is refused before anything is allocated.
+      const room = backend.memoryRoom;
+      const budget = room
+        ? { limit: memoryLimit, inputBytes: inputBytesOf(args), room: () => backend.memoryRoom() ?? Infinity }
+        : { limit: memoryLimit, inputBytes: 0 };
       // A backend whose binding scans every value (NaN, ±∞) itself, in the same words, is spared a second scan.
-      if (backend.scansValues) withoutValueScan(() => check(...args));
-      else check(...args);
+      if (backend.scansValues) withMemoryBudget(budget, () => withoutValueScan(() => check(...args)));
+      else withMemoryBudget(budget, () => check(...args));
       if (typeof backend[fn] !== 'function') throw new Error(`${fn}: the ${backend.name} backend does not provide ${fn}`);
       const results = backend[fn](...args);
       lastCall = record(fn, args);

@@ -301,6 +301,19 @@ export interface Attention {
   /** Terminates the workers, if any; later calls run on the calling thread. The object keeps working. */
   dispose(): void;
   /**
+   * {bytes, peak} of the calling thread's WASM module, plus `workers: [{bytes, peak}]` when a pool runs.
+   * The 'js' backend (and 'webgpu' on its GPU) has no module: {bytes: 0, peak: 0}.
+   */
+  readonly memory: AttentionMemory;
+  /** The limit every call is checked against, inputs' copies included (LoadOptions.memoryLimit) [2 GiB]. */
+  readonly memoryLimit: number;
+  /**
+   * Re-instantiates the WASM modules (the calling thread's and every worker's) to give their grown memory
+   * back; resolves when later calls use the new ones (memory.bytes is then back to its size at load).
+   * Resolves at once where there is no module ('js').
+   */
+  compact(): Promise<void>;
+  /**
    * Only on 'webgpu' and on 'auto' routing: called when the calls move to another backend (the device
    * was lost, or could not be had); returns a function that unsubscribes.
    */
@@ -435,6 +448,27 @@ export interface LoadOptions {
    * never probe. SwiftShader and fallback adapters are never probed.
    */
   gpuProbe?: boolean;
+  /**
+   * The bytes every call may take, the copies of its inputs in the WASM module included: an integer from
+   * 1 MiB (1048576) to 2 GiB (2147483648) [2 GiB, the WASM module's maximum]; anything else is an Error.
+   * A call over it is refused with an Error (kind 'memory') before anything is allocated for it, so the
+   * module's memory stays as it was. Set in the main thread's module and in every worker's.
+   */
+  memoryLimit?: number;
+}
+
+/** The memory of one WASM module (Attention.memory). */
+export interface ModuleMemory {
+  /** The module's memory now, in bytes (WebAssembly memory only grows, until compact()). */
+  readonly bytes: number;
+  /** The most this module held, in bytes, across compact(). */
+  readonly peak: number;
+}
+
+/** Attention.memory: the calling thread's module, and each worker's where a pool runs. */
+export interface AttentionMemory extends ModuleMemory {
+  /** Each worker's module as of its last answer (every answer carries it); absent without workers. */
+  readonly workers?: readonly ModuleMemory[];
 }
 
 /** Loads the attention core on the chosen backend. Unknown option names and backend names are Errors. */

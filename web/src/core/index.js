@@ -1,7 +1,8 @@
 // The entry point of the attention core: pick a backend, load it, and wrap it in the API of
 // docs/api.md. Backends are imported on demand, so a page that only uses the JS reference never
 // loads WebAssembly, and a missing WebGPU never breaks a CPU-only browser.
-import { createAttention, FUNCTION_NAMES } from './api.js';
+import { createAttention as createApi, FUNCTION_NAMES } from './api.js';
+import { MEMORY_LIMIT_BYTES } from './registry-checks.js';
 import { REGISTRY } from './registry.js';
 import { describeValue } from './tensor.js';
 import { MAX_THREADS, resolveThreads } from './backends/thread-plan.js';
@@ -17,14 +18,14 @@ export { sizeOf, formatShape, makeTensor } from './tensor.js';
 export { createTrainer, loadTrainer, makeBatch, inductionScore, TASKS } from '../train/index.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
-const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCrossover', 'gpuProbe'];
+const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCrossover', 'gpuProbe', 'memoryLimit'];
 
 /** The WASM build each backend name asks for. */
 const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline' };
 
-async function loadWasm(backend, { wasmBinary, locateFile }) {
+async function loadWasm(backend, { wasmBinary, locateFile, memoryLimit }) {
   const { loadWasmBackend } = await import('./backends/wasm.js');
-  return loadWasmBackend({ build: WASM_BUILDS[backend], wasmBinary, locateFile });
+  return loadWasmBackend({ build: WASM_BUILDS[backend], wasmBinary, locateFile, memoryLimit });
 }
 
 async function loadReference() {
@@ -55,6 +56,7 @@ async function withThreads(cpu, options) {
       build: cpu.build,
       binaryUrl: options.locateFile?.(`attention-${cpu.build}.wasm`, glueDirectory),
       wasmBinary: options.wasmBinary,
+      memoryLimit: options.memoryLimit,
     });
     return { backend: createThreadedBackend(cpu, pool), threadsReason: null };
   } catch (error) {
@@ -90,6 +92,10 @@ export async function loadAttention(options = {}) {
     throw new Error(`loadAttention: options.gpuProbe=${describeValue(options.gpuProbe)}; expected true or false`);
   }
   checkThreads(options.threads);
+  checkMemoryLimit(options.memoryLimit);
+  // Every call is checked against it, the copies of its inputs included (api.js); 2 GiB when absent.
+  const memoryLimit = options.memoryLimit ?? MEMORY_LIMIT_BYTES;
+  const createAttention = (backendObject, settings) => createApi(backendObject, { ...settings, memoryLimit });
 
   if (backend === 'js') return createAttention(await loadReference(), { threadsReason: 'the js backend runs on the main thread' });
   if (backend !== 'auto' && backend !== 'webgpu') {
@@ -150,6 +156,12 @@ const WEBGPU_THREADS_REASON = "backend 'webgpu' does not use workers";
 function checkThreads(value) {
   if (value === undefined || value === 'auto' || (Number.isInteger(value) && value >= 1 && value <= MAX_THREADS)) return;
   throw new Error(`loadAttention: options.threads=${describeValue(value)}; expected 'auto' or an integer from 1 to ${MAX_THREADS}`);
+}
+
+/** memoryLimit: an integer number of bytes from 1 MiB to 2 GiB (the WASM module's maximum), or absent. */
+function checkMemoryLimit(value) {
+  if (value === undefined || (Number.isInteger(value) && value >= 2 ** 20 && value <= MEMORY_LIMIT_BYTES)) return;
+  throw new Error(`loadAttention: options.memoryLimit=${describeValue(value)}; expected an integer number of bytes from 1048576 (1 MiB) to ${MEMORY_LIMIT_BYTES} (2 GiB)`);
 }
 
 /** gpuCrossover: {thresholdN: a positive integer, or null for "never"}, or absent. */

@@ -85,8 +85,46 @@ export function estimateFloats(fn, path, sizes) {
   return floats;
 }
 
-/** Refuses a call whose estimate on `path` exceeds MEMORY_LIMIT_BYTES; `what` names the sizes ("B=2, T=16"). */
+/**
+ * The memory budget of the call being checked (withMemoryBudget), or null: then only MEMORY_LIMIT_BYTES.
+ * {limit: bytes, inputBytes: the bytes the backend copies the inputs into, room?: () => bytes the backend's
+ * module can still take (read only for calls above ROOM_THRESHOLD_BYTES, where it could matter)}
+ */
+let budget = null;
+
+/** Calls below this many bytes (inputs included) do not ask the backend's module how much room it has. */
+const ROOM_THRESHOLD_BYTES = 64 * 2 ** 20;
+
+/**
+ * Runs `check` with a memory budget: checkMemory then also refuses a call whose estimate plus
+ * budget.inputBytes exceeds budget.limit or the module's room. The API runs every function's check in one
+ * (api.js), so the call is refused before any backend allocates anything for it.
+ */
+export function withMemoryBudget(callBudget, check) {
+  budget = callBudget;
+  try {
+    return check();
+  } finally {
+    budget = null;
+  }
+}
+
+/**
+ * Refuses a call whose estimate on `path` exceeds MEMORY_LIMIT_BYTES, or, inside withMemoryBudget, whose
+ * estimate plus the copies of its inputs exceeds the budget; `what` names the sizes ("B=2, T=16").
+ */
 export function checkMemory(fn, path, sizes, what) {
   const bytes = 4 * estimateFloats(fn, path, sizes);
   if (bytes > MEMORY_LIMIT_BYTES) fail(fn, 'memory', what, bytes, 'at most 2 GiB');
+  if (!budget) return;
+  const { inputBytes = 0 } = budget;
+  let { limit } = budget;
+  if (budget.room && bytes + inputBytes > ROOM_THRESHOLD_BYTES) {
+    // What the module can still take, in whole MiB as the binding words it.
+    const room = Math.floor(budget.room() / 2 ** 20) * 2 ** 20;
+    if (room < limit) limit = room;
+  }
+  if (bytes + inputBytes > limit) {
+    fail(fn, 'memory', what, bytes, `at most ${limit} bytes`, { limit, inputs: inputBytes });
+  }
 }

@@ -49,8 +49,9 @@ const FORMATS = {
   unknown: ({ argument, value, expected }) =>
     `${argument === 'options' ? `unknown option '${value}'` : `${argument} has an unknown key '${value}'`}; expected one of ${expected}`,
   divisible: ({ value, dividend }) => `${dividend} is not divisible by heads=${value}`,
-  memory: ({ argument, value }) =>
-    `${argument} needs ${formatBytes(value)} for its results and workspace; the memory limit is 2 GiB`,
+  memory: ({ argument, value, limit, inputs }) => (limit === undefined
+    ? `${argument} needs ${formatBytes(value)} for its results and workspace; the memory limit is 2 GiB`
+    : `${argument} needs ${formatBytes(value)} for its results and workspace${inputs ? ` and ${formatBytes(inputs)} for the copies of its inputs` : ''}; the memory limit is ${formatLimit(limit)}`),
   arity: ({ value, expected }) => `takes ${expected}; got ${value}`,
 };
 
@@ -63,6 +64,17 @@ export function formatBytes(bytes) {
     unit++;
   }
   return unit === 0 ? `${bytes.toFixed(0)} bytes` : `${bytes.toFixed(1)} ${units[unit]}`;
+}
+
+/** 2 GiB, 64 MiB, 1975 MiB: binary units, as the C++ core's format_limit writes limits (whole units only). */
+export function formatLimit(bytes) {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let unit = 0;
+  while (unit < units.length - 1 && bytes >= 1024 && bytes % 1024 === 0) {
+    bytes /= 1024;
+    unit++;
+  }
+  return `${bytes} ${units[unit]}`;
 }
 
 /** Formats the message of a structured error: "<fn>: <what is wrong>; expected <what should be>". */

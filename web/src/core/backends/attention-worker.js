@@ -4,11 +4,14 @@
 // isolation. The main thread has checked every argument already; an Error here is a bug or an engine
 // failure, answered as {id, error}.
 //
-// Messages, each answered with {id, ...}:
-//   {type: 'load', build, binaryUrl?, wasmBinary?}            → {relaxed: '' | why the relaxed tiles are off}
+// Messages, each answered with {id, memory, ...}; memory is {bytes, peak} of this worker's module:
+//   {type: 'load', build, binaryUrl?, wasmBinary?, memoryLimit?} → {relaxed: '' | why the relaxed tiles are off}
 //   {type: 'heads', fn, xQuery, xContext?, weights, options}  → {part: Float32Array, spent}: the group's
 //       context columns (B, Tq, d_part), times its rows of Wo (d_part, d_out) when weights.outRows is
 //       given; `spent` hands the message's own arrays back for reuse
+//   {type: 'memory'}                                          → {} (the memory alone)
+//   {type: 'compact'}                                         → {}: a new instance of the module replaces
+//       this one, giving its grown memory back
 //
 // The glue modules are imported directly (not through wasm.js): a module worker has no import map, so
 // wasm.js's bare import of wasm-feature-detect would not resolve on a page served from raw ES modules.
@@ -25,8 +28,18 @@ const BINARY_URLS = {
 };
 
 let core = null;
+let loaded = null; // the load message, for compact()
+let peak = 0; // the most memory any instance of this worker held
 
-async function load({ build, binaryUrl, wasmBinary }) {
+/** {bytes, peak} of this worker's module (peak across compact()). */
+function memory() {
+  const bytes = core ? core.heapStats().heapBytes : 0;
+  if (bytes > peak) peak = bytes;
+  return { bytes, peak };
+}
+
+async function load({ build, binaryUrl, wasmBinary, memoryLimit }) {
+  loaded = { build, binaryUrl, wasmBinary, memoryLimit };
   if (!GLUE_MODULES[build]) throw new Error(`attention-worker: build=${JSON.stringify(build)}; expected 'simd' or 'baseline'`);
   const { default: create } = await GLUE_MODULES[build]();
   const href = binaryUrl ?? BINARY_URLS[build].href;
@@ -36,6 +49,7 @@ async function load({ build, binaryUrl, wasmBinary }) {
   };
   if (wasmBinary) moduleOptions.wasmBinary = wasmBinary;
   core = await create(moduleOptions);
+  if (memoryLimit !== undefined && memoryLimit !== null) core.setMemoryLimit(memoryLimit);
   const relaxed = build === 'simd' ? await installRelaxedTile(core) : 'the baseline build has no SIMD tiles';
   warmUp();
   return relaxed;
@@ -78,13 +92,20 @@ const throwing = {
 self.onmessage = async ({ data: message }) => {
   try {
     if (message.type === 'load') {
-      self.postMessage({ id: message.id, relaxed: await load(message) });
+      const relaxed = await load(message);
+      self.postMessage({ id: message.id, relaxed, memory: memory() });
     } else if (message.type === 'heads') {
       const part = computeHeadGroup(throwing, message);
       // The inputs go back too, for the main thread to reuse (threads.js ArrayRecycler).
       const { xQuery, xContext, weights } = message;
       const spent = [xQuery, xContext, ...Object.values(weights)].filter(Boolean).map((tensor) => tensor.data);
-      self.postMessage({ id: message.id, part, spent }, [part.buffer, ...spent.map((array) => array.buffer)]);
+      self.postMessage({ id: message.id, part, spent, memory: memory() }, [part.buffer, ...spent.map((array) => array.buffer)]);
+    } else if (message.type === 'memory') {
+      self.postMessage({ id: message.id, memory: memory() });
+    } else if (message.type === 'compact') {
+      memory(); // the old instance's size goes into the peak
+      await load(loaded);
+      self.postMessage({ id: message.id, memory: memory() });
     } else {
       throw new Error(`attention-worker: unknown message type ${JSON.stringify(message.type)}`);
     }

@@ -22,7 +22,8 @@ import {
   PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
 } from '../../gpu/crossover-probe.js';
 import { createAttention } from '../api.js';
-import { ENTRIES, FUNCTION_NAMES } from '../registry.js';
+import { ENTRIES } from '../registry.js';
+import { composeBackend } from './compose.js';
 import { anyGpuCrossoverMeasured, gpuCrossoverDecision, plan, planGpuCall, shapesOf } from '../planner.js';
 import { loadWebGpuBackend, withDeviceLossFallback } from './webgpu.js';
 
@@ -222,23 +223,24 @@ export function createRoutingBackend(cpu, {
     store.clear(key);
   };
 
-  const backend = {
-    get name() { return last.name; },
-    get build() { return last.build ?? null; },
-    // The GPU side runs the reference's checks in full (webgpu.js gpuMethod); the CPU side is cpu.
-    get scansValues() { return cpu.scansValues ?? false; },
-    get fallbackReason() { return fallbackReason; },
-    get lastCall() { return lastCall; },
-    get threads() { return cpu.threads ?? 1; },
-    get threadsReason() { return cpu.threadsReason ?? null; },
-    dispose() { cpu.dispose?.(); },
-    /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
-    get gpuCrossover() { return crossover(); },
-    /** A Promise of the probe's record while it runs (null when it failed), else null. */
-    get probing() { return probing; },
-    setGpuCrossover,
-    clearGpuCrossover,
-  };
+  // Forwarded to cpu (compose.js): scansValues (the GPU side runs the reference's checks in full:
+  // webgpu.js gpuMethod), threads, threadsReason, memory and compact() (the WASM module's; the GPU side
+  // holds no WASM memory), dispose().
+  const backend = composeBackend(() => cpu, {
+    route,
+    overrides: {
+      get name() { return last.name; },
+      get build() { return last.build ?? null; },
+      get fallbackReason() { return fallbackReason; },
+      get lastCall() { return lastCall; },
+      /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
+      get gpuCrossover() { return crossover(); },
+      /** A Promise of the probe's record while it runs (null when it failed), else null. */
+      get probing() { return probing; },
+      setGpuCrossover,
+      clearGpuCrossover,
+    },
+  });
   // Where nothing can go to the GPU at load, 'auto' is exactly the CPU backend, which has no backend changes.
   if (!plainAtLoad) {
     /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
@@ -246,9 +248,6 @@ export function createRoutingBackend(cpu, {
       listeners.add(listener);
       return () => listeners.delete(listener);
     };
-  }
-  for (const fn of FUNCTION_NAMES) {
-    if (typeof cpu[fn] === 'function') backend[fn] = (...args) => route(fn, args);
   }
   return backend;
 }

@@ -7,7 +7,7 @@
 // workers also need no SharedArrayBuffer, so an explicit `threads: N` works on any host. 'auto' still asks
 // for cross-origin isolation (thread-plan.js resolveThreads), the signal that the page wants threads.
 import { plan as planCall } from '../planner.js';
-import { ENTRIES } from '../registry.js';
+import { composeBackend } from './compose.js';
 import { combineParts, copyOf, groupWeights, multiheadSizes, POOL_CROSSOVER } from './thread-plan.js';
 
 /** A pool that does not answer its load message within this long has failed to start. */
@@ -50,6 +50,8 @@ class WorkerPool {
     this.next = 0;
     this.failed = null;
     this.workers = [];
+    /** Each worker's last report of its module's memory, {bytes, peak}: every answer carries one. */
+    this.memory = Array.from({ length: count }, () => ({ bytes: 0, peak: 0 }));
     for (let k = 0; k < count; k++) {
       // The literal `new Worker(new URL(...), {type: 'module'})` is the form Vite recognises and bundles.
       const worker = new Worker(new URL('./attention-worker.js', import.meta.url), { type: 'module' });
@@ -66,6 +68,7 @@ class WorkerPool {
     const call = this.pending.get(id);
     if (!call) return;
     this.pending.delete(id);
+    if (data.memory) this.memory[call.worker] = data.memory;
     if (data.spent) this.onSpent?.(data.spent);
     if (data.error) call.reject(new Error(data.error));
     else call.resolve(data);
@@ -81,7 +84,7 @@ class WorkerPool {
     if (this.failed) return Promise.reject(new Error(this.failed));
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, worker: index });
       this.workers[index].postMessage({ ...message, id }, transfer);
     });
   }
@@ -94,10 +97,10 @@ class WorkerPool {
 
 /**
  * Starts `count` workers, each loading the WASM build `build`. Rejects when any cannot start.
- * @param {number} count @param {{build: 'simd'|'baseline', binaryUrl?: string, wasmBinary?: ArrayBuffer|Uint8Array}} wasm
+ * @param {number} count @param {{build: 'simd'|'baseline', binaryUrl?: string, wasmBinary?: ArrayBuffer|Uint8Array, memoryLimit?: number}} wasm
  * @returns {Promise<{pool: WorkerPool, relaxed: boolean}>}
  */
-export async function startWorkerPool(count, { build, binaryUrl, wasmBinary }) {
+export async function startWorkerPool(count, { build, binaryUrl, wasmBinary, memoryLimit }) {
   const pool = new WorkerPool(count);
   let timer;
   const timeout = new Promise((_, reject) => {
@@ -105,7 +108,7 @@ export async function startWorkerPool(count, { build, binaryUrl, wasmBinary }) {
   });
   try {
     const answers = await Promise.race([
-      Promise.all(pool.workers.map((_, k) => pool.ask(k, { type: 'load', build, binaryUrl, wasmBinary: wasmBinary ? new Uint8Array(wasmBinary) : null }))),
+      Promise.all(pool.workers.map((_, k) => pool.ask(k, { type: 'load', build, binaryUrl, wasmBinary: wasmBinary ? new Uint8Array(wasmBinary) : null, memoryLimit }))),
       timeout,
     ]);
     return { pool, relaxed: answers.every((answer) => answer.relaxed === '') };
@@ -168,30 +171,37 @@ export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } 
     );
   };
 
-  const backend = {
-    get name() { return cpu.name; },
-    get build() { return cpu.build ?? null; },
-    // No scansValues: a pooled call's values are checked on the main thread, so bad input throws at once
-    // and no worker is asked.
-    get fallbackReason() { return cpu.fallbackReason ?? null; },
-    get lastCall() { return lastCall; },
-    get threads() { return stopped() ? 1 : workers; },
-    get threadsReason() { return stopped(); },
-    dispose() {
-      if (disposed) return;
-      disposed = 'disposed: calls run on the main thread';
-      pool.terminate();
-      recycler.clear();
-    },
+  // Forwarded to cpu (compose.js): name, build, scansValues (none: a pooled call's values are checked on
+  // the main thread, so bad input throws at once and no worker is asked — the threads wrapper leaves it
+  // false), fallbackReason and the benchmark's extras (matmulVariant, heapStats).
+  const route = (fn, args) => {
+    if (stopped()) return onCpu(fn, args, planCall(fn, args, { name: cpu.name }).path, stopped());
+    const decision = planCall(fn, args, { name: cpu.name, workers, crossover });
+    return decision.path === 'workers' ? onPool(fn, args, decision) : onCpu(fn, args, decision.path, decision.reason);
   };
-  for (const [key, value] of Object.entries(cpu)) {
-    if (typeof value !== 'function') continue;
-    backend[key] = (...args) => {
-      if (!ENTRIES[key]) return cpu[key](...args); // the benchmark's extras (matmulVariant, heapStats)
-      if (stopped()) return onCpu(key, args, planCall(key, args, { name: cpu.name }).path, stopped());
-      const decision = planCall(key, args, { name: cpu.name, workers, crossover });
-      return decision.path === 'workers' ? onPool(key, args, decision) : onCpu(key, args, decision.path, decision.reason);
-    };
-  }
+  const backend = composeBackend(() => cpu, {
+    route,
+    extras: true,
+    overrides: {
+      get scansValues() { return false; },
+      get lastCall() { return lastCall; },
+      get threads() { return stopped() ? 1 : workers; },
+      get threadsReason() { return stopped(); },
+      /** The main thread's module, and `workers`: each worker's as of its last answer. */
+      get memory() { return { ...cpu.memory, workers: pool.memory.map((one) => ({ ...one })) }; },
+      /** A new module on the main thread and in every worker (unless the pool has stopped). */
+      compact() {
+        const main = Promise.resolve(cpu.compact?.());
+        if (stopped()) return main.then(() => undefined);
+        return Promise.all([main, ...pool.workers.map((_, k) => pool.ask(k, { type: 'compact' }))]).then(() => undefined);
+      },
+      dispose() {
+        if (disposed) return;
+        disposed = 'disposed: calls run on the main thread';
+        pool.terminate();
+        recycler.clear();
+      },
+    },
+  });
   return backend;
 }

@@ -4,7 +4,7 @@
 import type {
   AttentionWithoutWeightsResult, AverageResult, Comparison, CompareOptions, DropoutOptions, FusedWeights, IntTensor,
   MatmulOptions, MultiheadOptions, MultiheadResult, Normalization, ProjectionWeights, SelfAttentionOptions,
-  SelfAttentionResult, SoftmaxOptions, SplitWeights, StackedWeights, Tensor,
+  ModuleMemory, SelfAttentionResult, SoftmaxOptions, SplitWeights, StackedWeights, Tensor,
 } from '../index.d.ts';
 
 export interface HeapStats {
@@ -14,7 +14,7 @@ export interface HeapStats {
   bytesInUse: number;
   /** What one call may still allocate: the limit minus static data, stack and live allocations, less a margin. */
   bytesAvailable: number;
-  /** The hard limit, 2 GiB. */
+  /** The limit calls are checked against: 2 GiB, or the lower memoryLimit the backend was loaded with. */
   heapLimitBytes: number;
 }
 
@@ -27,6 +27,12 @@ export interface WasmBackend {
   name: 'wasm-simd' | 'wasm-baseline';
   build: 'simd' | 'baseline';
   heapStats(): HeapStats;
+  /** {bytes: the module's memory now, peak: the most any instance of this backend held, across compact()}. */
+  readonly memory: ModuleMemory;
+  /** Bytes a call may still copy in and allocate (heapStats().bytesAvailable): the API's memory check reads it. */
+  memoryRoom(): number;
+  /** Replaces the module by a new instance (its grown memory given back); resolves when calls use the new one. */
+  compact(): Promise<void>;
   /** Which vector vocabulary the kernels were built with and the numbered GEMM variants (for the benchmark). */
   fastPathInfo(): { vocabulary: 'wasm_simd128' | 'scalar'; variants: Array<{ number: number; name: string }>; defaultVariant: number };
   nextTokenPairs(tokens: IntTensor): { contexts: IntTensor; targets: IntTensor };
@@ -55,6 +61,8 @@ export interface LoadWasmOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Where the glue finds its .wasm file (Emscripten's locateFile). */
   locateFile?: (path: string, prefix: string) => string;
+  /** The bytes every call is checked against, inputs' copies included (1 MiB to 2 GiB) [2 GiB]. */
+  memoryLimit?: number;
 }
 
 /** Loads one WASM build; throws an Error naming the file and the reason when it cannot. */

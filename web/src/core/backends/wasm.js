@@ -49,10 +49,11 @@ function describe(url) {
 
 /**
  * Loads the WASM core.
- * @param {{build?: 'auto'|'simd'|'baseline', wasmBinary?: ArrayBuffer|Uint8Array, locateFile?: (path: string, prefix: string) => string}} [options]
- * @returns {Promise<object>} the backend: {name, build, heapStats(), and one method per API function}
+ * @param {{build?: 'auto'|'simd'|'baseline', wasmBinary?: ArrayBuffer|Uint8Array, locateFile?: (path: string, prefix: string) => string, memoryLimit?: number}} [options]
+ *   memoryLimit: the bytes every call is checked against (the binding's limit; default and at most 2 GiB)
+ * @returns {Promise<object>} the backend: {name, build, heapStats(), memory, compact(), and one method per API function}
  */
-export async function loadWasmBackend({ build = 'auto', wasmBinary, locateFile } = {}) {
+export async function loadWasmBackend({ build = 'auto', wasmBinary, locateFile, memoryLimit } = {}) {
   const chosen = await resolveBuild(build);
   const binaryUrl = BINARY_URLS[chosen];
   const glueName = `attention-${chosen}.mjs`;
@@ -84,16 +85,22 @@ export async function loadWasmBackend({ build = 'auto', wasmBinary, locateFile }
   // The glue prints its own diagnostics through these; keep them, but mark where they come from.
   moduleOptions.printErr = (text) => console.warn(`[wasm-${chosen}] ${text}`);
 
-  let core;
-  try {
-    core = await createAttentionModule(moduleOptions);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`loadWasmBackend: could not instantiate ${describe(binaryUrl)} (${message})`, { cause: error });
-  }
-  // The relaxed-SIMD GEMM tile (fused multiply-add) where the browser has it; else plain simd128 stays.
-  if (chosen === 'simd' && !isNode()) await installRelaxedTile(core);
-  return wrapModule(core, chosen);
+  /** A new instance of the module, with its memory limit and, where the browser has them, the relaxed tiles. */
+  const instantiate = async () => {
+    let core;
+    try {
+      // The glue keeps state on the object it is given: each instance gets its own copy of the options.
+      core = await createAttentionModule({ ...moduleOptions });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`loadWasmBackend: could not instantiate ${describe(binaryUrl)} (${message})`, { cause: error });
+    }
+    if (memoryLimit !== undefined) core.setMemoryLimit(memoryLimit);
+    // The relaxed-SIMD GEMM tile (fused multiply-add) where the browser has it; else plain simd128 stays.
+    if (chosen === 'simd' && !isNode()) await installRelaxedTile(core);
+    return core;
+  };
+  return wrapModule(await instantiate(), chosen, instantiate);
 }
 
 /**
@@ -108,25 +115,47 @@ function unwrap(result) {
 /**
  * One method per registry function, each the embind function of the same name (bindings.cpp registers
  * them from the same registry); an omitted options argument becomes {} so embind sees every argument.
+ * `instantiate` makes a fresh module for compact(): the methods always call the current one.
  */
-function wrapModule(core, build) {
+function wrapModule(first, build, instantiate) {
+  let core = first;
+  // The most memory any instance of this backend held: WASM memory only grows, so the current size is
+  // the most this instance held, and compact() starts a new instance.
+  let peak = 0;
+  const memory = () => {
+    const bytes = core.heapStats().heapBytes;
+    if (bytes > peak) peak = bytes;
+    return { bytes, peak };
+  };
+  let compacting = null;
   const backend = {
     name: `wasm-${build}`,
     build,
     /** The binding checks every input value (NaN, ±∞) itself: the API's check skips that scan (api.js). */
     scansValues: true,
     heapStats: () => core.heapStats(),
+    /** Bytes a call may still copy in and allocate (the binding's own measure): the API's memory check reads it. */
+    memoryRoom: () => core.heapStats().bytesAvailable,
+    /** {bytes: the module's memory now, peak: the most it held, across compact()}. */
+    get memory() { return memory(); },
+    /** Replaces the module by a new instance, giving its grown memory back; resolves when calls use the new one. */
+    compact() {
+      compacting ??= (async () => {
+        memory(); // record the old instance's size in the peak
+        core = await instantiate();
+      })().finally(() => { compacting = null; });
+      return compacting;
+    },
     /** {vocabulary: 'wasm_simd128' | 'scalar', variants: [{number, name}], defaultVariant}: for the benchmark. */
     fastPathInfo: () => core.fastPathInfo(),
     /** matmul with options.variant, a numbered GEMM variant (fastPathInfo().variants): for the benchmark. */
     matmulVariant: (a, b, options = {}) => unwrap(core.matmulVariant(a, b, options)),
   };
   for (const { name, args, options } of REGISTRY) {
-    const binding = core[name];
     const arity = args.length;
     backend[name] = options
-      ? (...values) => unwrap(binding(...values.slice(0, arity), values[arity] ?? {}))
-      : (...values) => unwrap(binding(...values.slice(0, arity)));
+      ? (...values) => unwrap(core[name](...values.slice(0, arity), values[arity] ?? {}))
+      : (...values) => unwrap(core[name](...values.slice(0, arity)));
   }
   return backend;
 }

@@ -15,7 +15,8 @@ import * as passes from '../../gpu/attention-passes.js';
 import * as checks from '../reference/checks.js';
 import { createReferenceBackend } from '../reference/index.js';
 import { anyGpuCrossoverMeasured, attentionSizes, gpuCrossover, hasMaskOptions, MASKS_ON_GPU, shapesOf, workOf } from '../planner.js';
-import { ENTRIES, FUNCTION_NAMES, REGISTRY } from '../registry.js';
+import { ENTRIES, REGISTRY } from '../registry.js';
+import { composeBackend } from './compose.js';
 
 export { GpuUnavailableError };
 
@@ -200,31 +201,36 @@ export function withDeviceLossFallback(gpu, loadFallback) {
   };
   gpu.onLost((error) => { switchOver(error).catch(() => {}); });
 
-  const wrapper = {
-    get name() { return current.name; },
-    get build() { return current.build ?? null; },
-    get fallbackReason() { return fallbackReason; },
-    get gpu() { return gpu; },
-    /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
-    onBackendChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-  for (const fn of FUNCTION_NAMES) {
-    wrapper[fn] = async (...args) => {
-      if (current === gpu) {
-        try {
-          return await gpu[fn](...args);
-        } catch (error) {
-          if (!(error instanceof GpuUnavailableError && error.reason === 'device-lost')) throw error;
-          await switchOver(error);
-        }
-      } else if (switching) {
-        await switching;
+  const route = async (fn, args) => {
+    if (current === gpu) {
+      try {
+        return await gpu[fn](...args);
+      } catch (error) {
+        if (!(error instanceof GpuUnavailableError && error.reason === 'device-lost')) throw error;
+        await switchOver(error);
       }
-      return current[fn](...args);
-    };
-  }
+    } else if (switching) {
+      await switching;
+    }
+    return current[fn](...args);
+  };
+  // Forwarded to the backend answering now (compose.js): name, build, memory (none on the GPU; the WASM
+  // module's once switched), compact(); every registry function through `route`.
+  const wrapper = composeBackend(() => current, {
+    route,
+    functions: gpu,
+    overrides: {
+      get fallbackReason() { return fallbackReason; },
+      get lastCall() { return null; },
+      get threads() { return 1; },
+      get threadsReason() { return null; },
+      get gpu() { return gpu; },
+      /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
+      onBackendChange(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+  });
   return wrapper;
 }
