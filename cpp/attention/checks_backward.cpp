@@ -4,6 +4,7 @@
 
 #include "attention/check_helpers.h"
 #include "attention/fast_attention.h"
+#include "attention/registry_rules.h"
 
 namespace ap {
 
@@ -35,9 +36,9 @@ struct Sizes {
   int batch, heads, rows, cols, d_out;
 };
 
-// gradOutput has the forward output's shape (B, Tq, d_out); then the memory the backward holds at once:
-// the recomputed forward (projections, their per-head copies, the (B, H, Tq, Tk) stages, context, output),
-// the gradients of all of those, one slice's (Tq, Tk) work matrices, and the inputs' gradients.
+// gradOutput has the forward output's shape (B, Tq, d_out) (said as the forward output's shape, which no axis
+// rule says); then the memory the backward holds at once, the registry's terms (BACKWARD_MEMORY) over the
+// call's sizes and `inputs_floats`, its inputs' and weights' floats.
 std::string check_gradient_and_memory(const std::string& function, const Tensor& grad_output, const Sizes& s,
                                       bool cross, const AttentionOptions& options, double inputs_floats,
                                       std::size_t max_bytes) {
@@ -50,15 +51,10 @@ std::string check_gradient_and_memory(const std::string& function, const Tensor&
   if (auto message = check_tensor(function, "gradOutput", grad_output, {"B", cross ? "Tq" : "T", "d_out"});
       !message.empty())
     return message;
-  const double projected = static_cast<double>(s.batch) * (s.rows + 2.0 * s.cols) * s.d_out;
-  const double stage = static_cast<double>(s.batch) * s.heads * s.rows * s.cols;
   const double stages = 3 + (options.causal ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
-  const double per_slice = 4.0 * s.rows * s.cols;
-  const double outputs = 3.0 * s.batch * s.rows * s.d_out;
-  // the fused backward: Q, K, V, the context and their gradients, transposed copies for the GEMMs, the lse
-  const double fused = 2.0 * inputs_floats + 4.0 * projected + 3.0 * outputs + 2.0 * s.batch * s.heads * s.rows;
-  const double teaching = 2.0 * inputs_floats + 4.0 * projected + stages * stage + 2.0 * outputs + per_slice;
-  const double floats = fused_kernel_applies(options) ? fused : teaching;
+  const MemorySizes memory{{"B", s.batch}, {"H", s.heads}, {"Tq", s.rows}, {"Tk", s.cols}, {"dOut", s.d_out},
+                           {"stages", stages}, {"inputFloats", inputs_floats}};
+  const double floats = estimate_floats(function, fused_kernel_applies(options) ? "fused" : "teaching", memory);
   std::string sizes = "B=" + std::to_string(s.batch);
   if (s.heads > 1) sizes += ", H=" + std::to_string(s.heads);
   sizes += cross ? ", Tq=" + std::to_string(s.rows) + ", Tk=" + std::to_string(s.cols) : ", T=" + std::to_string(s.rows);
@@ -117,11 +113,9 @@ std::string check_multihead_attention_fused_backward(const Tensor& x, const Fuse
   const int d_out = weights.in_projection.shape[1] / 3;
   const double weights_floats = static_cast<double>(weights.in_projection.element_count() + weights.in_bias.element_count() +
                                                     weights.out_weight.element_count() + weights.out_bias.element_count());
-  // beside the shared estimate: the (B, T, 3·d_out) projection and its gradient
-  const double qkv = 6.0 * x.shape[0] * x.shape[1] * d_out;
+  // its (B, T, 3·d_out) projection and gradient are its registry entry's own term
   return check_gradient_and_memory(function, grad_output, {x.shape[0], options.heads, x.shape[1], x.shape[1], d_out},
-                                   false, options, static_cast<double>(x.element_count()) + weights_floats + qkv,
-                                   max_bytes);
+                                   false, options, static_cast<double>(x.element_count()) + weights_floats, max_bytes);
 }
 
 std::string check_cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
