@@ -7,6 +7,7 @@
 // and 0/1 values); the dropout counter's 2^32 bound; and how a memory message names the sizes.
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
+#include "attention/checks_backward.h"
 #include "attention/fast_attention.h"
 #include "attention/masks.h"
 #include "attention/registry_rules.h"
@@ -81,9 +82,9 @@ std::string check_counter_and_memory(const AxisSizes& sizes, const Tensor& x, co
 }  // namespace
 
 std::string check_self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options,
-                                 std::size_t max_bytes) {
-  AxisSizes sizes("selfAttention");
+                                 std::size_t max_bytes, AxisSizes& sizes) {
   if (auto message = sizes.check("x", x); !message.empty()) return message;
+  sizes.bind("H", 1);
   if (auto message = check_projections(sizes, weights, options); !message.empty()) return message;
   if (auto message = check_attention_options(sizes.function(), options, false); !message.empty()) return message;
   // one head, on the teaching path (selfAttention has no fused kernel)
@@ -93,12 +94,12 @@ std::string check_self_attention(const Tensor& x, const ProjectionWeights& weigh
 }
 
 std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
-                                              const AttentionOptions& options, std::size_t max_bytes) {
-  AxisSizes sizes("multiheadAttentionStacked");
+                                              const AttentionOptions& options, std::size_t max_bytes, AxisSizes& sizes) {
   const std::string& function = sizes.function();
   if (auto message = sizes.check("x", x); !message.empty()) return message;
   if (weights.heads.empty()) return function + ": weights.heads is empty; expected at least one head";
   const int heads = static_cast<int>(weights.heads.size());
+  sizes.bind("H", heads);
   AttentionOptions matrix = options;
   matrix.layout = WeightLayout::Matrix;
   for (int h = 0; h < heads; ++h) {
@@ -117,8 +118,7 @@ std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeig
 }
 
 std::string check_multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
-                                            const AttentionOptions& options, std::size_t max_bytes) {
-  AxisSizes sizes("multiheadAttentionSplit");
+                                            const AttentionOptions& options, std::size_t max_bytes, AxisSizes& sizes) {
   const std::string& function = sizes.function();
   AttentionOptions matrix = options;
   matrix.layout = WeightLayout::Matrix;
@@ -127,6 +127,7 @@ std::string check_multihead_attention_split(const Tensor& x, const ProjectionWei
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;
+  sizes.bind("H", options.heads);
   if (auto message = check_masks(function, options, sizes["B"], options.heads, x.shape[1], x.shape[1]); !message.empty()) {
     return message;
   }
@@ -134,8 +135,7 @@ std::string check_multihead_attention_split(const Tensor& x, const ProjectionWei
 }
 
 std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
-                                            const AttentionOptions& options, std::size_t max_bytes) {
-  AxisSizes sizes("multiheadAttentionFused");
+                                            const AttentionOptions& options, std::size_t max_bytes, AxisSizes& sizes) {
   const std::string& function = sizes.function();
   if (auto message = sizes.check("x", x); !message.empty()) return message;
   // inProjection (d_in, 3·d_out): its width a multiple of 3, which no axis rule says
@@ -153,6 +153,7 @@ std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights&
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;
+  sizes.bind("H", options.heads);
   if (auto message = check_masks(function, options, sizes["B"], options.heads, x.shape[1], x.shape[1]); !message.empty()) {
     return message;
   }
@@ -160,8 +161,7 @@ std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights&
 }
 
 std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
-                                  const AttentionOptions& options, std::size_t max_bytes) {
-  AxisSizes sizes("crossAttention");
+                                  const AttentionOptions& options, std::size_t max_bytes, AxisSizes& sizes) {
   const std::string& function = sizes.function();
   if (auto message = sizes.check("xQuery", x_query); !message.empty()) return message;
   if (auto message = sizes.check("xContext", x_context); !message.empty()) return message;
@@ -175,10 +175,38 @@ std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;
+  sizes.bind("H", options.heads);
   if (auto message = check_masks(function, options, sizes["B"], options.heads, sizes["Tq"], sizes["Tk"]); !message.empty()) {
     return message;
   }
   return check_counter_and_memory(sizes, x_query, x_context, options.heads, options, max_bytes);
+}
+
+// The public checks: the same, their sizes left unread.
+std::string check_self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options,
+                                 std::size_t max_bytes) {
+  AxisSizes sizes("selfAttention");
+  return check_self_attention(x, weights, options, max_bytes, sizes);
+}
+std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
+                                              const AttentionOptions& options, std::size_t max_bytes) {
+  AxisSizes sizes("multiheadAttentionStacked");
+  return check_multihead_attention_stacked(x, weights, options, max_bytes, sizes);
+}
+std::string check_multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
+                                            const AttentionOptions& options, std::size_t max_bytes) {
+  AxisSizes sizes("multiheadAttentionSplit");
+  return check_multihead_attention_split(x, weights, options, max_bytes, sizes);
+}
+std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
+                                            const AttentionOptions& options, std::size_t max_bytes) {
+  AxisSizes sizes("multiheadAttentionFused");
+  return check_multihead_attention_fused(x, weights, options, max_bytes, sizes);
+}
+std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
+                                  const AttentionOptions& options, std::size_t max_bytes) {
+  AxisSizes sizes("crossAttention");
+  return check_cross_attention(x_query, x_context, weights, options, max_bytes, sizes);
 }
 
 }  // namespace ap
