@@ -106,6 +106,8 @@ ${ranges.join('\n')}
 
 inline constexpr std::size_t kOptionRangeCount = sizeof(kOptionRanges) / sizeof(kOptionRanges[0]);
 
+inline constexpr int kMaxRank = ${MAX_RANK};
+
 // A tensor argument's named axes (registry.js args' axes, weights' shapes, a tensor option's axes). \`when\`
 // names the option whose presence selects this row over the plain one ("" for the plain one); \`note\` is said
 // after a shape message's expectation ("the batch size and Tk of xContext").

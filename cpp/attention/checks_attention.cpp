@@ -17,14 +17,14 @@ namespace ap {
 namespace {
 // query, key, value and their optional biases, as the registry shapes them (`prefix` + name: weights. or
 // weights.heads[].), shown as `shown_prefix` + name. The values take their own input's row when crossAttention's
-// options.xValue is given; 'linear' layout (self-attention only) stores each matrix transposed, (d_out, d_in).
-std::string check_projections(AxisSizes& sizes, const ProjectionWeights& weights, const AttentionOptions& options,
+// options.xValue is given (own_values); `linear`: the 'linear' layout (self-attention only) stores each matrix
+// transposed, (d_out, d_in).
+std::string check_projections(AxisSizes& sizes, const ProjectionWeights& weights, bool linear, bool own_values,
                               const std::string& prefix = "weights.", const std::string& shown_prefix = "weights.") {
-  const bool linear = options.layout == WeightLayout::Linear;
   for (const auto& [name, tensor] : {std::pair{"query", &weights.query}, std::pair{"key", &weights.key},
                                      std::pair{"value", &weights.value}}) {
     AxisSizes::Read read{shown_prefix + name};
-    read.when = tensor == &weights.value && options.x_value.present() ? "options.xValue" : "";
+    read.when = tensor == &weights.value && own_values ? "options.xValue" : "";
     read.transposed = linear;
     read.suffix = linear ? " (layout 'linear')" : "";
     if (auto message = sizes.check(prefix + name, *tensor, read); !message.empty()) return message;
@@ -64,12 +64,12 @@ std::string sizes_text(int batch, int heads, int rows, int cols, bool cross, boo
 // path — the fused kernel's O(T·d) when it will run, else the teaching path's (B, H, Tq, Tk) stages — from the
 // registry's terms over the call's sizes.
 std::string check_counter_and_memory(const AxisSizes& sizes, const Tensor& x, const Tensor& context, int heads,
-                                     const AttentionOptions& options, std::size_t max_bytes) {
+                                     const AttentionOptions& options, std::size_t max_bytes, bool may_fuse = true) {
   const std::string& function = sizes.function();
   const bool cross = &x != &context;
   const int batch = sizes["B"], rows = x.shape[1], cols = context.shape[1], d_out = sizes["d_out"];
   if (auto message = check_dropout_counter(function, batch, heads, rows, cols, options); !message.empty()) return message;
-  const bool fused = fused_kernel_applies(options);
+  const bool fused = may_fuse && fused_kernel_applies(options);
   // scores, scaled, weights; masked with causal or a mask; dropped with dropout > 0
   const double stages = 3 + (options.causal || has_masks(options) ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
   const MemorySizes memory{{"B", batch}, {"H", heads}, {"Tq", rows}, {"Tk", cols}, {"dIn", x.shape[2]},
@@ -85,12 +85,12 @@ std::string check_self_attention(const Tensor& x, const ProjectionWeights& weigh
                                  std::size_t max_bytes, AxisSizes& sizes) {
   if (auto message = sizes.check("x", x); !message.empty()) return message;
   sizes.bind("H", 1);
-  if (auto message = check_projections(sizes, weights, options); !message.empty()) return message;
+  if (auto message = check_projections(sizes, weights, options.layout == WeightLayout::Linear, false); !message.empty()) {
+    return message;
+  }
   if (auto message = check_attention_options(sizes.function(), options, false); !message.empty()) return message;
   // one head, on the teaching path (selfAttention has no fused kernel)
-  AttentionOptions teaching = options;
-  teaching.intermediates = true;
-  return check_counter_and_memory(sizes, x, x, 1, teaching, max_bytes);
+  return check_counter_and_memory(sizes, x, x, 1, options, max_bytes, false);
 }
 
 std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
@@ -100,10 +100,8 @@ std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeig
   if (weights.heads.empty()) return function + ": weights.heads is empty; expected at least one head";
   const int heads = static_cast<int>(weights.heads.size());
   sizes.bind("H", heads);
-  AttentionOptions matrix = options;
-  matrix.layout = WeightLayout::Matrix;
   for (int h = 0; h < heads; ++h) {
-    if (auto message = check_projections(sizes, weights.heads[h], matrix, "weights.heads[].",
+    if (auto message = check_projections(sizes, weights.heads[h], false, false, "weights.heads[].",
                                           "weights.heads[" + std::to_string(h) + "].");
         !message.empty())
       return message;
@@ -120,10 +118,8 @@ std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeig
 std::string check_multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
                                             const AttentionOptions& options, std::size_t max_bytes, AxisSizes& sizes) {
   const std::string& function = sizes.function();
-  AttentionOptions matrix = options;
-  matrix.layout = WeightLayout::Matrix;
   if (auto message = sizes.check("x", x); !message.empty()) return message;
-  if (auto message = check_projections(sizes, weights, matrix); !message.empty()) return message;
+  if (auto message = check_projections(sizes, weights, false, false); !message.empty()) return message;
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;
@@ -169,9 +165,7 @@ std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context
   if (options.x_value.present()) {
     if (auto message = sizes.check("options.xValue", options.x_value); !message.empty()) return message;
   }
-  AttentionOptions matrix = options;
-  matrix.layout = WeightLayout::Matrix;
-  if (auto message = check_projections(sizes, weights, matrix); !message.empty()) return message;
+  if (auto message = check_projections(sizes, weights, false, options.x_value.present()); !message.empty()) return message;
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;
   if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
   if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;

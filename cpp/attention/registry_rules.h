@@ -38,8 +38,9 @@ class AxisSizes {
   }
 
   // The size of a named axis, 0 while unnamed; bind names one the table derives no rule for (d_out = H·d_head).
-  int operator[](const std::string& axis) const;
-  void bind(const std::string& axis, int size);
+  // Names are string literals or the generated table's: held as pointers, never copied.
+  int operator[](const char* axis) const;
+  void bind(const char* axis, int size);
 
   // Every option | axis rule of this function (registry.js `divides`) for the option's value, e.g.
   // "multiheadAttentionSplit: d_out=10 is not divisible by heads=3".
@@ -48,8 +49,14 @@ class AxisSizes {
   const std::string& function() const { return function_; }
 
  private:
+  struct Named {
+    const char* axis;
+    int size;
+  };
+  static constexpr int kMaxNames = 16;  // a call names at most a dozen sizes (B, T, d_in, d_out, H, …)
   std::string function_;
-  std::vector<std::pair<std::string, int>> sizes_;
+  Named sizes_[kMaxNames] = {};
+  int count_ = 0;
 };
 
 // The sizes a memory term reads, by the registry's names (B, Tq, dOut, stages, xFloats, …).
