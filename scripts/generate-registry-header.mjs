@@ -6,6 +6,11 @@
 //   AP_FIXTURE_FUNCTIONS(X)   X(jsName) for every function with fixtures: the native fixture runner's list
 //   ap::registry::kOptionRanges  the numeric options' ranges and the words of their messages: the core's
 //                             option checks (cpp/attention/check_helpers.cpp) read them
+//   ap::registry::kAxes       every tensor argument's named axes (sequences, weights' shapes, tensor options),
+//                             with the option whose presence selects a variant (xValue's weights.value)
+//   ap::registry::kDivisors   option | axis rules (heads | d_out)
+//   ap::registry::kMemoryTerms  each function's memory estimate per path: coefficient · Π sizes
+//   (cpp/attention/registry_rules.cpp applies the last three)
 // Usage: node scripts/generate-registry-header.mjs <output.h>
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -32,6 +37,36 @@ for (const { name: fn, options } of REGISTRY) {
     ranges.push(`  {${cString(fn)}, ${cString(option)}, ${bool(spec.type === 'integer')}, ` +
       `${bool(spec.min !== undefined)}, ${number(spec.min)}, ${bool(spec.minExclusive)}, ` +
       `${bool(spec.max !== undefined)}, ${number(spec.max)}, ${bool(spec.maxExclusive)}, ${cString(spec.expected)}},`);
+  }
+}
+
+// Tensor arguments' named axes, in check order: {function, argument, when, rank, axes, note}.
+const MAX_RANK = 4;
+const axesRows = [];
+const axesRow = (fn, argument, when, axes, note = '') => {
+  if (axes.length > MAX_RANK) throw new Error(`registry: ${fn} ${argument} has more than ${MAX_RANK} axes`);
+  const padded = [...axes, ...Array(MAX_RANK - axes.length).fill('')].map(cString).join(', ');
+  axesRows.push(`  {${cString(fn)}, ${cString(argument)}, ${cString(when)}, ${axes.length}, {${padded}}, ${cString(note)}},`);
+};
+const divisorRows = [];
+const MAX_TERM_SIZES = 5;
+const memoryRows = [];
+for (const { name: fn, args, options, memory } of REGISTRY) {
+  for (const arg of args) {
+    if (arg.axes) axesRow(fn, arg.name, '', arg.axes);
+    for (const [key, axes] of Object.entries(arg.shapes ?? {})) axesRow(fn, `${arg.name}.${key}`, '', axes);
+  }
+  for (const [option, spec] of Object.entries(options ?? {})) {
+    if (spec.axes) axesRow(fn, `options.${option}`, '', spec.axes, spec.note ?? '');
+    for (const [key, axes] of Object.entries(spec.weights ?? {})) axesRow(fn, `weights.${key}`, `options.${option}`, axes);
+    if (spec.divides) divisorRows.push(`  {${cString(fn)}, ${cString(option)}, ${cString(spec.divides)}},`);
+  }
+  for (const [path, terms] of Object.entries(memory ?? {})) {
+    for (const [coefficient, ...sizes] of terms) {
+      if (sizes.length > MAX_TERM_SIZES) throw new Error(`registry: ${fn}'s memory term has more than ${MAX_TERM_SIZES} sizes`);
+      const padded = [...sizes, ...Array(MAX_TERM_SIZES - sizes.length).fill('')].map(cString).join(', ');
+      memoryRows.push(`  {${cString(fn)}, ${cString(path)}, ${number(coefficient)}, ${sizes.length}, {${padded}}},`);
+    }
   }
 }
 
@@ -70,6 +105,48 @@ ${ranges.join('\n')}
 };
 
 inline constexpr std::size_t kOptionRangeCount = sizeof(kOptionRanges) / sizeof(kOptionRanges[0]);
+
+inline constexpr int kMaxRank = ${MAX_RANK};
+
+// A tensor argument's named axes (registry.js args' axes, weights' shapes, a tensor option's axes). \`when\`
+// names the option whose presence selects this row over the plain one ("" for the plain one); \`note\` is said
+// after a shape message's expectation ("the batch size and Tk of xContext").
+struct ArgumentAxes {
+  const char* function;
+  const char* argument;
+  const char* when;
+  int rank;
+  const char* axes[${MAX_RANK}];
+  const char* note;
+};
+
+inline constexpr ArgumentAxes kAxes[] = {
+${axesRows.join('\n')}
+};
+
+// options.<option> must divide the size named \`axis\` (heads | d_out).
+struct Divisor {
+  const char* function;
+  const char* option;
+  const char* axis;
+};
+
+inline constexpr Divisor kDivisors[] = {
+${divisorRows.join('\n')}
+};
+
+// One term of a function's memory estimate on a path: coefficient · Π sizes[0..count) floats.
+struct MemoryTerm {
+  const char* function;
+  const char* path;
+  double coefficient;
+  int count;
+  const char* sizes[${MAX_TERM_SIZES}];
+};
+
+inline constexpr MemoryTerm kMemoryTerms[] = {
+${memoryRows.join('\n')}
+};
 
 }  // namespace ap::registry
 `;

@@ -134,11 +134,6 @@ std::string check_tensor_any_rank(const std::string& function, const std::string
   return check_contents(function, argument, tensor, {}, allow_negative_infinity);
 }
 
-std::string check_optional_tensor(const std::string& function, const std::string& argument, const Tensor& tensor,
-                                  const std::vector<std::string>& axes) {
-  return tensor.present() ? check_tensor(function, argument, tensor, axes) : "";
-}
-
 std::string check_shape(const std::string& function, const std::string& argument, const Tensor& tensor,
                         const std::vector<int>& expected, const std::string& expected_text) {
   bool matches = tensor.shape.size() == expected.size();

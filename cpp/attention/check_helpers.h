@@ -49,10 +49,6 @@ std::string check_tensor(const std::string& function, const std::string& argumen
 std::string check_tensor_any_rank(const std::string& function, const std::string& argument, const Tensor& tensor,
                                   bool allow_negative_infinity = false);
 
-// An optional tensor: "" when absent, else check_tensor.
-std::string check_optional_tensor(const std::string& function, const std::string& argument, const Tensor& tensor,
-                                  const std::vector<std::string>& axes);
-
 // tensor.shape must equal `expected`, where −1 matches any size. `expected_text` is how the message
 // spells the expectation, e.g. "[d_in=3, d_out]".
 std::string check_shape(const std::string& function, const std::string& argument, const Tensor& tensor,

@@ -1,8 +1,11 @@
-// Checks for steps 1–5, 8 and 9 (checks_attention.cpp has the attention functions).
+// Checks for steps 1–5, 8 and 9 (checks_attention.cpp has the attention functions). The axes of x and every
+// memory estimate are the registry's (registry_rules.h); written here, because the table does not say them:
+// nextTokenPairs' Int32 tokens and its L ≥ 2, softmax's −∞, dropout's 2^32 counter, compare's "like actual".
 #include <cmath>
 
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
+#include "attention/registry_rules.h"
 
 namespace ap {
 
@@ -26,28 +29,28 @@ std::string check_next_token_pairs(const IntTensor& tokens, std::size_t max_byte
            format_shape(tokens.shape) + "; expected " + format_number(count);
   }
   return check_memory(function, "B=" + std::to_string(tokens.shape[0]) + ", L=" + std::to_string(tokens.shape[1]),
-                      2.0 * count, max_bytes);
+                      estimate_floats(function, "teaching", {{"B", tokens.shape[0]}, {"L", tokens.shape[1]}}), max_bytes);
 }
 
 namespace {
-// The three causal averages take the same x and differ only in their (T, T) matrices.
-std::string check_causal_average(const std::string& function, const Tensor& x, int square_matrices,
-                                 std::size_t max_bytes) {
-  if (auto message = check_tensor(function, "x", x, {"B", "T", "C"}); !message.empty()) return message;
-  const double time = x.shape[1];
-  return check_memory(function, "B=" + std::to_string(x.shape[0]) + ", T=" + std::to_string(x.shape[1]),
-                      static_cast<double>(x.element_count()) + square_matrices * time * time, max_bytes);
+// The causal averages and attentionWithoutWeights take x (B, T, C) alone; they differ in their memory terms.
+std::string check_sequence_step(const std::string& function, const Tensor& x, std::size_t max_bytes) {
+  AxisSizes sizes(function);
+  if (auto message = sizes.check("x", x); !message.empty()) return message;
+  return check_memory(function, "B=" + std::to_string(sizes["B"]) + ", T=" + std::to_string(sizes["T"]),
+                      estimate_floats(function, "teaching", {{"B", sizes["B"]}, {"T", sizes["T"]}, {"C", sizes["C"]}}),
+                      max_bytes);
 }
 }  // namespace
 
 std::string check_causal_average_loop(const Tensor& x, std::size_t max_bytes) {
-  return check_causal_average("causalAverageLoop", x, 0, max_bytes);
+  return check_sequence_step("causalAverageLoop", x, max_bytes);
 }
 std::string check_causal_average_matmul(const Tensor& x, std::size_t max_bytes) {
-  return check_causal_average("causalAverageMatmul", x, 1, max_bytes);
+  return check_sequence_step("causalAverageMatmul", x, max_bytes);
 }
 std::string check_causal_average_softmax(const Tensor& x, std::size_t max_bytes) {
-  return check_causal_average("causalAverageSoftmax", x, 3, max_bytes);
+  return check_sequence_step("causalAverageSoftmax", x, max_bytes);
 }
 
 std::string check_softmax(const Tensor& x, const SoftmaxOptions& options, std::size_t max_bytes) {
@@ -57,15 +60,12 @@ std::string check_softmax(const Tensor& x, const SoftmaxOptions& options, std::s
   if (auto message = check_option_range(function, "scale", options.scale, format_float(options.scale)); !message.empty()) {
     return message;
   }
-  return check_memory(function, "x of shape " + format_shape(x.shape), 2.0 * x.element_count(), max_bytes);
+  return check_memory(function, "x of shape " + format_shape(x.shape),
+                      estimate_floats(function, "teaching", {{"size", static_cast<double>(x.element_count())}}), max_bytes);
 }
 
 std::string check_attention_without_weights(const Tensor& x, Normalization, std::size_t max_bytes) {
-  const std::string function = "attentionWithoutWeights";
-  if (auto message = check_tensor(function, "x", x, {"B", "T", "C"}); !message.empty()) return message;
-  const double batch = x.shape[0], time = x.shape[1];
-  return check_memory(function, "B=" + std::to_string(x.shape[0]) + ", T=" + std::to_string(x.shape[1]),
-                      2.0 * batch * time * time + static_cast<double>(x.element_count()), max_bytes);
+  return check_sequence_step("attentionWithoutWeights", x, max_bytes);
 }
 
 std::string check_attention_dropout(const Tensor& weights, const DropoutOptions& options, std::size_t max_bytes) {
@@ -79,7 +79,8 @@ std::string check_attention_dropout(const Tensor& weights, const DropoutOptions&
     return function + ": weights has " + std::to_string(weights.element_count()) +
            " values; expected at most 2^32 (the dropout counter is 32 bits)";
   }
-  return check_memory(function, "weights of shape " + format_shape(weights.shape), 2.0 * weights.element_count(),
+  return check_memory(function, "weights of shape " + format_shape(weights.shape),
+                      estimate_floats(function, "teaching", {{"size", static_cast<double>(weights.element_count())}}),
                       max_bytes);
 }
 

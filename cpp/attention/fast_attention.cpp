@@ -16,19 +16,6 @@ bool fused_kernel_applies(const AttentionOptions& options) {
          !options.attn_mask.present() && !options.x_value.present();
 }
 
-std::string check_fused_kernel_memory(const std::string& function, int batch, int tq, int tk, int d_out, int heads,
-                                      double extra_floats, std::size_t max_bytes) {
-  constexpr double kGemmPanels = 256.0 * 2048 + 72.0 * 256;  // the packed GEMM's A and B panels
-  // Q and the context and output (B, Tq, d_out); K and V (B, Tk, d_out); one head's packed keys and
-  // values (Tk, d_head) each
-  const double floats = static_cast<double>(batch) * (3.0 * tq + 2.0 * tk) * d_out +
-                        2.0 * tk * d_out / heads + kGemmPanels + extra_floats;
-  const std::string sizes = "B=" + std::to_string(batch) +
-                            (tq == tk ? ", T=" + std::to_string(tq)
-                                      : ", Tq=" + std::to_string(tq) + ", Tk=" + std::to_string(tk));
-  return check_memory(function, sizes, floats, max_bytes);
-}
-
 namespace {
 
 const float* data_or_null(const Tensor& tensor) { return tensor.present() ? tensor.data.data() : nullptr; }

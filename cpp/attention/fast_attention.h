@@ -21,12 +21,6 @@ namespace ap {
 // takes neither; it skips the keys key_padding_mask marks). Otherwise the teaching code runs.
 bool fused_kernel_applies(const AttentionOptions& options);
 
-// The fused path holds Q, K, V, the context and the output (B·T·d_out each), one head's packed keys and values,
-// the GEMM's packed panels, plus `extra_floats` (stacked: its weights joined side by side); never a
-// (T, T) matrix. Rejects, as check_memory does, when that exceeds max_bytes.
-std::string check_fused_kernel_memory(const std::string& function, int batch, int tq, int tk, int d_out, int heads,
-                                      double extra_floats, std::size_t max_bytes);
-
 // The fused pipeline on checked arguments → {output (B, Tq, d_out)}, every other field absent.
 // x_query (B, Tq, d_q), x_context (B, Tk, d_kv) (the same tensor for self-attention); weights as split/cross.
 AttentionResult fused_kernel_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "attention/check_helpers.h"
+#include "attention/registry_rules.h"
 #include "test_support.h"
 
 namespace ap {
@@ -343,6 +344,22 @@ TEST(Errors, ShapesOnlyChecksReadNoDataButStillCheckShapesAndMemory) {
   }
   EXPECT_FALSE(checking_shapes_only());
   EXPECT_EQ(check_self_attention(x, w, {}, big), "selfAttention: x has 0 values for shape [1, 1000, 8]; expected 8000");
+}
+
+// The memory estimates are the registry's terms (web/src/core/registry.js `memory`, generated into
+// attention/registry.h), summed by registry_rules.h: the JS checks read the same terms.
+TEST(Errors, MemoryEstimatesAreTheRegistrysTerms) {
+  EXPECT_EQ(estimate_floats("softmax", "teaching", {{"size", 10}}), 20.0);
+  // a function without fused terms reads its teaching ones: x (B, T, C) and three (T, T) matrices
+  EXPECT_EQ(estimate_floats("causalAverageSoftmax", "fused", {{"B", 2}, {"T", 3}, {"C", 4}}), 24.0 + 27.0);
+  EXPECT_THROW(estimate_floats("softmax", "teaching", {}), std::logic_error);
+  // the fused kernel: Q, context, output (3·8·4), K, V (2·8·4), one head's packed keys and values (2·8·2) and
+  // the GEMM's panels (256·2048 + 72·256): 542912 floats, 2.2 MB; its message names B and T, not H
+  AttentionOptions fused;
+  fused.heads = 2;
+  fused.intermediates = false;
+  EXPECT_EQ(check_multihead_attention_split(random_tensor({1, 8, 4}, 1), square_weights(4, 4), fused, 1024),
+            "multiheadAttentionSplit: B=1, T=8 needs 2.2 MB for its results and workspace; the memory limit is 1 KiB");
 }
 
 }  // namespace

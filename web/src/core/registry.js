@@ -10,7 +10,9 @@
 //   name      the JS name; cpp: the C++ core's function and the binding's `<cpp>_js`
 //   args      [{name, kind, axes}] in call order. kind: 'sequence' (B, T, C) or unbatched (T, C);
 //             'tokens' Int32 (B, L) or (L); 'tensor' any float32 tensor as given; 'weights' an object of
-//             tensors with `keys` (those ending in Bias, and outWeight, optional)
+//             tensors with `keys` (those ending in Bias, and outWeight, optional) and `shapes`: each key's
+//             named axes ('heads[].query': every head's). Axes are checked in call order: a name takes its
+//             size where first seen and every later axis of that name must agree ("[d_in=3, d_out]")
 //   options   {name: option spec} or null (the function takes no options argument). A spec:
 //             {type: 'boolean'|'choice'|'number'|'integer'|'mask'|'tensor', default, expected (the words of a message),
 //              nullable (null is allowed: the default is computed, e.g. scale 1/√E); a 'mask' is null or
@@ -19,13 +21,14 @@
 //              API adds B = 1 to it for unbatched input,
 //              choices | min, max, minExclusive, maxExclusive, float32 (the core holds it as a float, so
 //              the value must survive float32 rounding), defaultFrom: 'heads' (H given by weights.heads)
-//              | 'planner' (planner.js decides)}
+//              | 'planner' (planner.js decides), divides: the axis it must divide (heads | d_out); a 'tensor'
+//              option's axes, its note in a shape message, and weights: the weights' shapes when it is given}
 //   results   {name: {batched}}: the results a call may return; batched ones lose B for unbatched input
 //   paths     the planner's paths that can run it: 'teaching', 'fused', 'workers', 'webgpu'
 //   gpu       how the webgpu backend runs it: 'kernels' (WGSL passes) or 'reference' (no matrix work)
 //   fixture   true when tests/fixtures/<name>.json holds PyTorch cases for it
 //   memory    floats held at once, per path, as a sum of terms [coefficient, ...size names] over the
-//             sizes its check returns (registry-checks.js estimateFloats)
+//             sizes its check returns (registry-checks.js estimateFloats; the C++ checks read the same terms)
 //
 // Adding a function: its math (C++ step, JS reference, optional GPU pass and fast kernel), one entry here,
 // a fixture case; docs/api.md lists exactly which files.
@@ -33,7 +36,7 @@
 const NORMALIZATION = { type: 'choice', choices: ['stable', 'naive', 'sum'], default: 'stable' };
 const DROPOUT = { type: 'number', min: 0, max: 1, maxExclusive: true, float32: true, default: 0, expected: 'a number in [0, 1)' };
 const SEED = { type: 'integer', min: 0, max: 2 ** 32, maxExclusive: true, default: 0, expected: 'an integer in [0, 2^32)' };
-const HEADS = { type: 'integer', min: 1, default: 1, expected: 'an integer ≥ 1' };
+const HEADS = { type: 'integer', min: 1, default: 1, divides: 'd_out', expected: 'an integer ≥ 1' };
 const INTERMEDIATES = { type: 'boolean', defaultFrom: 'planner' };
 
 const ATTENTION_OPTIONS = {
@@ -52,10 +55,19 @@ const MASK_OPTIONS = {
   keyPaddingMask: { type: 'mask', dtype: 'uint8', batchAxis: true, default: null, expected: 'null, or {data: Uint8Array (0/1, 1 = padding), shape (B, Tk)}' },
 };
 // crossAttention's values from their own input (seed 004's encodings_for_v), projected by weights.value (d_xv, d_out).
-const X_VALUE = { type: 'tensor', batchAxis: true, default: null, expected: 'null, or a tensor {data: Float32Array, shape (B, Tk, d_xv)}' };
+const X_VALUE = {
+  type: 'tensor', batchAxis: true, default: null, expected: 'null, or a tensor {data: Float32Array, shape (B, Tk, d_xv)}',
+  axes: ['B', 'Tk', 'd_xv'], note: 'the batch size and Tk of xContext', weights: { value: ['d_xv', 'd_out'] },
+};
 
 const PROJECTION_KEYS = ['query', 'key', 'value', 'queryBias', 'keyBias', 'valueBias'];
 const OUT_KEYS = ['outWeight', 'outBias'];
+// The weights' named axes: queries from d_q, keys and values from d_kv, all projected to d_out.
+const projectionShapes = (dQuery, dContext, dOut, prefix = '') => ({
+  [`${prefix}query`]: [dQuery, dOut], [`${prefix}key`]: [dContext, dOut], [`${prefix}value`]: [dContext, dOut],
+  [`${prefix}queryBias`]: [dOut], [`${prefix}keyBias`]: [dOut], [`${prefix}valueBias`]: [dOut],
+});
+const OUT_SHAPES = { outWeight: ['d_out', 'd_out'], outBias: ['d_out'] };
 const batched = (names) => Object.fromEntries(names.map((name) => [name, { batched: true }]));
 const ATTENTION_RESULTS = batched(['query', 'key', 'value', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'output']);
 const MULTIHEAD_RESULTS = batched(['query', 'key', 'value', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'context', 'output']);
@@ -77,14 +89,18 @@ const multiheadMemory = ({ teaching = [], fused = [] }) => ({
 // The trainable forwards' arguments and options, shared by each forward's entry and its backward's (plain
 // data still: the backward's are the forward's arguments with gradOutput after them, and the same options).
 const FORWARD_ARGS = {
-  selfAttention: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS }],
-  multiheadAttentionStacked: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS] }],
-  multiheadAttentionSplit: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] }],
-  multiheadAttentionFused: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] }, { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS] }],
+  selfAttention: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] },
+    { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS, shapes: projectionShapes('d_in', 'd_in', 'd_out') }],
+  multiheadAttentionStacked: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] },
+    { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS], shapes: { ...projectionShapes('d_in', 'd_in', 'd_head', 'heads[].'), ...OUT_SHAPES } }],
+  multiheadAttentionSplit: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] },
+    { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS], shapes: { ...projectionShapes('d_in', 'd_in', 'd_out'), ...OUT_SHAPES } }],
+  multiheadAttentionFused: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] },
+    { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS], shapes: { inProjection: ['d_in', '3·d_out'], inBias: ['3·d_out'], ...OUT_SHAPES } }],
   crossAttention: [
     { name: 'xQuery', kind: 'sequence', axes: ['B', 'Tq', 'd_q'] },
     { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'] },
-    { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS] },
+    { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS], shapes: { ...projectionShapes('d_q', 'd_kv', 'd_out'), ...OUT_SHAPES } },
   ],
 };
 const FORWARD_OPTIONS = {
@@ -95,11 +111,18 @@ const FORWARD_OPTIONS = {
   multiheadAttentionFused: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
   crossAttention: { ...ATTENTION_OPTIONS, heads: HEADS, intermediates: INTERMEDIATES },
 };
-// The backward holds the forward's stages (teaching) or O(T·d) rows (fused), plus gradients of its inputs' size.
+// The backward holds its inputs and weights (inputFloats) and their gradients, the projections Q (B, Tq, d_out),
+// K and V (B, Tk, d_out) and their gradients, then on the teaching path the recomputed (B, H, Tq, Tk) stages,
+// the context and output and their gradients and one slice's (Tq, Tk) work matrices; on the fused path the
+// context, output and their gradients, transposed copies for the GEMMs and the (B, H, Tq) log-sum-exp.
 const BACKWARD_MEMORY = {
-  teaching: [...MULTIHEAD_MEMORY.teaching, [2, ...STAGES], [1, 'xFloats'], [4, 'B', 'Tk', 'dOut']],
-  fused: [...MULTIHEAD_MEMORY.fused, [1, 'xFloats'], [4, 'B', 'Tk', 'dOut']],
+  teaching: [[2, 'inputFloats'], [4, 'B', 'Tq', 'dOut'], [8, 'B', 'Tk', 'dOut'], [1, ...STAGES], [6, 'B', 'Tq', 'dOut'], [4, 'Tq', 'Tk']],
+  fused: [[2, 'inputFloats'], [4, 'B', 'Tq', 'dOut'], [8, 'B', 'Tk', 'dOut'], [9, 'B', 'Tq', 'dOut'], [2, 'B', 'H', 'Tq']],
 };
+/** BACKWARD_MEMORY with a form's own extra terms on both paths. */
+const backwardMemory = (extra = []) => ({
+  teaching: [...BACKWARD_MEMORY.teaching, ...extra], fused: [...BACKWARD_MEMORY.fused, ...extra],
+});
 function backwardEntry(forward, cpp, paths, inputs, gradients) {
   const args = FORWARD_ARGS[forward];
   const sequence = args[0].axes;
@@ -109,7 +132,8 @@ function backwardEntry(forward, cpp, paths, inputs, gradients) {
     options: FORWARD_OPTIONS[forward],
     results: { ...batched(inputs), ...Object.fromEntries(gradients.map((name) => [name, { batched: false }])) },
     paths, gpu: 'reference', fixture: true, forward,
-    memory: BACKWARD_MEMORY,
+    // multiheadAttentionFused's: the (B, T, 3·d_out) projection and its gradient
+    memory: backwardMemory(forward === 'multiheadAttentionFused' ? [[12, 'B', 'Tq', 'dOut']] : []),
   };
 }
 
