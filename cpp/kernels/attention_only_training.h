@@ -8,8 +8,8 @@
 //                 h ← h + c·W_outᵀ + b_out
 //   logits = (LN_final(h) or h)·W_unembedᵀ + b_unembed;  loss = mean cross-entropy over targets ≠ −100
 //
-// The backward runs the same products on the packed GEMM (gemm.h: dX = dY·W, dW = dYᵀ·X with dY transposed
-// first) and the attention's on the fused FlashAttention-2 backward (attention_heads_backward.h), which
+// The backward runs the same products on the packed GEMM (gemm.h: dX = dY·W, dW = dYᵀ·X with dYᵀ read
+// by the GEMM's packing) and the attention's on the fused FlashAttention-2 backward (attention_heads_backward.h), which
 // recomputes P from the saved log-sum-exp: no (T, T) tensor is kept. The parameters are one float array in
 // state_dict order and layouts (nn.Linear weights (out, in)); the gradients, exp_avg and exp_avg_sq use the
 // same offsets. AdamW and clip_grad_norm_ round to float32 exactly where web/src/train/adamw.js does
@@ -86,7 +86,7 @@ class AttentionOnlyTraining {
   std::vector<std::vector<float>> hidden_, normed_, xhat_, rstd_, qkv_, context_, row_max_, log_sum_;
   std::vector<float> final_normed_, final_xhat_, final_rstd_, logits_;
   // Backward scratch.
-  std::vector<float> grad_hidden_, grad_a_, grad_context_, grad_qkv_, grad_qkv_weight_, grad_qkv_bias_, transposed_;
+  std::vector<float> grad_hidden_, grad_a_, grad_context_, grad_qkv_, grad_qkv_weight_, grad_qkv_bias_;
 };
 
 }  // namespace ap::kernels
