@@ -345,6 +345,33 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
   return result;
 }
 
+void AttentionOnlyTraining::attention_weights(int layer, float* out) const {
+  const int d = config_.d_model, H = config_.heads, d_head = d / H, t = t_;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
+  const float* qkv = qkv_[layer].data();
+  for (int b = 0; b < batch_; ++b) {
+    for (int h = 0; h < H; ++h) {
+      for (int i = 0; i < t; ++i) {
+        // P_ij = exp(c·(q_i·k_j − row_max_i) − log_sum_i), as the backward recomputes it (attention_heads_backward.h)
+        const std::size_t at = (static_cast<std::size_t>(b) * H + h) * t + i;
+        const float row_max = row_max_[layer][at], log_sum = log_sum_[layer][at];
+        const float* q = qkv + static_cast<std::size_t>(b * t + i) * 3 * d + h * d_head;
+        float* row = out + at * t;
+        for (int j = 0; j < t; ++j) {
+          if (j > i) {
+            row[j] = 0.0f;
+            continue;
+          }
+          const float* k = qkv + static_cast<std::size_t>(b * t + j) * 3 * d + d + h * d_head;
+          float score = 0.0f;
+          for (int p = 0; p < d_head; ++p) score += q[p] * k[p];
+          row[j] = std::exp(scale * (score - row_max) - log_sum);
+        }
+      }
+    }
+  }
+}
+
 double AttentionOnlyTraining::clip_gradients(double max_norm) {
   // As adamw.js's clipGradNorm: each parameter's norm rounded to float32, their squares summed in float64.
   double total = 0;

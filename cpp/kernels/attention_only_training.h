@@ -56,6 +56,12 @@ class AttentionOnlyTraining {
   // the gradients overwritten. Expects 1 ≤ t ≤ context_length.
   TrainingLoss run(const int* inputs, const int* targets, int batch, int t, bool gradients);
 
+  // After run() (with or without gradients: the forward's activations are kept): the logits (batch·t, vocab) of
+  // a run without gradients, and block `layer`'s attention weights (batch, heads, t, t) written into `out`, P
+  // recomputed from the saved q, k and lse statistics (0 above the causal diagonal).
+  const float* logits() const { return logits_.data(); }
+  void attention_weights(int layer, float* out) const;
+
   // clip_grad_norm_: the global norm of the per-parameter norms, before clipping; max_norm ≤ 0 clips nothing.
   double clip_gradients(double max_norm);
 
