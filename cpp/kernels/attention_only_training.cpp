@@ -351,22 +351,17 @@ void AttentionOnlyTraining::attention_weights(int layer, float* out) const {
   const float* qkv = qkv_[layer].data();
   for (int b = 0; b < batch_; ++b) {
     for (int h = 0; h < H; ++h) {
+      // S = Q·Kᵀ of the head (one GEMM, into its (t, t) block of out), then in place
+      // P_ij = exp(c·(s_ij − row_max_i) − log_sum_i) as the backward recomputes it (attention_heads_backward.h)
+      const std::size_t head = static_cast<std::size_t>(b) * H + h;
+      float* block = out + head * t * t;
+      const float* q = qkv + static_cast<std::size_t>(b) * t * 3 * d + h * d_head;
+      matmul(q, q + d, block, {t, d_head, t, 3 * d, 3 * d, t, true});
       for (int i = 0; i < t; ++i) {
-        // P_ij = exp(c·(q_i·k_j − row_max_i) − log_sum_i), as the backward recomputes it (attention_heads_backward.h)
-        const std::size_t at = (static_cast<std::size_t>(b) * H + h) * t + i;
-        const float row_max = row_max_[layer][at], log_sum = log_sum_[layer][at];
-        const float* q = qkv + static_cast<std::size_t>(b * t + i) * 3 * d + h * d_head;
-        float* row = out + at * t;
-        for (int j = 0; j < t; ++j) {
-          if (j > i) {
-            row[j] = 0.0f;
-            continue;
-          }
-          const float* k = qkv + static_cast<std::size_t>(b * t + j) * 3 * d + d + h * d_head;
-          float score = 0.0f;
-          for (int p = 0; p < d_head; ++p) score += q[p] * k[p];
-          row[j] = std::exp(scale * (score - row_max) - log_sum);
-        }
+        const float row_max = row_max_[layer][head * t + i], log_sum = log_sum_[layer][head * t + i];
+        float* row = block + static_cast<std::size_t>(i) * t;
+        for (int j = 0; j <= i; ++j) row[j] = std::exp(scale * (row[j] - row_max) - log_sum);
+        std::fill(row + i + 1, row + t, 0.0f);
       }
     }
   }
