@@ -6,6 +6,11 @@
 //                                                             order; a view dies when the memory grows, so
 //                                                             JS takes a fresh one for every copy
 //   .run(inputs, targets, batch, t, gradients)               {loss, correct, count} or an Error (memory)
+//   .forward(inputs, batch, t, fn)                           the forward alone, every target ignored (fn names
+//                                                            the caller in the memory Error); then
+//   .logits()                                                a view of its logits (batch·t, vocab), and
+//   .attention(layer)                                        a view of block `layer`'s weights (batch, heads, t, t),
+//                                                            both valid until the next call
 //   .clipGradients(maxNorm)                                  the norm before clipping; maxNorm ≤ 0: no clipping
 //   .adamwStep(step, lr, beta1, beta2, eps, weightDecay)
 //   .delete()                                                frees it (embind)
@@ -28,7 +33,7 @@ using emscripten::val;
 class TrainingModel {
  public:
   TrainingModel(int vocab_size, int context_length, int d_model, int heads, int layers, bool layer_norm)
-      : model_({vocab_size, context_length, d_model, heads, layers, layer_norm}) {}
+      : config_{vocab_size, context_length, d_model, heads, layers, layer_norm}, model_(config_) {}
 
   val parameters() { return view(model_.parameters()); }
   val gradients() { return view(model_.gradients()); }
@@ -36,21 +41,30 @@ class TrainingModel {
   val exp_avg_sq() { return view(model_.exp_avg_sq()); }
 
   val run(val inputs, val targets, int batch, int t, bool gradients) {
-    const std::size_t growth = model_.scratch_growth(batch, t) * sizeof(float);
-    if (growth > bytes_available()) {
-      return val::global("Error").new_(std::string("trainer.step: a batch of shape [") + std::to_string(batch) + ", " +
-                                       std::to_string(t) + "] needs " + std::to_string(growth >> 20) +
-                                       " MiB of activations; the WASM memory has " +
-                                       std::to_string(bytes_available() >> 20) + " MiB left");
-    }
-    tokens_ = emscripten::convertJSArrayToNumberVector<int>(inputs);
     labels_ = emscripten::convertJSArrayToNumberVector<int>(targets);
-    const kernels::TrainingLoss loss = model_.run(tokens_.data(), labels_.data(), batch, t, gradients);
-    val result = val::object();
-    result.set("loss", loss.loss);
-    result.set("correct", loss.correct);
-    result.set("count", loss.count);
-    return result;
+    return execute("trainer.step", inputs, batch, t, gradients);
+  }
+
+  val forward(val inputs, int batch, int t, const std::string& function) {
+    labels_.assign(static_cast<std::size_t>(batch) * t, -100);
+    return execute(function, inputs, batch, t, false);
+  }
+
+  val logits() {
+    return val(emscripten::typed_memory_view(static_cast<std::size_t>(batch_) * t_ * config_.vocab_size, model_.logits()));
+  }
+
+  val attention(int layer) {
+    const std::size_t size = static_cast<std::size_t>(batch_) * config_.heads * t_ * t_;
+    if (size > weights_.size() && (size - weights_.size()) * sizeof(float) > bytes_available()) {
+      return val::global("Error").new_(std::string("trainer.attention: the weights of shape [") + std::to_string(batch_) +
+                                       ", " + std::to_string(config_.heads) + ", " + std::to_string(t_) + ", " +
+                                       std::to_string(t_) + "] need " + std::to_string(size * sizeof(float) >> 20) +
+                                       " MiB; the WASM memory has " + std::to_string(bytes_available() >> 20) + " MiB left");
+    }
+    weights_.resize(size);
+    model_.attention_weights(layer, weights_.data());
+    return val(emscripten::typed_memory_view(weights_.size(), weights_.data()));
   }
 
   double clip_gradients(double max_norm) { return model_.clip_gradients(max_norm); }
@@ -60,10 +74,33 @@ class TrainingModel {
   }
 
  private:
+  // run's and forward's work, labels_ holding the targets; `function` names the caller in the memory Error
+  val execute(const std::string& function, val inputs, int batch, int t, bool gradients) {
+    const std::size_t growth = model_.scratch_growth(batch, t) * sizeof(float);
+    if (growth > bytes_available()) {
+      return val::global("Error").new_(function + ": a batch of shape [" + std::to_string(batch) + ", " +
+                                       std::to_string(t) + "] needs " + std::to_string(growth >> 20) +
+                                       " MiB of activations; the WASM memory has " +
+                                       std::to_string(bytes_available() >> 20) + " MiB left");
+    }
+    tokens_ = emscripten::convertJSArrayToNumberVector<int>(inputs);
+    const kernels::TrainingLoss loss = model_.run(tokens_.data(), labels_.data(), batch, t, gradients);
+    batch_ = batch;
+    t_ = t;
+    val result = val::object();
+    result.set("loss", loss.loss);
+    result.set("correct", loss.correct);
+    result.set("count", loss.count);
+    return result;
+  }
+
   val view(float* data) { return val(emscripten::typed_memory_view(model_.parameter_count(), data)); }
 
+  kernels::AttentionOnlyConfig config_;
   kernels::AttentionOnlyTraining model_;
   std::vector<int> tokens_, labels_;
+  std::vector<float> weights_;  // attention(layer)'s
+  int batch_ = 0, t_ = 0;       // the last run's
 };
 
 }  // namespace
@@ -76,6 +113,9 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("expAvg", &TrainingModel::exp_avg)
       .function("expAvgSq", &TrainingModel::exp_avg_sq)
       .function("run", &TrainingModel::run)
+      .function("forward", &TrainingModel::forward)
+      .function("logits", &TrainingModel::logits)
+      .function("attention", &TrainingModel::attention)
       .function("clipGradients", &TrainingModel::clip_gradients)
       .function("adamwStep", &TrainingModel::adamw_step);
 }

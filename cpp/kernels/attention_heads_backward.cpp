@@ -16,8 +16,12 @@ namespace {
 
 using namespace simd;
 
-constexpr int kKeyTile = 32;    // keys per tile: their dK and dV (2·32·d_head floats) stay in cache
-constexpr int kQueryTile = 32;  // queries per tile of the GEMM variant: S, P, dP, dS are (32, 32)
+constexpr int kKeyTile = 32;  // keys per tile of the row-by-row variant: their dK and dV (2·32·d_head floats) stay in cache
+// The GEMM variant: a strip of up to 128 query rows × 64 keys per product, so a head of T = 128 takes two key
+// tiles of five GEMM calls each (32×32 tiles took ten tile pairs of five, plus two transposes and three sums
+// each: the calls' packing and edges cost more than their arithmetic at d_head = 32). S, P, dP, dS: 2·32 KiB.
+constexpr int kFusedKeyTile = 64;
+constexpr int kFusedQueryBlock = 128;
 
 // Σ_p a[p]·b[p], four lanes at a time, then the leftover elements.
 float dot(const float* a, const float* b, int n) {
@@ -165,20 +169,9 @@ void attention_heads_backward_rowwise(const AttentionHeadsBackward& g) {
 void attention_heads_backward_fused(const AttentionHeadsBackward& g) {
   const AttentionHeads& s = g.forward;
   const int d = s.d_head;
-  const std::size_t tile = static_cast<std::size_t>(kQueryTile) * kKeyTile;
+  const std::size_t strip = static_cast<std::size_t>(kFusedQueryBlock) * kFusedKeyTile;
   std::vector<float> row_dots(static_cast<std::size_t>(s.tq));
-  std::vector<float> weights(tile), grad_scores(tile), transposed(tile);  // P, dP then dS, and a transpose
-  std::vector<float> grad_key(static_cast<std::size_t>(kKeyTile) * d), grad_value(grad_key.size());
-  std::vector<float> product(static_cast<std::size_t>(std::max(kKeyTile, kQueryTile)) * d);
-  // c (rows, d) += product (rows, d): GEMM overwrites, the tiles accumulate
-  const auto add_product = [&](float* c, int ldc, int rows) {
-    for (int r = 0; r < rows; ++r) add_scaled(c + static_cast<std::size_t>(r) * ldc, 1.0f, product.data() + static_cast<std::size_t>(r) * d, d);
-  };
-  // (rows, cols) → (cols, rows), dense
-  const auto transpose = [&](const float* a, int rows, int cols) {
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) transposed[static_cast<std::size_t>(c) * rows + r] = a[static_cast<std::size_t>(r) * cols + c];
-  };
+  std::vector<float> weights(strip), grad_scores(strip);  // S then P, dP then dS: (query rows, keys of the tile)
   for (int b = 0; b < s.batch; ++b) {
     for (int h = 0; h < s.heads; ++h) {
       const int column = h * d;
@@ -187,28 +180,38 @@ void attention_heads_backward_fused(const AttentionHeadsBackward& g) {
       const float* value = row_of(s.value, s.value_stride, b, s.tk, 0, column);
       const float* grad_context = row_of(g.grad_context, g.grad_context_stride, b, s.tq, 0, column);
       float* grad_query = row_of(g.grad_query, g.grad_query_stride, b, s.tq, 0, column);
+      float* grad_key = row_of(g.grad_key, g.grad_key_stride, b, s.tk, 0, column);
+      float* grad_value = row_of(g.grad_value, g.grad_value_stride, b, s.tk, 0, column);
       // 1. D_i = dO_i·O_i for every query row; dQ starts at zero
       for (int i = 0; i < s.tq; ++i) {
         row_dots[i] = dot(grad_context + static_cast<std::size_t>(i) * g.grad_context_stride,
                           row_of(s.context, s.context_stride, b, s.tq, i, column), d);
         std::fill_n(grad_query + static_cast<std::size_t>(i) * g.grad_query_stride, d, 0.0f);
       }
-      // 2. key tiles outside, query tiles inside
-      for (int j0 = 0; j0 < s.tk; j0 += kKeyTile) {
-        const int cols = std::min(kKeyTile, s.tk - j0);
+      // 2. key tiles outside, blocks of the query rows that see them inside
+      for (int j0 = 0; j0 < s.tk; j0 += kFusedKeyTile) {
+        const int cols = std::min(kFusedKeyTile, s.tk - j0);
         const float* key_tile = key + static_cast<std::size_t>(j0) * s.key_stride;
         const float* value_tile = value + static_cast<std::size_t>(j0) * s.value_stride;
-        std::fill(grad_key.begin(), grad_key.end(), 0.0f);
-        std::fill(grad_value.begin(), grad_value.end(), 0.0f);
-        // causal: a query tile ending before key j0 sees none of the tile and is skipped
-        for (int i0 = s.causal ? j0 / kQueryTile * kQueryTile : 0; i0 < s.tq; i0 += kQueryTile) {
-          const int rows = std::min(kQueryTile, s.tq - i0);
-          const float* query_tile = query + static_cast<std::size_t>(i0) * s.query_stride;
-          const float* grad_context_tile = grad_context + static_cast<std::size_t>(i0) * g.grad_context_stride;
+        float* grad_key_tile = grad_key + static_cast<std::size_t>(j0) * g.grad_key_stride;
+        float* grad_value_tile = grad_value + static_cast<std::size_t>(j0) * g.grad_value_stride;
+        // causal: queries before key j0 see none of the tile; when no query sees it, its dK and dV are zero
+        const int first_query = s.causal ? std::min(j0, s.tq) : 0;
+        if (first_query == s.tq) {
+          for (int j = 0; j < cols; ++j) {
+            std::fill_n(grad_key_tile + static_cast<std::size_t>(j) * g.grad_key_stride, d, 0.0f);
+            std::fill_n(grad_value_tile + static_cast<std::size_t>(j) * g.grad_value_stride, d, 0.0f);
+          }
+        }
+        for (int i0 = first_query; i0 < s.tq; i0 += kFusedQueryBlock) {
+          const int rows = std::min(kFusedQueryBlock, s.tq - i0);
+          const bool add = i0 > first_query;  // the first block writes the tile's dK and dV, the others add
+          const float* query_block = query + static_cast<std::size_t>(i0) * s.query_stride;
+          const float* grad_context_block = grad_context + static_cast<std::size_t>(i0) * g.grad_context_stride;
           // 3. S = Q_i·K_jᵀ (rows, cols), raw; P on the visible keys (step 5), 0 on the masked ones
-          matmul(query_tile, key_tile, weights.data(), {rows, d, cols, s.query_stride, s.key_stride, cols, true});
+          matmul(query_block, key_tile, weights.data(), {rows, d, cols, s.query_stride, s.key_stride, cols, true});
           // 4. dP = dO_i·V_jᵀ (rows, cols)
-          matmul(grad_context_tile, value_tile, grad_scores.data(), {rows, d, cols, g.grad_context_stride, s.value_stride, cols, true});
+          matmul(grad_context_block, value_tile, grad_scores.data(), {rows, d, cols, g.grad_context_stride, s.value_stride, cols, true});
           for (int r = 0; r < rows; ++r) {
             const int i = i0 + r;
             const RowStatistics row = statistics_of(g, b, h, i);
@@ -230,22 +233,18 @@ void attention_heads_backward_fused(const AttentionHeadsBackward& g) {
             std::fill(p + visible, p + cols, 0.0f);
             std::fill(ds + visible, ds + cols, 0.0f);
           }
-          // 6. dV_j += Pᵀ·dO_i;  dK_j += dSᵀ·Q_i;  dQ_i += dS·K_j  (c already in dS)
-          transpose(weights.data(), rows, cols);
-          matmul(transposed.data(), grad_context_tile, product.data(), {cols, rows, d, rows, g.grad_context_stride, d, false});
-          add_product(grad_value.data(), d, cols);
-          transpose(grad_scores.data(), rows, cols);
-          matmul(transposed.data(), query_tile, product.data(), {cols, rows, d, rows, s.query_stride, d, false});
-          add_product(grad_key.data(), d, cols);
-          matmul(grad_scores.data(), key_tile, product.data(), {rows, cols, d, cols, s.key_stride, d, false});
-          add_product(grad_query + static_cast<std::size_t>(i0) * g.grad_query_stride, g.grad_query_stride, rows);
-        }
-        // 7. the tile's dK and dV are complete
-        for (int j = j0; j < j0 + cols; ++j) {
-          std::copy_n(grad_key.data() + static_cast<std::size_t>(j - j0) * d, d,
-                      row_of(g.grad_key, g.grad_key_stride, b, s.tk, j, column));
-          std::copy_n(grad_value.data() + static_cast<std::size_t>(j - j0) * d, d,
-                      row_of(g.grad_value, g.grad_value_stride, b, s.tk, j, column));
+          // 6. dV_j (=|+=) Pᵀ·dO_i;  dK_j (=|+=) dSᵀ·Q_i;  dQ_i += dS·K_j  (c already in dS). Pᵀ and dSᵀ are
+          //    read transposed by the GEMM's packing, and every product lands in its output rows directly.
+          MatmulShape transposed{cols, rows, d, cols, g.grad_context_stride, g.grad_value_stride, false};
+          transposed.transpose_a = true;
+          transposed.accumulate = add;
+          matmul(weights.data(), grad_context_block, grad_value_tile, transposed);
+          transposed.ldb = s.query_stride;
+          transposed.ldc = g.grad_key_stride;
+          matmul(grad_scores.data(), query_block, grad_key_tile, transposed);
+          MatmulShape into_query{rows, cols, d, cols, s.key_stride, g.grad_query_stride, false};
+          into_query.accumulate = true;
+          matmul(grad_scores.data(), key_tile, grad_query + static_cast<std::size_t>(i0) * g.grad_query_stride, into_query);
         }
       }
     }

@@ -16,23 +16,6 @@ namespace {
 
 constexpr float kLayerNormEps = 1e-5f;  // torch.nn.LayerNorm's default
 
-// dst (cols, rows) = src (rows, cols)ᵀ: the GEMM multiplies A·B and A·Bᵀ, and a weight gradient is dYᵀ·X.
-// In 16×16 blocks: row by row, the writes would stride by `rows` floats, a power of two here (B·T), and every
-// one of them would land in the same few cache sets (the transposes cost more than their GEMMs at the tiny size).
-void transpose_into(const float* src, int rows, int cols, float* dst) {
-  constexpr int kBlock = 16;
-  for (int i0 = 0; i0 < rows; i0 += kBlock) {
-    const int i1 = std::min(rows, i0 + kBlock);
-    for (int j0 = 0; j0 < cols; j0 += kBlock) {
-      const int j1 = std::min(cols, j0 + kBlock);
-      for (int j = j0; j < j1; ++j) {
-        float* out = dst + static_cast<std::size_t>(j) * rows;
-        for (int i = i0; i < i1; ++i) out[i] = src[static_cast<std::size_t>(i) * cols + j];
-      }
-    }
-  }
-}
-
 // y (rows, out) = x (rows, in)·Wᵀ + b with W stored (out, in) as nn.Linear.weight.
 void linear_forward(const float* x, const float* weight, const float* bias, int rows, int in, int out, float* y) {
   matmul(x, weight, y, {rows, in, out, in, in, out, true});
@@ -43,16 +26,16 @@ void linear_forward(const float* x, const float* weight, const float* bias, int 
 }
 
 // The weight and bias gradients of linear_forward given dY (rows, out): gW (out, in) = dYᵀ·x, gb = Σ_rows dY.
-// `scratch` holds dYᵀ (out·rows floats).
+// dYᵀ is read by the GEMM's packing (transpose_a), not copied; gb sums each column row by row (the same order).
 void linear_weight_gradients(const float* x, const float* grad_y, int rows, int in, int out, float* grad_weight,
-                             float* grad_bias, float* scratch) {
-  transpose_into(grad_y, rows, out, scratch);
-  matmul(scratch, x, grad_weight, {out, rows, in, rows, in, in, false});
-  for (int j = 0; j < out; ++j) {
-    const float* column = scratch + static_cast<std::size_t>(j) * rows;
-    float sum = 0;
-    for (int i = 0; i < rows; ++i) sum += column[i];
-    grad_bias[j] = sum;
+                             float* grad_bias) {
+  MatmulShape shape{out, rows, in, out, in, in, false};
+  shape.transpose_a = true;
+  matmul(grad_y, x, grad_weight, shape);
+  std::fill_n(grad_bias, out, 0.0f);
+  for (int i = 0; i < rows; ++i) {
+    const float* row = grad_y + static_cast<std::size_t>(i) * out;
+    for (int j = 0; j < out; ++j) grad_bias[j] += row[j];
   }
 }
 
@@ -154,7 +137,7 @@ std::size_t activation_floats(const AttentionOnlyConfig& c, int batch, int rows)
   if (c.layer_norm) per_layer += 2 * n * d + n;            // normed, x̂, 1/σ
   std::size_t total = (L + 1) * n * d + L * per_layer;     // hidden
   total += (c.layer_norm ? 2 * n * d + n : 0) + n * V;     // final LayerNorm, logits
-  total += 6 * n * d + std::max(3 * d, V) * n;             // backward scratch
+  total += 6 * n * d;                                      // backward scratch
   return total;
 }
 
@@ -190,7 +173,6 @@ void AttentionOnlyTraining::reserve(int batch, int t) {
   logits_.assign(n * V, 0.0f);
   for (auto* v : {&grad_hidden_, &grad_a_, &grad_context_}) v->assign(n * d, 0.0f);
   grad_qkv_.assign(3 * n * d, 0.0f);
-  transposed_.assign(std::max(3 * d, V) * n, 0.0f);
 }
 
 TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, int batch, int t, bool want_gradients) {
@@ -297,10 +279,9 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
   // Backward, in reverse.
   float* G = gradients_.data();
   std::fill(gradients_.begin(), gradients_.end(), 0.0f);
-  float* scratch = transposed_.data();
   float* dh = grad_hidden_.data();
   // unembed: dW = dLogitsᵀ·h_f, db = Σ dLogits, dh_f = dLogits·W (W (V, d) is B as stored)
-  linear_weight_gradients(final_hidden, logits, N, d, V, G + unembed_weight_, G + unembed_bias_, scratch);
+  linear_weight_gradients(final_hidden, logits, N, d, V, G + unembed_weight_, G + unembed_bias_);
   if (config_.layer_norm) {
     float* dhf = grad_a_.data();
     matmul(logits, P + unembed_weight_, dhf, {N, V, d, V, d, d, false});
@@ -317,7 +298,7 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
   for (int l = L - 1; l >= 0; --l) {
     const Layer& w = layers_[l];
     // out_proj (the residual passes dh through unchanged): dW_out = dhᵀ·c, dc = dh·W_out
-    linear_weight_gradients(context_[l].data(), dh, N, d, d, G + w.out_weight, G + w.out_bias, scratch);
+    linear_weight_gradients(context_[l].data(), dh, N, d, d, G + w.out_weight, G + w.out_bias);
     matmul(dh, P + w.out_weight, dcontext, {N, d, d, d, d, d, false});
     // attention: dQ, dK, dV with P recomputed from the lse
     AttentionHeadsBackward backward;
@@ -336,7 +317,7 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
     // the projections, packed as the forward's: d[W_q; W_k; W_v] = d[q k v]ᵀ·a, db = Σ d[q k v], then each block
     // into its parameter's gradient; da = d[q k v]·[W_q; W_k; W_v]
     const float* a = config_.layer_norm ? normed_[l].data() : hidden_[l].data();
-    linear_weight_gradients(a, dqkv, N, d, 3 * d, grad_qkv_weight_.data(), grad_qkv_bias_.data(), scratch);
+    linear_weight_gradients(a, dqkv, N, d, 3 * d, grad_qkv_weight_.data(), grad_qkv_bias_.data());
     std::copy_n(grad_qkv_weight_.data(), dd, G + w.q_weight);
     std::copy_n(grad_qkv_weight_.data() + dd, dd, G + w.k_weight);
     std::copy_n(grad_qkv_weight_.data() + 2 * dd, dd, G + w.v_weight);
@@ -362,6 +343,28 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
     }
   }
   return result;
+}
+
+void AttentionOnlyTraining::attention_weights(int layer, float* out) const {
+  const int d = config_.d_model, H = config_.heads, d_head = d / H, t = t_;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
+  const float* qkv = qkv_[layer].data();
+  for (int b = 0; b < batch_; ++b) {
+    for (int h = 0; h < H; ++h) {
+      // S = Q·Kᵀ of the head (one GEMM, into its (t, t) block of out), then in place
+      // P_ij = exp(c·(s_ij − row_max_i) − log_sum_i) as the backward recomputes it (attention_heads_backward.h)
+      const std::size_t head = static_cast<std::size_t>(b) * H + h;
+      float* block = out + head * t * t;
+      const float* q = qkv + static_cast<std::size_t>(b) * t * 3 * d + h * d_head;
+      matmul(q, q + d, block, {t, d_head, t, 3 * d, 3 * d, t, true});
+      for (int i = 0; i < t; ++i) {
+        const float row_max = row_max_[layer][head * t + i], log_sum = log_sum_[layer][head * t + i];
+        float* row = block + static_cast<std::size_t>(i) * t;
+        for (int j = 0; j <= i; ++j) row[j] = std::exp(scale * (row[j] - row_max) - log_sum);
+        std::fill(row + i + 1, row + t, 0.0f);
+      }
+    }
+  }
 }
 
 double AttentionOnlyTraining::clip_gradients(double max_norm) {

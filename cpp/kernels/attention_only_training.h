@@ -8,8 +8,8 @@
 //                 h ← h + c·W_outᵀ + b_out
 //   logits = (LN_final(h) or h)·W_unembedᵀ + b_unembed;  loss = mean cross-entropy over targets ≠ −100
 //
-// The backward runs the same products on the packed GEMM (gemm.h: dX = dY·W, dW = dYᵀ·X with dY transposed
-// first) and the attention's on the fused FlashAttention-2 backward (attention_heads_backward.h), which
+// The backward runs the same products on the packed GEMM (gemm.h: dX = dY·W, dW = dYᵀ·X with dYᵀ read
+// by the GEMM's packing) and the attention's on the fused FlashAttention-2 backward (attention_heads_backward.h), which
 // recomputes P from the saved log-sum-exp: no (T, T) tensor is kept. The parameters are one float array in
 // state_dict order and layouts (nn.Linear weights (out, in)); the gradients, exp_avg and exp_avg_sq use the
 // same offsets. AdamW and clip_grad_norm_ round to float32 exactly where web/src/train/adamw.js does
@@ -56,6 +56,12 @@ class AttentionOnlyTraining {
   // the gradients overwritten. Expects 1 ≤ t ≤ context_length.
   TrainingLoss run(const int* inputs, const int* targets, int batch, int t, bool gradients);
 
+  // After run() (with or without gradients: the forward's activations are kept): the logits (batch·t, vocab) of
+  // a run without gradients, and block `layer`'s attention weights (batch, heads, t, t) written into `out`, P
+  // recomputed from the saved q, k and lse statistics (0 above the causal diagonal).
+  const float* logits() const { return logits_.data(); }
+  void attention_weights(int layer, float* out) const;
+
   // clip_grad_norm_: the global norm of the per-parameter norms, before clipping; max_norm ≤ 0 clips nothing.
   double clip_gradients(double max_norm);
 
@@ -86,7 +92,7 @@ class AttentionOnlyTraining {
   std::vector<std::vector<float>> hidden_, normed_, xhat_, rstd_, qkv_, context_, row_max_, log_sum_;
   std::vector<float> final_normed_, final_xhat_, final_rstd_, logits_;
   // Backward scratch.
-  std::vector<float> grad_hidden_, grad_a_, grad_context_, grad_qkv_, grad_qkv_weight_, grad_qkv_bias_, transposed_;
+  std::vector<float> grad_hidden_, grad_a_, grad_context_, grad_qkv_, grad_qkv_weight_, grad_qkv_bias_;
 };
 
 }  // namespace ap::kernels

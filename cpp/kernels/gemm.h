@@ -1,8 +1,11 @@
-// Matrix multiplication for the fast path: C = A·B or C = A·Bᵀ, float32, row-major.
+// Matrix multiplication for the fast path: C = op(A)·op(B), op = identity or transpose, float32, row-major.
 //
-//   a: (m, k)            row stride lda (≥ k)
+//   a: (m, k)            row stride lda (≥ k)    — or, with transpose_a, (k, m) with lda ≥ m
 //   b: (k, n)            row stride ldb (≥ n)    — or, with transpose_b, (n, k) with ldb ≥ k
-//   c: (m, n)            row stride ldc (≥ n), overwritten
+//   c: (m, n)            row stride ldc (≥ n), overwritten — or, with accumulate, added to (C += op(A)·op(B))
+//
+// transpose_a serves the products a backward needs, dW = dYᵀ·X and dV = Pᵀ·dO, without an explicit
+// transpose: the packed variants read Aᵀ's panels as contiguous runs of A's rows.
 //
 // The reference (variant 1) is the obvious triple loop; it is what the others are checked against
 // and what they fall back to. Callers normally use `matmul`, which runs the best variant.
@@ -19,6 +22,8 @@ struct MatmulShape {
   int m = 0, k = 0, n = 0;
   int lda = 0, ldb = 0, ldc = 0;
   bool transpose_b = false;
+  bool transpose_a = false;
+  bool accumulate = false;
 
   // Dense shape: strides equal to the row lengths.
   static MatmulShape dense(int m, int k, int n, bool transpose_b = false) {
@@ -58,7 +63,7 @@ const std::vector<MatmulVariant>& matmul_variants();
 // The variant `matmul` runs: 7 once the relaxed-SIMD tiles are installed, else 3.
 int default_matmul_variant();
 
-// C = A·B (or A·Bᵀ) with the default variant.
+// C (=|+=) op(A)·op(B) with the default variant.
 void matmul(const float* a, const float* b, float* c, const MatmulShape& shape);
 
 // Runs variant `number`; returns an empty string, or a message when no such variant exists.

@@ -28,10 +28,19 @@ constexpr int kRowBlock = 72;
 constexpr int kColBlock = 2048;
 
 // A's block rows [row0, row0+rows) × depth [p0, p0+depth) → panels of kRows rows, zero-padded.
+// With transpose_a, row i of op(A) is column i of the stored A: each p of a panel is a run of A's row p.
 template <int kRows>
-void pack_a(const float* a, int lda, int row0, int rows, int p0, int depth, float* packed) {
+void pack_a(const float* a, const MatmulShape& s, int row0, int rows, int p0, int depth, float* packed) {
+  const int lda = s.lda;
   for (int i0 = 0; i0 < rows; i0 += kRows) {
     const int valid = std::min(kRows, rows - i0);
+    if (s.transpose_a) {
+      for (int p = 0; p < depth; ++p) {
+        const float* run = a + static_cast<size_t>(p0 + p) * lda + row0 + i0;
+        for (int r = 0; r < kRows; ++r) *packed++ = r < valid ? run[r] : 0.0f;
+      }
+      continue;
+    }
     for (int p = 0; p < depth; ++p) {
       for (int r = 0; r < kRows; ++r) {
         *packed++ = r < valid ? a[static_cast<size_t>(row0 + i0 + r) * lda + p0 + p] : 0.0f;
@@ -70,6 +79,7 @@ void pack_b(const float* b, const MatmulShape& s, int p0, int depth, int col0, i
 template <int kRows, typename Tile>
 void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& s, Tile tile) {
   if (s.k == 0) {
+    if (s.accumulate) return;  // C += an empty sum
     for (int i = 0; i < s.m; ++i) std::fill(c + static_cast<size_t>(i) * s.ldc, c + static_cast<size_t>(i) * s.ldc + s.n, 0.0f);
     return;
   }
@@ -84,11 +94,11 @@ void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& 
     const int cols = std::min(col_block, s.n - col0);
     for (int p0 = 0; p0 < s.k; p0 += depth_block) {
       const int depth = std::min(depth_block, s.k - p0);
-      const bool accumulate = p0 > 0;  // the first depth block writes C, the others add to it
+      const bool accumulate = s.accumulate || p0 > 0;  // the first depth block writes C (unless asked to add), the others add
       pack_b(b, s, p0, depth, col0, cols, packed_b.data());
       for (int row0 = 0; row0 < s.m; row0 += row_block) {
         const int rows = std::min(row_block, s.m - row0);
-        pack_a<kRows>(a, s.lda, row0, rows, p0, depth, packed_a.data());
+        pack_a<kRows>(a, s, row0, rows, p0, depth, packed_a.data());
         for (int j0 = 0; j0 < cols; j0 += kTileCols) {
           const float* panel_b = packed_b.data() + static_cast<size_t>(j0) * depth;
           const int valid_cols = std::min(kTileCols, cols - j0);

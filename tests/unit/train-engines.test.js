@@ -1,6 +1,6 @@
 // The WASM engine's attention products (T·d_head ≥ WASM_ATTENTION_MIN, a size the torch fixture's tiny
 // model does not reach) give the JS engine's loss and gradients; the resident model's state (native.js) is what
-// parameters(), gradients(), setParameters(), evaluate() and save() see.
+// parameters(), gradients(), setParameters(), evaluate() and save() see, and predict() and attention() run on.
 import { describe, expect, it } from 'vitest';
 import { createTrainer, loadTrainer, makeBatch } from '../../web/src/train/index.js';
 import { WASM_ATTENTION_MIN } from '../../web/src/train/linear.js';
@@ -27,6 +27,17 @@ describe('the WASM attention products', () => {
     const attention = await wasm.attention(batch.inputs);
     expect(attention[1].shape).toEqual([2, 2, 64, 64]);
     expect(attention[1].data[1]).toBe(0);
+    // predict() and attention() run the resident model's forward: the JS model's on the same parameters
+    const same = await createTrainer({ ...config, backend: 'js', parameters: wasm.parameters() });
+    const [logits, expected] = [await wasm.predict(batch.inputs), await same.predict(batch.inputs)];
+    expect(logits.shape).toEqual(expected.shape);
+    const scale = Math.max(...expected.data.map(Math.abs));
+    expect(Math.max(...logits.data.map((v, i) => Math.abs(v - expected.data[i])))).toBeLessThanOrEqual(1e-5 * scale);
+    const expectedAttention = await same.attention(batch.inputs);
+    attention.forEach((w, l) => {
+      expect(w.shape).toEqual(expectedAttention[l].shape);
+      expect(Math.max(...w.data.map((v, i) => Math.abs(v - expectedAttention[l].data[i]))), `layer ${l}`).toBeLessThanOrEqual(1e-6);
+    });
   });
 });
 

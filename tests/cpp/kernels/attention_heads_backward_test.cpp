@@ -127,7 +127,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(HeadsCase{1, 1, 1, 1, 1, true}, HeadsCase{2, 5, 5, 2, 3, true}, HeadsCase{1, 7, 4, 1, 4, true},
                       HeadsCase{1, 4, 9, 3, 5, true}, HeadsCase{2, 70, 70, 2, 8, true},
                       HeadsCase{1, 40, 75, 2, 6, false}, HeadsCase{1, 65, 33, 1, 16, true},
-                      HeadsCase{1, 33, 100, 2, 7, false}),
+                      HeadsCase{1, 33, 100, 2, 7, false},
+                      // the fused variant's blocks (64 keys × up to 128 queries): a key tile several query blocks
+                      // add into, causal key tiles no query sees (their dK, dV zero), a non-causal tall head
+                      HeadsCase{1, 150, 150, 1, 8, true}, HeadsCase{1, 20, 140, 1, 4, true},
+                      HeadsCase{1, 200, 70, 1, 5, false}),
     [](const ::testing::TestParamInfo<HeadsCase>& info) {
       const HeadsCase& c = info.param;
       return "B" + std::to_string(c.batch) + "_Tq" + std::to_string(c.tq) + "_Tk" + std::to_string(c.tk) + "_H" +

@@ -1,5 +1,5 @@
 // The resident training model (attention_only_training.h): its gradients against central finite differences of
-// its own loss, clip_grad_norm_, and AdamW's first step. The 50-step match with PyTorch is the JS fixture test
+// its own loss, the attention weights it recomputes, clip_grad_norm_, and AdamW's first step. The 50-step match with PyTorch is the JS fixture test
 // (tests/unit/trainer-torch.test.js), which runs this code on both WASM builds.
 #include "kernels/attention_only_training.h"
 
@@ -53,6 +53,35 @@ INSTANTIATE_TEST_SUITE_P(Models, TrainingGradients,
                            return std::string(info.param.layer_norm ? "LayerNorm" : "NoLayerNorm") + "_" +
                                   std::to_string(info.param.layers) + "layers";
                          });
+
+TEST(TrainingForward, AttentionWeightsAreCausalRowsOfTheSoftmax) {
+  // attention_weights recomputes P from the saved q, k and lse: each row sums to 1 over the keys it sees, 0 past
+  // the diagonal (the values against the JS model's: tests/unit/train-engines.test.js)
+  AttentionOnlyTraining model({7, 6, 8, 2, 2, true});
+  std::mt19937 random(5);
+  std::normal_distribution<float> normal(0.0f, 0.5f);
+  float* p = model.parameters();
+  for (std::size_t i = 0; i < model.parameter_count(); ++i) p[i] = normal(random);
+  const int batch = 2, t = 5, heads = 2;
+  const std::vector<int> inputs = {1, 4, 2, 6, 0, 3, 3, 5, 1, 2};
+  const std::vector<int> targets(10, -100);
+  model.run(inputs.data(), targets.data(), batch, t, false);
+  for (int layer = 0; layer < 2; ++layer) {
+    std::vector<float> weights(static_cast<std::size_t>(batch) * heads * t * t, 7.0f);
+    model.attention_weights(layer, weights.data());
+    for (std::size_t row = 0; row < weights.size() / t; ++row) {
+      const int i = static_cast<int>(row % t);
+      double sum = 0;
+      for (int j = 0; j < t; ++j) {
+        const float w = weights[row * t + j];
+        if (j > i) EXPECT_EQ(w, 0.0f) << "layer " << layer << " row " << row << " key " << j;
+        else EXPECT_GT(w, 0.0f);
+        sum += w;
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-5) << "layer " << layer << " row " << row;
+    }
+  }
+}
 
 TEST(TrainingOptimizer, ClipsToTheMaxNormAndTakesAdamWFirstStep) {
   AttentionOnlyTraining model({5, 4, 4, 1, 1, false});

@@ -2,6 +2,7 @@
 // of the register tile (4 or 5 × 8), depths past one depth block (256), strided operands, Bᵀ.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 
@@ -45,6 +46,45 @@ INSTANTIATE_TEST_SUITE_P(AwkwardShapes, MatmulVariants, ::testing::Combine(::tes
                                   (std::get<1>(info.param) ? "_transposed_b" : "");
                          });
 
+// op(A)·op(B) with A stored transposed and/or C added to: what the backward's products (dW = dYᵀ·X,
+// dV = Pᵀ·dO, dQ += dS·K) ask for; every variant, on the same awkward shapes.
+class MatmulModes : public ::testing::TestWithParam<std::tuple<Case, bool, bool, bool>> {};
+
+TEST_P(MatmulModes, EveryVariantEqualsTheReference) {
+  const auto [shape_case, transpose_a, transpose_b, accumulate] = GetParam();
+  MatmulShape shape = MatmulShape::dense(shape_case.m, shape_case.k, shape_case.n, transpose_b);
+  shape.transpose_a = transpose_a;
+  if (transpose_a) shape.lda = shape.m;
+  shape.accumulate = accumulate;
+  const std::vector<float> a = random_values(static_cast<size_t>(shape.m) * shape.k, 5);
+  const std::vector<float> b = random_values(static_cast<size_t>(shape.k) * shape.n, 6);
+  const std::vector<float> start = random_values(static_cast<size_t>(shape.m) * shape.n, 7);
+  // the reference on the explicit transpose, plus the start values when accumulating
+  std::vector<float> a_plain(a.size());
+  for (int i = 0; i < shape.m; ++i)
+    for (int p = 0; p < shape.k; ++p)
+      a_plain[static_cast<size_t>(i) * shape.k + p] = transpose_a ? a[static_cast<size_t>(p) * shape.m + i] : a[static_cast<size_t>(i) * shape.k + p];
+  std::vector<float> expected(start.size());
+  matmul_reference(a_plain.data(), b.data(), expected.data(), MatmulShape::dense(shape.m, shape.k, shape.n, transpose_b));
+  if (accumulate)
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] += start[i];
+  for (const MatmulVariant& variant : matmul_variants()) {
+    std::vector<float> c = accumulate ? start : std::vector<float>(start.size(), 123.0f);
+    variant.run(a.data(), b.data(), c.data(), shape);
+    EXPECT_TRUE(all_close(c, expected, 1e-6 * shape.k + 2e-6, 1e-5)) << "variant " << variant.number << " (" << variant.name << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AwkwardShapes, MatmulModes,
+                         ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::Bool(), ::testing::Bool(), ::testing::Bool()),
+                         [](const auto& info) {
+                           const Case& c = std::get<0>(info.param);
+                           return std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) +
+                                  (std::get<1>(info.param) ? "_transposed_a" : "") +
+                                  (std::get<2>(info.param) ? "_transposed_b" : "") +
+                                  (std::get<3>(info.param) ? "_accumulate" : "");
+                         });
+
 TEST(Matmul, StridedOperandsReadOnlyTheirColumns) {
   // A, B and C are column windows of wider matrices: the kernel must honour lda, ldb and ldc and leave
   // the columns outside its window alone (how the attention pipeline reads one in-projection block).
@@ -62,10 +102,15 @@ TEST(Matmul, StridedOperandsReadOnlyTheirColumns) {
 }
 
 TEST(Matmul, ZeroDepthGivesZeros) {
-  const MatmulShape shape = MatmulShape::dense(3, 0, 5);
+  MatmulShape shape = MatmulShape::dense(3, 0, 5);
   std::vector<float> c(15, 7.0f);
   matmul(nullptr, nullptr, c.data(), shape);
   for (float x : c) EXPECT_EQ(x, 0.0f);
+  // accumulating an empty sum leaves C as it was
+  shape.accumulate = true;
+  std::fill(c.begin(), c.end(), 7.0f);
+  matmul(nullptr, nullptr, c.data(), shape);
+  for (float x : c) EXPECT_EQ(x, 7.0f);
 }
 
 TEST(Matmul, UnknownVariantIsNamedInTheMessage) {

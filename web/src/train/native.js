@@ -3,7 +3,8 @@
 // step is one call — embeddings, LayerNorm, projections, fused attention, unembedding, cross-entropy, the
 // whole backward, clipping and AdamW in C++ on the packed GEMM and the fused attention kernels. The trainer
 // keeps its JS copy of the state (trainer.params, trainer.adam) for parameters(), save() and the
-// JS-engine paths, and copies back only when one of them asks (pull).
+// JS-engine paths, and copies back only when one of them asks (pull); evaluate(), predict() and attention()
+// run the resident model's forward on its own state, no copy back.
 
 /** The resident model of a loaded WASM backend (its createTrainingModel, backends/wasm.js), for one trainer. */
 export class NativeTraining {
@@ -65,6 +66,24 @@ export class NativeTraining {
     const result = this.model.run(inputs, targets, B, T, false);
     if (result instanceof Error) throw result;
     return result;
+  }
+
+  /** The forward alone on its current state (every target ignored) → the logits (B·T·V), a copy. */
+  predict(inputs, B, T) {
+    const result = this.model.forward(inputs, B, T, 'trainer.predict');
+    if (result instanceof Error) throw result;
+    return this.model.logits().slice();
+  }
+
+  /** The forward alone → each block's attention weights (B·H·T·T), copies, P recomputed from the saved lse. */
+  attention(inputs, B, T, layers) {
+    const result = this.model.forward(inputs, B, T, 'trainer.attention');
+    if (result instanceof Error) throw result;
+    return Array.from({ length: layers }, (_, l) => {
+      const weights = this.model.attention(l);
+      if (weights instanceof Error) throw weights;
+      return weights.slice();
+    });
   }
 
   dispose() {

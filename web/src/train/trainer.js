@@ -234,15 +234,19 @@ class Trainer {
   async attention(inputs) {
     this.alive('attention');
     const { B, T } = checkTokens('trainer.attention', 'inputs', inputs, this.config);
+    const shape = [B, this.config.heads, T, T];
+    // WASM: the resident model's forward, P recomputed from its saved lse; no copy of its state back
+    if (this.native) return this.native.attention(inputs.data, B, T, this.config.layers).map((data) => ({ data, shape: [...shape] }));
     await this.syncForCpu();
     const run = runModel(this.config, this.params, inputs.data, null, { B, T, wantLoss: false, linear: this.linear });
-    return run.attention.map((w) => ({ data: Float32Array.from(w), shape: [B, this.config.heads, T, T] }));
+    return run.attention.map((w) => ({ data: Float32Array.from(w), shape: [...shape] }));
   }
 
   /** The logits (B, T, V) for inputs (B, T): the model's next-token scores, no update. */
   async predict(inputs) {
     this.alive('predict');
     const { B, T } = checkTokens('trainer.predict', 'inputs', inputs, this.config);
+    if (this.native) return { data: this.native.predict(inputs.data, B, T), shape: [B, T, this.config.vocabSize] };
     await this.syncForCpu();
     const run = runModel(this.config, this.params, inputs.data, null, { B, T, linear: this.linear });
     return { data: Float32Array.from(run.logits), shape: [B, T, this.config.vocabSize] };
@@ -318,8 +322,8 @@ const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-bas
 
 /**
  * The engine for options.backend: 'js' → JS loops; 'wasm-simd', 'wasm-baseline', 'wasm' → that WASM build (one
- * thread; a load failure throws): its resident model (native.js) for step() and evaluate(), its matmul for the
- * JS model's products in attention() and predict(); 'auto' → WASM, or JS with a reason when WASM cannot load.
+ * thread; a load failure throws): its resident model (native.js) for step(), evaluate(), predict() and
+ * attention(), and its matmul (wasmLinear) for the JS model's products should runModel run on it; 'auto' → WASM, or JS with a reason when WASM cannot load.
  * 'webgpu' → the device's engine (loadGpuEngine).
  */
 async function loadEngine(fn, backend, { config, wasmBinary = null }) {
@@ -329,7 +333,7 @@ async function loadEngine(fn, backend, { config, wasmBinary = null }) {
   try {
     // wasmBinary: the build's bytes where no .wasm file can be fetched (the single-file page from file://).
     const core = await loadWasmBackend({ build: WASM_BUILDS[backend], ...(wasmBinary ? { wasmBinary } : {}) });
-    // the resident model (native.js) runs step() and evaluate(); wasmLinear the JS model's products for attention() and predict()
+    // the resident model (native.js) runs step(), evaluate(), predict() and attention(); wasmLinear the JS model's products
     return { linear: wasmLinear(createAttention(core)), core, reason: null };
   } catch (error) {
     if (backend !== 'auto') throw new Error(`${fn}: backend '${backend}' could not load: ${error.message}`);
