@@ -210,16 +210,43 @@ function showsAlready(pooled, key, values) {
   return true;
 }
 
+// A canvas's backing store is not resized with its figure where that can be helped: a new size is a new
+// bitmap for the compositor (at T=32 a T change resized every canvas on the step, and their new bitmaps cost
+// most of the repaint's frame under load). At a device pixel ratio of 1 the bitmap grows in BACKING_STEP px
+// steps and shrinks only when it is more than two steps too big; the element keeps the figure's size and
+// shows the bitmap's top-left part at its natural size (object-fit: none). At other ratios it is sized exactly.
+const BACKING_STEP = 64;
+const roundUp = (pixels) => Math.ceil(pixels / BACKING_STEP) * BACKING_STEP;
+function fitsBacking(size, needed) {
+  return size >= needed && size <= needed + 2 * BACKING_STEP;
+}
 function sizeCanvas({ canvas }, layout) {
   const ratio = window.devicePixelRatio || 1;
   const width = Math.ceil(layout.width * ratio);
   const height = Math.ceil(layout.height * ratio);
-  if (canvas.width !== width || canvas.height !== height) {
-    canvas.width = width;
-    canvas.height = height;
-    canvas.style.width = `${layout.width}px`;
-    canvas.style.height = `${layout.height}px`;
+  if (ratio === 1) {
+    if (!fitsBacking(canvas.width, width) || !fitsBacking(canvas.height, height)) {
+      canvas.width = roundUp(width);
+      canvas.height = roundUp(height);
+    }
+    if (canvas.style.objectFit !== 'none') {
+      canvas.style.objectFit = 'none';
+      canvas.style.objectPosition = '0 0';
+    }
+  } else {
+    if (canvas.width !== width || canvas.height !== height) {
+      canvas.width = width;
+      canvas.height = height;
+    }
+    if (canvas.style.objectFit) {
+      canvas.style.objectFit = '';
+      canvas.style.objectPosition = '';
+    }
   }
+  const cssWidth = `${layout.width}px`;
+  const cssHeight = `${layout.height}px`;
+  if (canvas.style.width !== cssWidth) canvas.style.width = cssWidth;
+  if (canvas.style.height !== cssHeight) canvas.style.height = cssHeight;
   return ratio;
 }
 
