@@ -212,9 +212,11 @@ function showsAlready(pooled, key, values) {
 
 // A canvas's backing store is not resized with its figure where that can be helped: a new size is a new
 // bitmap for the compositor (at T=32 a T change resized every canvas on the step, and their new bitmaps cost
-// most of the repaint's frame under load). At a device pixel ratio of 1 the bitmap grows in BACKING_STEP px
-// steps and shrinks only when it is more than two steps too big; the element keeps the figure's size and
-// shows the bitmap's top-left part at its natural size (object-fit: none). At other ratios it is sized exactly.
+// most of the repaint's frame under load). At a device pixel ratio of 1 a canvas starts at its figure's size;
+// once its figure's size changes, the bitmap grows in BACKING_STEP px steps and shrinks only when it is more
+// than two steps too big, and the element keeps the figure's size and shows the bitmap's top-left part at its
+// natural size (object-fit: none). A canvas whose size never changed (a temperature change) keeps the plain
+// form, which the compositor shows at less cost. At other ratios the bitmap is sized exactly.
 const BACKING_STEP = 64;
 const roundUp = (pixels) => Math.ceil(pixels / BACKING_STEP) * BACKING_STEP;
 function fitsBacking(size, needed) {
@@ -225,13 +227,19 @@ function sizeCanvas({ canvas }, layout) {
   const width = Math.ceil(layout.width * ratio);
   const height = Math.ceil(layout.height * ratio);
   if (ratio === 1) {
-    if (!fitsBacking(canvas.width, width) || !fitsBacking(canvas.height, height)) {
-      canvas.width = roundUp(width);
-      canvas.height = roundUp(height);
-    }
-    if (canvas.style.objectFit !== 'none') {
-      canvas.style.objectFit = 'none';
-      canvas.style.objectPosition = '0 0';
+    const fresh = canvas.width === 300 && canvas.height === 150 && !canvas.style.width; // a new canvas's default size
+    if (fresh) {
+      canvas.width = width;
+      canvas.height = height;
+    } else if (canvas.width !== width || canvas.height !== height) {
+      if (!fitsBacking(canvas.width, width) || !fitsBacking(canvas.height, height)) {
+        canvas.width = roundUp(width);
+        canvas.height = roundUp(height);
+      }
+      if (canvas.style.objectFit !== 'none') {
+        canvas.style.objectFit = 'none';
+        canvas.style.objectPosition = '0 0';
+      }
     }
   } else {
     if (canvas.width !== width || canvas.height !== height) {
