@@ -390,7 +390,7 @@ function updateEagerTables(entry, view, panels) {
 }
 
 function updateLazyTables(entry, view, valuesChanged) {
-  setText(entry.summary, format(STRINGS.valuesTable, { count: view.tensor.data.length }));
+  setText(entry.summary, format(STRINGS.valuesTable, { count: entry.current.panels.reduce((n, p) => n + p.rows * p.cols, 0) }));
   if (!valuesChanged) return;
   for (const table of [...entry.details.querySelectorAll('table')]) table.remove();
   if (entry.details.open) {
@@ -420,9 +420,11 @@ function panelWidth(panels, maxWidth) {
 // A repaint's first pass: the pixels, for every figure, before any text or attribute on the page
 // changes. Drawing on a canvas while the page's style is out of date brings the style up to date
 // first, so painting figure by figure between text updates cost a style recalculation per panel.
-function paintTensor(view, maxWidth) {
+function paintTensor(view, maxWidth, pick) {
   const entry = pooledFigure(view.name);
-  const panels = panelsOf(view);
+  let panels = panelsOf(view);
+  // The head picker (state `head`): a tensor with one panel per head shows the picked one alone.
+  if (pick.head > 0 && panels.length > 1 && panels.length === pick.heads && pick.head <= panels.length) panels = [panels[pick.head - 1]];
   const width = panelWidth(panels, maxWidth);
   const cell = maxCellOf(panels);
   const layouts = panels.map((panel) => layoutPanel(panel, width, cell));
@@ -430,7 +432,7 @@ function paintTensor(view, maxWidth) {
   const colors = { ...palette(), scale: colorScale(view.kind, maxAbs, prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
   const tensorKey = drawingKey(view, panels, layouts, colors, maxAbs);
   const canvases = panels.map((panel, i) => {
-    const pooled = pooledCanvas(`${view.name}#${i}`);
+    const pooled = pooledCanvas(`${view.name}#${panel.index}`);
     const key = `${tensorKey}${panel.title}`;
     if (showsAlready(pooled, key, panel.values)) {
       pooled.pending = null; // a change undone before its drawing came
@@ -453,7 +455,9 @@ function paintTensor(view, maxWidth) {
 
 // The second pass: the figure around the pixels (shape, legend, notes, tables, inspection).
 function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit) {
-  const valuesChanged = entry.current?.view.tensor.data !== view.tensor.data;
+  const shownPanels = (list) => list?.map((p) => p.index).join(',');
+  // New values, or another head picked: an open values table is written again.
+  const valuesChanged = entry.current?.view.tensor.data !== view.tensor.data || shownPanels(entry.current?.panels) !== shownPanels(panels);
   entry.current = { view, panels, layouts, colors };
   setAttribute(entry.figure, 'class', `tensor tensor-${view.kind}`);
   setText(entry.shape, shapeText(view));
@@ -495,17 +499,17 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
 /**
  * Renders a step's tensor views: their pooled figures, updated in place (pixels first, then text).
  * @param {object[]} views a step's shown tensors (steps.js `show`), names unique
- * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number}} options
+ * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number, head?: number, heads?: number}} options
  *   onEdit: called with the view's `editable` name (the matrix's name in the state's edits)
  * @returns {HTMLElement[]} the figures, in the order of `views`
  */
-export function renderTensors(views, { onEdit = null, maxWidth = 420 } = {}) {
-  const painted = views.map((view) => paintTensor(view, maxWidth));
+export function renderTensors(views, { onEdit = null, maxWidth = 420, head = 0, heads = 0 } = {}) {
+  const painted = views.map((view) => paintTensor(view, maxWidth, { head, heads }));
   lastPainted = painted;
   const figures = painted.map((figure) => updateFigure(figure, onEdit));
   // The inspected cell's computation shows the new numbers (when the cell still exists).
   const still = inspected && painted.find((p) => p.view.name === inspected.name);
-  const panel = still?.panels[inspected.panel];
+  const panel = still?.panels.find((p) => p.index === inspected.panel);
   if (panel && inspected.row < panel.rows && inspected.col < panel.cols) inspectListener?.(still.view, panel, inspected.row, inspected.col);
   return figures;
 }
