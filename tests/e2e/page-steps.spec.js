@@ -14,7 +14,7 @@ const NEW_VALUES = {
   sentence: 'the quick brown fox jumps over',
   context: 'le renard brun saute',
   T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
-  normalization: 'sum', mask: 'renormalize', layout: 'linear', model: 'trained',
+  normalization: 'sum', mask: 'renormalize', layout: 'linear', model: 'trained', head: '1',
 };
 // Where a step's own default already is the value above (state.js STEP_DEFAULTS), this one is entered.
 const OTHER_VALUES = { dOut: '2', layout: 'matrix' };

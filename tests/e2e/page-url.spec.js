@@ -72,3 +72,31 @@ test('a d_out the heads do not divide moves the heads to the nearest divisor, wi
   await expect(page.locator('.notice').last()).toContainText('d_out=8 does not split into heads=3; using heads=2');
   await expect(page.locator('[data-control="heads"] option')).toHaveText(['1', '2', '4', '8']);
 });
+
+// The head picker: with 8 heads at T=32 the weights figure is about 1,700 px tall; `head=` shows one head.
+test('head= shows one head of the multi-head steps; "all" brings every head back and leaves the URL', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, '?step=multihead&T=32&dModel=64&dOut=64&heads=8&head=3');
+  const weights = page.locator('figure[data-tensor="weights"] canvas');
+  await expect(weights).toHaveCount(1);
+  await expect(weights).toHaveAttribute('aria-label', /, head 3:/);
+  await expect(page.locator('[data-control="head"]')).toHaveValue('3');
+  expect(await page.locator('[data-control="head"] option').allTextContents()).toEqual(['all', '1', '2', '3', '4', '5', '6', '7', '8']);
+  const height = (await page.locator('figure[data-tensor="weights"]').boundingBox()).height;
+  await expect(page.locator('figure[data-tensor="weights"] summary', { hasText: 'values as a table' })).toHaveText('Show the 1024 values as a table');
+
+  await afterRender(page, () => page.locator('[data-control="head"]').selectOption('0'));
+  await expect(weights).toHaveCount(8);
+  await expect(page.locator('figure[data-tensor="weights"] summary', { hasText: 'values as a table' })).toHaveText('Show the 8192 values as a table');
+  expect((await page.locator('figure[data-tensor="weights"]').boundingBox()).height).toBeGreaterThan(2 * height);
+  await expect.poll(() => new URL(page.url()).searchParams.has('head')).toBe(false);
+
+  await afterRender(page, () => page.locator('[data-control="head"]').selectOption('5'));
+  await expect.poll(() => new URL(page.url()).searchParams.get('head')).toBe('5');
+  await expect(weights).toHaveAttribute('aria-label', /, head 5:/);
+  // Fewer heads than the one picked: all heads again, with a notice.
+  await afterRender(page, () => page.locator('[data-control="heads"]').selectOption('2'));
+  await expect(weights).toHaveCount(2);
+  await expect(page.locator('.notices')).toContainText('There is no head 5 with heads=2; showing all heads.');
+  expect(problems).toEqual([]);
+});

@@ -93,6 +93,41 @@ test.describe('the page\'s GPU crossover panel', () => {
     });
   }
 
+  // The header at 1280 px: brand left, tabs and backend box stacked right, and the open panel's body over the
+  // page under its summary, so opening it moves neither; at 360 px all in the flow, nothing past the edge.
+  for (const [width, scheme] of [[1280, 'light'], [1280, 'dark'], [360, 'light'], [360, 'dark']]) {
+    test(`opening the panel keeps the header laid out at ${width} px (${scheme})`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 800 });
+      await page.emulateMedia({ colorScheme: scheme });
+      await openPage(page, '?step=self-attention');
+      const boxes = () => page.evaluate(() => Object.fromEntries(['.brand', '.tabs', '.backend'].map((selector) => {
+        const { x, y, width: w, height: h } = document.querySelector(`header.top ${selector}`).getBoundingClientRect();
+        return [selector, { x, y, w, h }];
+      })));
+      const closed = await boxes();
+      if (width === 1280) {
+        expect(closed['.backend'].y).toBeLessThan(closed['.brand'].y + closed['.brand'].h); // beside the brand, not under it
+        expect(closed['.tabs'].x + closed['.tabs'].w).toBeCloseTo(closed['.backend'].x + closed['.backend'].w, 0); // right edges align
+      }
+      await panel(page).locator('summary').click();
+      await expect(reason(page)).toBeVisible();
+      const body = await page.locator('.crossover-body').boundingBox();
+      expect(body.x).toBeGreaterThanOrEqual(0);
+      expect(body.x + body.width).toBeLessThanOrEqual(width);
+      if (width === 1280) {
+        expect(await boxes()).toEqual(closed);
+        await page.keyboard.press('Escape');
+        await expect(reason(page)).toBeHidden();
+        await expect(panel(page).locator('summary')).toBeFocused();
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+      const { violations } = await new AxeBuilder({ page }).include('header.top').analyze();
+      const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      expect(serious).toEqual([]);
+    });
+  }
+
   test('the panel shows only for the Automatic backend', async ({ page }) => {
     await openPage(page, '?step=self-attention&backend=wasm-simd');
     await expect(panel(page)).toBeHidden();

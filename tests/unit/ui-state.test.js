@@ -214,3 +214,31 @@ describe('state updates', () => {
     expect(parseState(`lock=${CONTROL_NAMES.join(',')}`).state.lock).toEqual(CONTROL_NAMES);
   });
 });
+
+describe('the head picker (head: 0 = all heads)', () => {
+  test('a URL picks one head and the query string keeps it; all heads is the default and stays out of it', () => {
+    const { state, notices } = parseState('step=multihead&dOut=8&heads=4&head=3');
+    expect(notices).toEqual([]);
+    expect(state.head).toBe(3);
+    expect(serializeState(state)).toContain('head=3');
+    expect(parseState(serializeState(state)).state.head).toBe(3);
+    expect(parseState('step=multihead').state.head).toBe(0);
+    expect(serializeState(parseState('step=multihead').state)).not.toMatch(/(^|&)head=/);
+  });
+
+  test('a head beyond the heads goes back to all heads with a notice, from a URL or when heads moves', () => {
+    const parsed = parseState('step=multihead&dOut=4&heads=2&head=4');
+    expect(parsed.state.head).toBe(0);
+    expect(parsed.notices).toEqual(['There is no head 4 with heads=2; showing all heads.']);
+    const picked = parseState('step=multihead&dOut=8&heads=4&head=4').state;
+    const moved = updateState(picked, { heads: 2 });
+    expect(moved.state.head).toBe(0);
+    expect(moved.adjusted).toEqual(['There is no head 4 with heads=2; showing all heads.']);
+    expect(updateState(picked, { head: 2 }).state.head).toBe(2);
+  });
+
+  test('head is a control an instructor may lock', () => {
+    expect(CONTROL_NAMES).toContain('head');
+    expect(parseState('step=multihead&lock=head').state.lock).toEqual(['head']);
+  });
+});

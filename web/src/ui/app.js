@@ -266,7 +266,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const hideChecks = state.hide.includes('checks');
     performance.mark('ap:computed');
     const editable = !state.lock.includes('edits'); // an instructor may lock the matrices as well
-    const nodes = renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth() });
+    const nodes = renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth(), head: runState.head, heads: runState.heads });
     const showsEditable = result.tensors?.some((view) => view.editable);
     if (editable && state.edits.length > 0 && showsEditable) nodes.unshift(resetEditsButton);
     syncChildren(shell.results, nodes);

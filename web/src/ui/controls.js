@@ -102,7 +102,7 @@ function choiceControl(p, state, id, onChange) {
 
 function fillChoices(select, p, state) {
   select.replaceChildren(...p.choices(state).map((value) => {
-    const option = element('option', { value: String(value) }, String(value));
+    const option = element('option', { value: String(value) }, p.name === 'head' && value === 0 ? STRINGS.allHeads : String(value));
     option.selected = value === state[p.name];
     return option;
   }));

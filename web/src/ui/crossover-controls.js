@@ -55,7 +55,16 @@ export function createCrossoverControls(container, { loadAuto, reloadAuto, chang
   const probeLabel = element('label', { for: 'gpu-probe', class: 'crossover-probe' });
   probeLabel.append(probe, ` ${text.probe}`);
   const message = element('p', { class: 'crossover-message', role: 'status', 'data-crossover-message': '' });
-  panel.append(summary, reason, form, probeLabel, message);
+  // The open panel's body: under the summary, over the page at header widths where the backend box shares a
+  // line (playground.css), in the flow on narrow screens.
+  const body = element('div', { class: 'crossover-body' });
+  body.append(reason, form, probeLabel, message);
+  panel.append(summary, body);
+  panel.addEventListener('keydown', (event) => { // Escape closes the open panel, back on its summary
+    if (event.key !== 'Escape' || !panel.open) return;
+    panel.open = false;
+    summary.focus();
+  });
   container.append(panel);
 
   const say = (words) => { message.textContent = words; };

@@ -120,7 +120,7 @@ let checksList = null;
  * @param {{onEdit: Function, hideChecks: boolean, backend: string, maxWidth: number}} options
  * @returns {Node[]}
  */
-export function renderResults(result, { onEdit, hideChecks, backend, maxWidth }) {
+export function renderResults(result, { onEdit, hideChecks, backend, maxWidth, head = 0, heads = 0 }) {
   const nodes = [];
   const flow = result.tensors?.length ? renderFlow(result.tensors) : null;
   if (flow) nodes.push(flow);
@@ -133,7 +133,7 @@ export function renderResults(result, { onEdit, hideChecks, backend, maxWidth })
   }
   if (result.tensors?.length) {
     tensorGrid ??= element('div', { class: 'tensor-grid' });
-    syncChildren(tensorGrid, renderTensors(result.tensors, { onEdit, maxWidth }));
+    syncChildren(tensorGrid, renderTensors(result.tensors, { onEdit, maxWidth, head, heads }));
     nodes.push(tensorGrid);
   }
   return nodes;

@@ -47,6 +47,8 @@ export const STATE_TABLE = [
   { name: 'dModel', type: 'int', min: 1, max: MAX_D, default: 3, control: true },
   { name: 'dOut', type: 'int', min: 1, max: MAX_D, default: 2, control: true },
   { name: 'heads', type: 'int', min: 1, max: 8, default: 2, control: true, choices: headChoices },
+  // Which head the multi-head steps draw: 0 = all of them (8 heads at T=32 is a figure about 1,700 px tall).
+  { name: 'head', type: 'int', min: 0, max: 8, default: 0, control: true, choices: headPickChoices },
   { name: 'seed', type: 'int', min: 0, max: MAX_UINT32, default: 123, control: true },
   { name: 'layout', type: 'enum', values: ['matrix', 'linear'], default: 'matrix', control: true },
   { name: 'normalization', type: 'enum', values: ['stable', 'naive', 'sum'], default: 'stable', control: true },
@@ -117,6 +119,11 @@ export function headChoices(state) {
   return choices;
 }
 
+/** The head picker's values: 0 (all heads), then 1 … heads. */
+export function headPickChoices(state) {
+  return Array.from({ length: state.heads + 1 }, (_, h) => h);
+}
+
 /** The divisor of dOut nearest to `heads` (the smaller one on a tie). */
 export function nearestHeads(dOut, heads) {
   return headChoices({ dOut }).reduce((best, h) => (Math.abs(h - heads) < Math.abs(best - heads) ? h : best), 1);
@@ -128,6 +135,13 @@ function fixHeads(state, notices) {
   const heads = nearestHeads(state.dOut, state.heads);
   notices.push(format(STATE_STRINGS.headsMoved, { dOut: state.dOut, heads: state.heads, to: heads }));
   state.heads = heads;
+}
+
+// A picked head beyond the heads there are (heads moved, or a URL's pair) goes back to all heads, with a notice.
+function fixHead(state, notices) {
+  if (state.head <= state.heads) return;
+  notices.push(format(STATE_STRINGS.headMoved, { head: state.head, heads: state.heads }));
+  state.head = 0;
 }
 
 export const CONTROL_NAMES = STATE_TABLE.filter((p) => p.control).map((p) => p.name);
@@ -349,6 +363,7 @@ export function parseState(search) {
     name: entry.p.name, value: quote(entry.raw), reason: entry.error, fallback: quote(formatValue(entry.p, defaults[entry.p.name])),
   })));
   fixHeads(state, notices);
+  fixHead(state, notices);
   return { state, notices };
 }
 
@@ -405,5 +420,6 @@ export function updateState(state, changes, { force = false } = {}) {
     }
   }
   fixHeads(next, adjusted);
+  fixHead(next, adjusted);
   return { state: next, notices, adjusted };
 }

@@ -277,7 +277,7 @@ export const STEPS = [
     cpp: ['multihead-split', 'attend-heads'],
     torch: SNIPPETS['multihead'],
     torchChecks: SNIPPET_CHECKS['multihead'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'seed', 'layout', 'causal', 'scale', 'temperature', 'model'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'causal', 'scale', 'temperature', 'model'],
     formula: String.raw`\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^{\top}}{\sqrt{d_{\text{head}}}}\Big) V_h, \qquad Z = [\operatorname{head}_1, \dots, \operatorname{head}_H], \qquad d_{\text{head}} = d_{\text{out}} / H`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { causal: state.causal, heads: state.heads });
@@ -308,7 +308,7 @@ export const STEPS = [
     cpp: ['cross-attention'],
     torch: SNIPPETS['cross'],
     torchChecks: SNIPPET_CHECKS['cross'],
-    controls: ['sentence', 'context', 'T', 'dModel', 'dOut', 'heads', 'seed', 'layout', 'scale', 'temperature'],
+    controls: ['sentence', 'context', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'scale', 'temperature'],
     formula: String.raw`Q = X_{\text{query}} W_q,\;\; K = X_{\text{context}} W_k,\;\; V = X_{\text{context}} W_v, \qquad W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_{\text{head}}}}\Big) \in \mathbb{R}^{T_q \times T_k}`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { heads: state.heads });

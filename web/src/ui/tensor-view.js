@@ -210,16 +210,51 @@ function showsAlready(pooled, key, values) {
   return true;
 }
 
+// A canvas's backing store is not resized with its figure where that can be helped: a new size is a new
+// bitmap for the compositor (at T=32 a T change resized every canvas on the step, and their new bitmaps cost
+// most of the repaint's frame under load). At a device pixel ratio of 1 a canvas starts at its figure's size;
+// once its figure's size changes, the bitmap grows in BACKING_STEP px steps and shrinks only when it is more
+// than two steps too big, and the element keeps the figure's size and shows the bitmap's top-left part at its
+// natural size (object-fit: none). A canvas whose size never changed (a temperature change) keeps the plain
+// form, which the compositor shows at less cost. At other ratios the bitmap is sized exactly.
+const BACKING_STEP = 64;
+const roundUp = (pixels) => Math.ceil(pixels / BACKING_STEP) * BACKING_STEP;
+function fitsBacking(size, needed) {
+  return size >= needed && size <= needed + 2 * BACKING_STEP;
+}
 function sizeCanvas({ canvas }, layout) {
   const ratio = window.devicePixelRatio || 1;
   const width = Math.ceil(layout.width * ratio);
   const height = Math.ceil(layout.height * ratio);
-  if (canvas.width !== width || canvas.height !== height) {
-    canvas.width = width;
-    canvas.height = height;
-    canvas.style.width = `${layout.width}px`;
-    canvas.style.height = `${layout.height}px`;
+  if (ratio === 1) {
+    const fresh = canvas.width === 300 && canvas.height === 150 && !canvas.style.width; // a new canvas's default size
+    if (fresh) {
+      canvas.width = width;
+      canvas.height = height;
+    } else if (canvas.width !== width || canvas.height !== height) {
+      if (!fitsBacking(canvas.width, width) || !fitsBacking(canvas.height, height)) {
+        canvas.width = roundUp(width);
+        canvas.height = roundUp(height);
+      }
+      if (canvas.style.objectFit !== 'none') {
+        canvas.style.objectFit = 'none';
+        canvas.style.objectPosition = '0 0';
+      }
+    }
+  } else {
+    if (canvas.width !== width || canvas.height !== height) {
+      canvas.width = width;
+      canvas.height = height;
+    }
+    if (canvas.style.objectFit) {
+      canvas.style.objectFit = '';
+      canvas.style.objectPosition = '';
+    }
   }
+  const cssWidth = `${layout.width}px`;
+  const cssHeight = `${layout.height}px`;
+  if (canvas.style.width !== cssWidth) canvas.style.width = cssWidth;
+  if (canvas.style.height !== cssHeight) canvas.style.height = cssHeight;
   return ratio;
 }
 
@@ -355,7 +390,7 @@ function updateEagerTables(entry, view, panels) {
 }
 
 function updateLazyTables(entry, view, valuesChanged) {
-  setText(entry.summary, format(STRINGS.valuesTable, { count: view.tensor.data.length }));
+  setText(entry.summary, format(STRINGS.valuesTable, { count: entry.current.panels.reduce((n, p) => n + p.rows * p.cols, 0) }));
   if (!valuesChanged) return;
   for (const table of [...entry.details.querySelectorAll('table')]) table.remove();
   if (entry.details.open) {
@@ -385,9 +420,11 @@ function panelWidth(panels, maxWidth) {
 // A repaint's first pass: the pixels, for every figure, before any text or attribute on the page
 // changes. Drawing on a canvas while the page's style is out of date brings the style up to date
 // first, so painting figure by figure between text updates cost a style recalculation per panel.
-function paintTensor(view, maxWidth) {
+function paintTensor(view, maxWidth, pick) {
   const entry = pooledFigure(view.name);
-  const panels = panelsOf(view);
+  let panels = panelsOf(view);
+  // The head picker (state `head`): a tensor with one panel per head shows the picked one alone.
+  if (pick.head > 0 && panels.length > 1 && panels.length === pick.heads && pick.head <= panels.length) panels = [panels[pick.head - 1]];
   const width = panelWidth(panels, maxWidth);
   const cell = maxCellOf(panels);
   const layouts = panels.map((panel) => layoutPanel(panel, width, cell));
@@ -395,7 +432,7 @@ function paintTensor(view, maxWidth) {
   const colors = { ...palette(), scale: colorScale(view.kind, maxAbs, prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
   const tensorKey = drawingKey(view, panels, layouts, colors, maxAbs);
   const canvases = panels.map((panel, i) => {
-    const pooled = pooledCanvas(`${view.name}#${i}`);
+    const pooled = pooledCanvas(`${view.name}#${panel.index}`);
     const key = `${tensorKey}${panel.title}`;
     if (showsAlready(pooled, key, panel.values)) {
       pooled.pending = null; // a change undone before its drawing came
@@ -418,7 +455,9 @@ function paintTensor(view, maxWidth) {
 
 // The second pass: the figure around the pixels (shape, legend, notes, tables, inspection).
 function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit) {
-  const valuesChanged = entry.current?.view.tensor.data !== view.tensor.data;
+  const shownPanels = (list) => list?.map((p) => p.index).join(',');
+  // New values, or another head picked: an open values table is written again.
+  const valuesChanged = entry.current?.view.tensor.data !== view.tensor.data || shownPanels(entry.current?.panels) !== shownPanels(panels);
   entry.current = { view, panels, layouts, colors };
   setAttribute(entry.figure, 'class', `tensor tensor-${view.kind}`);
   setText(entry.shape, shapeText(view));
@@ -460,17 +499,17 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
 /**
  * Renders a step's tensor views: their pooled figures, updated in place (pixels first, then text).
  * @param {object[]} views a step's shown tensors (steps.js `show`), names unique
- * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number}} options
+ * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number, head?: number, heads?: number}} options
  *   onEdit: called with the view's `editable` name (the matrix's name in the state's edits)
  * @returns {HTMLElement[]} the figures, in the order of `views`
  */
-export function renderTensors(views, { onEdit = null, maxWidth = 420 } = {}) {
-  const painted = views.map((view) => paintTensor(view, maxWidth));
+export function renderTensors(views, { onEdit = null, maxWidth = 420, head = 0, heads = 0 } = {}) {
+  const painted = views.map((view) => paintTensor(view, maxWidth, { head, heads }));
   lastPainted = painted;
   const figures = painted.map((figure) => updateFigure(figure, onEdit));
   // The inspected cell's computation shows the new numbers (when the cell still exists).
   const still = inspected && painted.find((p) => p.view.name === inspected.name);
-  const panel = still?.panels[inspected.panel];
+  const panel = still?.panels.find((p) => p.index === inspected.panel);
   if (panel && inspected.row < panel.rows && inspected.col < panel.cols) inspectListener?.(still.view, panel, inspected.row, inspected.col);
   return figures;
 }
