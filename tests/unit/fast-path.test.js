@@ -61,6 +61,24 @@ describe.each([...BUILDS, 'js'])('%s with intermediates: false', (build) => {
     });
   });
 
+  // scaledDotProductAttention: q, k, v given directly. On js the planner's fused path (the reference's
+  // row-at-a-time form) wherever it applies (no attnMask, no dropoutP); the WASM builds run the teaching code.
+  describe('scaledDotProductAttention', () => {
+    const fixture = loadFixture('scaledDotProductAttention');
+    it.each(fixture.cases.map((testCase) => [testCase.name, testCase]))('matches PyTorch: %s', async (_, testCase) => {
+      const attention = await attentionFor(build);
+      const options = { ...(testCase.args[3] ?? {}), intermediates: false };
+      const result = attention.scaledDotProductAttention(...testCase.args.slice(0, 3), options);
+      expect(Object.keys(result)).toEqual(['output']);
+      expectClose(result.output, testCase.expected.output, { atol: testCase.atol ?? 1e-5, rtol: testCase.rtol ?? 1e-5 });
+      const fusedApplies = !options.attnMask && !(options.dropoutP > 0);
+      expect(attention.lastCall.path).toBe(build === 'js' && fusedApplies ? 'fused' : 'teaching');
+    });
+    it('the fixture holds logits near 1e4 on the fused path', () => {
+      expect(fixture.cases.filter(({ name, args }) => name.includes('1e4') && !args[3]?.attnMask).length).toBe(2);
+    });
+  });
+
   it('the fixtures hold logits near ±1e4 for every multi-head function', () => {
     for (const fn of MULTIHEAD_FUNCTIONS) expect(loadFixture(fn).cases.some(({ name }) => name.includes('1e4')), fn).toBe(true);
   });

@@ -55,12 +55,42 @@ for (const backend of BACKENDS) {
       refused([q, k, v, { dropoutP: 1 }], 'scaledDotProductAttention: options.dropoutP=1; expected a number in [0, 1)');
     });
 
-    test('intermediates false gives the output alone; the planner names the teaching path', async () => {
-      const all = await attention.scaledDotProductAttention(q, k, v, { isCausal: true });
-      const alone = await attention.scaledDotProductAttention(q, k, v, { isCausal: true, intermediates: false });
+    test('intermediates false gives the output alone; the planner names the path: fused on js, teaching on WASM', async () => {
+      for (const options of [{ isCausal: true }, {}, { scale: -0.75 }, { isCausal: true, scale: 0.5 }]) {
+        const all = await attention.scaledDotProductAttention(q, k, v, options);
+        const alone = await attention.scaledDotProductAttention(q, k, v, { ...options, intermediates: false });
+        expect(Object.keys(alone)).toEqual(['output']);
+        expect(Array.from(alone.output.data)).toEqual(Array.from(all.output.data));
+        expect(attention.lastCall).toMatchObject(backend === 'js'
+          ? { fn: 'scaledDotProductAttention', path: 'fused', reason: "intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form" }
+          : { fn: 'scaledDotProductAttention', path: 'teaching', reason: 'the WASM build has no fused route for scaledDotProductAttention: the teaching code, output only' });
+      }
+      const mask = { data: Uint8Array.from([1, 1, 0, 1, 0]), shape: [5] };
+      await attention.scaledDotProductAttention(q, k, v, { attnMask: mask, intermediates: false });
+      expect(attention.lastCall).toMatchObject({ path: 'teaching', reason: 'options.attnMask: the teaching code (the fused form takes only isCausal)' });
+      await attention.scaledDotProductAttention(q, k, v, { dropoutP: 0.5, intermediates: false });
+      expect(attention.lastCall).toMatchObject({ path: 'teaching', reason: 'dropoutP > 0: the teaching code' });
+      await attention.scaledDotProductAttention(q, k, v);
+      expect(attention.lastCall).toMatchObject({ path: 'teaching', reason: 'the intermediates are asked for: the teaching code' });
+    });
+
+    test('the planner owns the intermediates default: on at teaching sizes, off above INTERMEDIATES_LIMIT (…, L, S) values', async () => {
+      expect(Object.keys(await attention.scaledDotProductAttention(q, k, v))).toEqual(['scores', 'scaled', 'weights', 'output']);
+      // 3·2·100·120 = 72,000 values per (…, L, S) stage > 65,536: only the output, as every attention function
+      const big = [tensor([3, 2, 100, 4]), tensor([3, 2, 120, 4]), tensor([3, 2, 120, 2])];
+      const alone = await attention.scaledDotProductAttention(...big, { isCausal: true });
       expect(Object.keys(alone)).toEqual(['output']);
+      expect(alone.output.shape).toEqual([3, 2, 100, 2]);
+      const all = await attention.scaledDotProductAttention(...big, { isCausal: true, intermediates: true });
       expect(Array.from(alone.output.data)).toEqual(Array.from(all.output.data));
-      expect(attention.lastCall).toMatchObject({ fn: 'scaledDotProductAttention', path: 'teaching' });
+    });
+
+    test("seed 000's printed causal weights (In [31]), to its 4 decimals", async () => {
+      const q0 = { data: Float32Array.from([2, 2, 4, 5, 2, 2, 0, 4, 1, 5, 1, 2, 1, 5, 1, 3, 4, 5, 4, 5, 3, 3, 4, 5]), shape: [2, 3, 4] };
+      const k0 = { data: Float32Array.from([5, 4, 4, 3, 0, 5, 2, 2, 4, 4, 1, 5, 5, 1, 2, 4, 5, 5, 1, 1, 0, 4, 2, 1]), shape: [2, 3, 4] };
+      const { weights } = await attention.scaledDotProductAttention(q0, k0, k0, { isCausal: true });
+      const printed = [1, 0, 0, 0.9975, 0.0025, 0, 0.4683, 0.0634, 0.4683, 1, 0, 0, 0.3775, 0.6225, 0, 0.9707, 0.0293, 0];
+      expect(Array.from(weights.data, (w) => Math.round(w * 1e4) / 1e4)).toEqual(printed);
     });
   });
 }
