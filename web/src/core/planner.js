@@ -208,21 +208,35 @@ export function planGpuCall(fn, args, thresholdN) {
 
 // ---- The plan ------------------------------------------------------------------------------------
 
+/**
+ * Whether the WASM builds' fused kernel takes a scaledDotProductAttention call: sdpaFusedApplies, and the
+ * kernel's own limits (cpp/attention/fast_attention.h sdpa_fused_applies): Ev = E (its values are as wide
+ * as its keys) and a scale > 0 (its online softmax keeps the raw row max). Null when it does, else why not.
+ */
+function whyNotSdpaKernel(args, options) {
+  const [query, , value] = args;
+  const E = query.shape[query.shape.length - 1];
+  const Ev = value.shape[value.shape.length - 1];
+  if (Ev !== E) return `Ev=${Ev} ≠ E=${E}: the teaching code, output only (the WASM fused kernel's values are as wide as its keys)`;
+  const scale = Math.fround(options.scale ?? 1 / Math.sqrt(E));
+  if (!(scale > 0)) return `scale ${options.scale} ≤ 0: the teaching code, output only (the WASM fused kernel needs a scale > 0)`;
+  return null;
+}
+
 /** The path on one CPU thread (or the WebGPU backend's own passes): fused when the kernel applies, else teaching. */
-function planOnOneThread(fn, options, backendName) {
+function planOnOneThread(fn, options, backendName, args) {
   const fusable = ENTRIES[fn].paths.includes('fused');
   if (fn === SDPA) {
     // The JS reference's row-at-a-time form (js, and webgpu, which runs the JS reference for it); the WASM
-    // builds have no fused route for it: their C++ runs the teaching code, returning the output alone.
-    const onWebgpu = backendName === 'webgpu' ? `${gpuReferenceReason(fn)}; ` : '';
-    if (backendName !== 'js' && backendName !== 'webgpu') {
-      return { path: 'teaching', reason: sdpaFusedApplies(options)
-        ? 'the WASM build has no fused route for scaledDotProductAttention: the teaching code, output only'
-        : whySdpaNotFused(options) };
+    // builds' fused kernel (attention_heads_fused, the leading axes as batch×heads) within its limits.
+    if (!sdpaFusedApplies(options)) {
+      return { path: 'teaching', reason: `${backendName === 'webgpu' ? `${gpuReferenceReason(fn)}; ` : ''}${whySdpaNotFused(options)}` };
     }
-    return sdpaFusedApplies(options)
-      ? { path: 'fused', reason: `${onWebgpu}intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form` }
-      : { path: 'teaching', reason: `${onWebgpu}${whySdpaNotFused(options)}` };
+    if (backendName === 'js') return { path: 'fused', reason: "intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form" };
+    if (backendName === 'webgpu') return { path: 'fused', reason: `${gpuReferenceReason(fn)}; intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form` };
+    const notKernel = whyNotSdpaKernel(args, options);
+    return notKernel ? { path: 'teaching', reason: notKernel }
+      : { path: 'fused', reason: 'intermediates false, no dropoutP, no attnMask: the fused kernel, the leading axes as batch×heads' };
   }
   if (backendName === 'webgpu') {
     if (hasMaskOptions(options)) return { path: 'teaching', reason: `${MASKS_ON_GPU}: the webgpu backend runs the JS reference` };
@@ -266,8 +280,8 @@ export function plan(fn, args, backend) {
   if (backend.workers >= 2 && ENTRIES[fn].paths.includes('workers')) {
     const pool = planPoolCall(fn, args, { workers: backend.workers, crossover: backend.crossover });
     if (pool.pool) return { path: 'workers', reason: pool.reason, groups: pool.groups, work: pool.work };
-    const single = planOnOneThread(fn, options, backend.name);
+    const single = planOnOneThread(fn, options, backend.name, args);
     return { path: single.path, reason: pool.reason };
   }
-  return planOnOneThread(fn, options, backend.name);
+  return planOnOneThread(fn, options, backend.name, args);
 }
