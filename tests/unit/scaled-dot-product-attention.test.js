@@ -2,6 +2,7 @@
 // steps.test.js on every backend): its errors, in the same words on every backend, and its path.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { BACKENDS, attentionFor } from './backends.js';
+import { defaultIntermediates, gpuReferenceReason, INTERMEDIATES_LIMIT, plan } from '../../web/src/core/planner.js';
 
 const tensor = (shape, fill = (i) => ((i % 7) - 3) / 4) => {
   const size = shape.reduce((a, b) => a * b, 1);
@@ -106,3 +107,24 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('the planner on scaledDotProductAttention', () => {
+  const options = (given) => ({ attnMask: null, isCausal: false, scale: null, dropoutP: 0, seed: 0, intermediates: false, ...given });
+  test('its intermediates default reads (…, L, E) and (…, S, E): N·L·S against INTERMEDIATES_LIMIT', () => {
+    const at = (lead, L, S) => defaultIntermediates([{ shape: [...lead, L, 8] }, { shape: [...lead, S, 8] }, { shape: [...lead, S, 3] }], undefined, 'scaledDotProductAttention');
+    expect(at([], 256, 256)).toBe(true); // 65,536 = INTERMEDIATES_LIMIT, unbatched
+    expect(at([], 256, 257)).toBe(false);
+    expect(at([2, 4], 64, 128)).toBe(true); // 8·64·128 = 65,536
+    expect(at([2, 4], 64, 129)).toBe(false);
+    expect(INTERMEDIATES_LIMIT).toBe(65_536);
+  });
+  test('on webgpu: the JS reference, and an honest reason why (it does have matrix work)', () => {
+    const args = [{ shape: [2, 3, 4] }, { shape: [2, 5, 4] }, { shape: [2, 5, 3] }];
+    expect(gpuReferenceReason('scaledDotProductAttention')).toBe('scaledDotProductAttention does matrix work (Q·Kᵀ, weights·V), but the WGSL passes project (B, T, C) inputs and take no (…, L, E) batches of q, k, v, attnMask or Ev ≠ E; the JS reference computes it');
+    expect(gpuReferenceReason('scaledDotProductAttention')).not.toContain('no matrix work');
+    const fused = plan('scaledDotProductAttention', [...args, options({ isCausal: true })], { name: 'webgpu' });
+    expect(fused).toEqual({ path: 'fused', reason: `${gpuReferenceReason('scaledDotProductAttention')}; intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form` });
+    const teaching = plan('scaledDotProductAttention', [...args, options({ intermediates: true })], { name: 'webgpu' });
+    expect(teaching).toEqual({ path: 'teaching', reason: `${gpuReferenceReason('scaledDotProductAttention')}; the intermediates are asked for: the teaching code` });
+  });
+});
