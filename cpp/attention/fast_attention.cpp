@@ -7,6 +7,7 @@
 #include "attention/cross_attention.h"
 #include "attention/masks.h"
 #include "attention/multihead.h"
+#include "kernels/attention_heads.h"
 #include "kernels/multihead_fast.h"
 
 namespace ap {
@@ -144,6 +145,42 @@ AttentionResult cross_attention_fast(const Tensor& x_query, const Tensor& x_cont
                                      const AttentionOptions& options) {
   if (fused_kernel_applies(options)) return fused_kernel_attention(x_query, x_context, weights, options);
   return cross_attention_unchecked(x_query, x_context, weights, options);
+}
+
+bool sdpa_fused_applies(int E, int Ev, const SdpaOptions& options) {
+  const float scale = options.has_scale ? options.scale : 1.0f / std::sqrt(static_cast<float>(E));
+  return !options.intermediates && options.dropout_p == 0.0f && !options.mask.present() && Ev == E && scale > 0.0f;
+}
+
+SdpaResult scaled_dot_product_attention_fast(const Tensor& query, const Tensor& key, const Tensor& value,
+                                             const SdpaOptions& options) {
+  const int rank = query.rank();
+  const int L = query.shape[rank - 2], E = query.shape[rank - 1], S = key.shape[rank - 2], Ev = value.shape[rank - 1];
+  if (!sdpa_fused_applies(E, Ev, options)) return scaled_dot_product_attention(query, key, value, options);
+  int batch = 1;
+  for (int a = 0; a < rank - 2; ++a) batch *= query.shape[a];
+  std::vector<int> output_shape(query.shape.begin(), query.shape.end() - 1);
+  output_shape.push_back(Ev);
+  SdpaResult result;
+  result.output = Tensor{output_shape, std::vector<float>(static_cast<std::size_t>(batch) * L * Ev, 0.0f)};
+  kernels::AttentionHeads problem;
+  problem.query = query.data.data();
+  problem.query_stride = E;
+  problem.key = key.data.data();
+  problem.key_stride = E;
+  problem.value = value.data.data();
+  problem.value_stride = Ev;
+  problem.context = result.output.data.data();
+  problem.context_stride = Ev;
+  problem.batch = batch;
+  problem.tq = L;
+  problem.tk = S;
+  problem.heads = 1;
+  problem.d_head = E;
+  problem.score_scale = options.has_scale ? options.scale : 1.0f / std::sqrt(static_cast<float>(E));
+  problem.causal = options.is_causal;
+  kernels::attention_heads_fused(problem);
+  return result;
 }
 
 }  // namespace ap

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 
+#include "attention/attention.h"
 #include "attention/options.h"
 #include "attention/results.h"
 #include "attention/tensor.h"
@@ -37,5 +38,16 @@ AttentionResult multihead_attention_split_fast(const Tensor& x, const Projection
 AttentionResult multihead_attention_fused_fast(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options);
 AttentionResult cross_attention_fast(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
                                      const AttentionOptions& options);
+
+// scaledDotProductAttention's fused route (the JS planner's sdpaFusedApplies with the kernel's two limits):
+// only the output wanted, dropout_p 0, no attn_mask (is_causal is the kernel's top-left mask), Ev == E (the
+// kernel's values are as wide as its keys) and a scale > 0 (its online softmax keeps the raw row max).
+bool sdpa_fused_applies(int E, int Ev, const SdpaOptions& options);
+
+// On checked arguments: query (…, L, E), key (…, S, E), value (…, S, E) through the fused kernel, the leading
+// axes as batch×heads (one head of width E each) → output alone, when sdpa_fused_applies; else the teaching
+// code (scaled_dot_product_attention), which honours options.intermediates.
+SdpaResult scaled_dot_product_attention_fast(const Tensor& query, const Tensor& key, const Tensor& value,
+                                             const SdpaOptions& options);
 
 }  // namespace ap

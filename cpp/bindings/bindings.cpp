@@ -306,7 +306,7 @@ struct scaled_dot_product_attention_binding {
     return check_scaled_dot_product_attention(query, key, value, options, max_bytes);
   }
   val compute() const {
-    const SdpaResult result = scaled_dot_product_attention(query, key, value, options);
+    const SdpaResult result = scaled_dot_product_attention_fast(query, key, value, options);
     val out = val::object();
     const std::pair<const char*, const Tensor*> named[] = {{"scores", &result.scores}, {"scaled", &result.scaled},
       {"masked", &result.masked}, {"weights", &result.weights}, {"dropped", &result.dropped}, {"output", &result.output}};

@@ -88,6 +88,23 @@ const json& options_at(const json& args, std::size_t index) {
 // (AP_FIXTURE_FUNCTIONS, generated from web/src/core/registry.js): a registry function with fixtures and no
 // runner here fails, so a new function cannot be forgotten. The multi-head forms run through their fast
 // entry points (fast_attention.h), as the binding does: the fused kernel where a case allows it.
+// scaledDotProductAttention's options from a fixture case (intermediates as the case asks: true).
+SdpaOptions sdpa_options(const json& given) {
+  SdpaOptions options;
+  if (given.contains("attnMask")) {
+    options.mask = to_tensor(given.at("attnMask"));
+    options.mask_boolean = given.at("attnMask").value("dtype", "") == "uint8";
+  }
+  options.is_causal = given.value("isCausal", false);
+  if (given.contains("scale")) {
+    options.has_scale = true;
+    options.scale = given.at("scale").get<float>();
+  }
+  options.dropout_p = given.value("dropoutP", 0.0f);
+  options.seed = given.value("seed", 0u);
+  return options;
+}
+
 const std::map<std::string, std::function<void()>>& runners() {
   static const std::map<std::string, std::function<void()>> table = {
     {"nextTokenPairs", [] {
@@ -193,20 +210,8 @@ const std::map<std::string, std::function<void()>>& runners() {
     {"crossAttentionBackward", [] { run_backward_fixture_as_binding("crossAttentionBackward"); }},
     {"scaledDotProductAttention", [] {
     check_fixture("scaledDotProductAttention", [](const json& args) {
-      const json& given = options_at(args, 3);
-      SdpaOptions options;
-      if (given.contains("attnMask")) {
-        options.mask = to_tensor(given.at("attnMask"));
-        options.mask_boolean = given.at("attnMask").value("dtype", "") == "uint8";
-      }
-      options.is_causal = given.value("isCausal", false);
-      if (given.contains("scale")) {
-        options.has_scale = true;
-        options.scale = given.at("scale").get<float>();
-      }
-      options.dropout_p = given.value("dropoutP", 0.0f);
-      options.seed = given.value("seed", 0u);
-      const SdpaResult r = scaled_dot_product_attention(to_tensor(args[0]), to_tensor(args[1]), to_tensor(args[2]), options);
+      const SdpaResult r = scaled_dot_product_attention(to_tensor(args[0]), to_tensor(args[1]), to_tensor(args[2]),
+                                                        sdpa_options(options_at(args, 3)));
       return Results{{"scores", r.scores}, {"scaled", r.scaled}, {"masked", r.masked}, {"weights", r.weights},
                      {"dropped", r.dropped}, {"output", r.output}};
     });
@@ -279,6 +284,16 @@ TEST(Fixtures, FusedPathMatchesPyTorch) {
     return output(args, cross_attention_fast(input(args, 0), input(args, 1), testing::to_projection_weights(args[2]), options(args, 3))
         .output);
   });
+  // q, k, v given directly: the fused kernel where sdpa_fused_applies (no attnMask, no dropoutP, Ev == E, scale > 0)
+  int fused = 0;
+  check_fused_path("scaledDotProductAttention", [&](const json& args) {
+    SdpaOptions lean_sdpa = sdpa_options(options_at(args, 3));
+    lean_sdpa.intermediates = false;
+    const Tensor query = to_tensor(args[0]), value = to_tensor(args[2]);
+    if (sdpa_fused_applies(query.shape.back(), value.shape.back(), lean_sdpa)) ++fused;
+    return scaled_dot_product_attention_fast(query, to_tensor(args[1]), value, lean_sdpa).output;
+  });
+  EXPECT_EQ(fused, 4);  // seed 000's two cases and the two near-1e4 cases with Ev = E
 }
 
 }  // namespace

@@ -61,6 +61,27 @@ describe.each([...BUILDS, 'js'])('%s with intermediates: false', (build) => {
     });
   });
 
+  // scaledDotProductAttention: q, k, v given directly. On js the planner's fused path (the reference's
+  // row-at-a-time form) wherever it applies (no attnMask, no dropoutP); on the WASM builds the fused kernel
+  // where it also has Ev = E (and scale > 0), the near-1e4 cases with Ev = E among them.
+  describe('scaledDotProductAttention', () => {
+    const fixture = loadFixture('scaledDotProductAttention');
+    it.each(fixture.cases.map((testCase) => [testCase.name, testCase]))('matches PyTorch: %s', async (_, testCase) => {
+      const attention = await attentionFor(build);
+      const options = { ...(testCase.args[3] ?? {}), intermediates: false };
+      const result = attention.scaledDotProductAttention(...testCase.args.slice(0, 3), options);
+      expect(Object.keys(result)).toEqual(['output']);
+      expectClose(result.output, testCase.expected.output, { atol: testCase.atol ?? 1e-5, rtol: testCase.rtol ?? 1e-5 });
+      const [query, , value] = testCase.args;
+      const fusedApplies = !options.attnMask && !(options.dropoutP > 0) && (build === 'js' || query.shape.at(-1) === value.shape.at(-1));
+      expect(attention.lastCall.path).toBe(fusedApplies ? 'fused' : 'teaching');
+    });
+    it('the fixture holds logits near 1e4 on the fused path', () => {
+      const near = fixture.cases.filter(({ name }) => name.includes('1e4'));
+      expect(near.filter(({ args }) => args[0].shape.at(-1) === args[2].shape.at(-1)).length).toBe(2);
+    });
+  });
+
   it('the fixtures hold logits near ±1e4 for every multi-head function', () => {
     for (const fn of MULTIHEAD_FUNCTIONS) expect(loadFixture(fn).cases.some(({ name }) => name.includes('1e4')), fn).toBe(true);
   });

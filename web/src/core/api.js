@@ -65,7 +65,7 @@ function normalizeOptions(fn, options, declared, weights, args) {
     if (value === undefined) {
       // H given by weights.heads; `intermediates` by the planner, from the sizes and the heads before it.
       if (spec.defaultFrom === 'heads') value = weights?.heads?.length ?? spec.default;
-      else if (spec.defaultFrom === 'planner') value = defaultIntermediates(args, complete.heads);
+      else if (spec.defaultFrom === 'planner') value = defaultIntermediates(args, complete.heads, fn);
       else value = spec.default;
     }
     checkOption(fn, name, spec, value);

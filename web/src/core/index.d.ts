@@ -119,7 +119,10 @@ export interface ScaledDotProductAttentionOptions {
   dropoutP?: number;
   /** The dropout RNG's seed (docs/api.md). [0] */
   seed?: number;
-  /** false: output alone. [true] */
+  /**
+   * false: output alone, by the fused path where no attnMask and no dropoutP (WASM: also Ev = E, scale > 0).
+   * [true while each (…, L, S) stage holds at most INTERMEDIATES_LIMIT = 65,536 values; false above]
+   */
   intermediates?: boolean;
 }
 

@@ -20,16 +20,48 @@ import { PROBE_BUDGET_MS, describeRecord } from '../gpu/crossover-probe.js';
  */
 export const INTERMEDIATES_LIMIT = 65_536;
 
-/** B·H·Tq·Tk for normalised arguments: x (B, Tq, ·) and, for crossAttention, xContext (B, Tk, ·). */
-export function stageValues(args, heads) {
+/**
+ * B·H·Tq·Tk for normalised arguments: x (B, Tq, ·) and, for crossAttention, xContext (B, Tk, ·);
+ * for scaledDotProductAttention, N·L·S from query (…, L, E) and key (…, S, E), N the product of the leading axes.
+ */
+export function stageValues(args, heads, fn) {
+  if (fn === SDPA) {
+    const [query, key] = args;
+    return product(query.shape.slice(0, -1)) * key.shape[key.shape.length - 2];
+  }
   const [batch, rows] = args[0].shape;
   const cols = args[1]?.shape?.length === 3 ? args[1].shape[1] : rows;
   return batch * heads * rows * cols;
 }
 
 /** The `intermediates` default: true at teaching sizes, false above INTERMEDIATES_LIMIT values per stage. */
-export function defaultIntermediates(args, heads) {
-  return stageValues(args, heads) <= INTERMEDIATES_LIMIT;
+export function defaultIntermediates(args, heads, fn) {
+  return stageValues(args, heads, fn) <= INTERMEDIATES_LIMIT;
+}
+
+const SDPA = 'scaledDotProductAttention';
+
+/**
+ * scaledDotProductAttention's fused rule: only the output asked for, no dropoutP, no attnMask (isCausal is
+ * the kernel's own top-left mask). The JS reference then runs its row-at-a-time form (one row of S scores).
+ */
+export function sdpaFusedApplies(options) {
+  return options.intermediates === false && options.dropoutP === 0 && !given(options.attnMask);
+}
+
+/** Why scaledDotProductAttention's fused form does not apply (sdpaFusedApplies is false). */
+function whySdpaNotFused(options) {
+  if (options.intermediates !== false) return 'the intermediates are asked for: the teaching code';
+  if (options.dropoutP !== 0) return 'dropoutP > 0: the teaching code';
+  return 'options.attnMask: the teaching code (the fused form takes only isCausal)';
+}
+
+/**
+ * Why the webgpu backend runs a function's JS reference (registry `gpu: 'reference'`): its own text where
+ * the registry gives one (`gpuReason`), else that the function has no matrix work for a WGSL pass.
+ */
+export function gpuReferenceReason(fn) {
+  return ENTRIES[fn].gpuReason ?? `${fn} has no matrix work; the JS reference computes it`;
 }
 
 /** Why a masked call does not run on the WGSL passes. */
@@ -176,9 +208,36 @@ export function planGpuCall(fn, args, thresholdN) {
 
 // ---- The plan ------------------------------------------------------------------------------------
 
+/**
+ * Whether the WASM builds' fused kernel takes a scaledDotProductAttention call: sdpaFusedApplies, and the
+ * kernel's own limits (cpp/attention/fast_attention.h sdpa_fused_applies): Ev = E (its values are as wide
+ * as its keys) and a scale > 0 (its online softmax keeps the raw row max). Null when it does, else why not.
+ */
+function whyNotSdpaKernel(args, options) {
+  const [query, , value] = args;
+  const E = query.shape[query.shape.length - 1];
+  const Ev = value.shape[value.shape.length - 1];
+  if (Ev !== E) return `Ev=${Ev} ≠ E=${E}: the teaching code, output only (the WASM fused kernel's values are as wide as its keys)`;
+  const scale = Math.fround(options.scale ?? 1 / Math.sqrt(E));
+  if (!(scale > 0)) return `scale ${options.scale} ≤ 0: the teaching code, output only (the WASM fused kernel needs a scale > 0)`;
+  return null;
+}
+
 /** The path on one CPU thread (or the WebGPU backend's own passes): fused when the kernel applies, else teaching. */
-function planOnOneThread(fn, options, backendName) {
+function planOnOneThread(fn, options, backendName, args) {
   const fusable = ENTRIES[fn].paths.includes('fused');
+  if (fn === SDPA) {
+    // The JS reference's row-at-a-time form (js, and webgpu, which runs the JS reference for it); the WASM
+    // builds' fused kernel (attention_heads_fused, the leading axes as batch×heads) within its limits.
+    if (!sdpaFusedApplies(options)) {
+      return { path: 'teaching', reason: `${backendName === 'webgpu' ? `${gpuReferenceReason(fn)}; ` : ''}${whySdpaNotFused(options)}` };
+    }
+    if (backendName === 'js') return { path: 'fused', reason: "intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form" };
+    if (backendName === 'webgpu') return { path: 'fused', reason: `${gpuReferenceReason(fn)}; intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form` };
+    const notKernel = whyNotSdpaKernel(args, options);
+    return notKernel ? { path: 'teaching', reason: notKernel }
+      : { path: 'fused', reason: 'intermediates false, no dropoutP, no attnMask: the fused kernel, the leading axes as batch×heads' };
+  }
   if (backendName === 'webgpu') {
     if (hasMaskOptions(options)) return { path: 'teaching', reason: `${MASKS_ON_GPU}: the webgpu backend runs the JS reference` };
     return fusable && fusedKernelApplies(options)
@@ -221,8 +280,8 @@ export function plan(fn, args, backend) {
   if (backend.workers >= 2 && ENTRIES[fn].paths.includes('workers')) {
     const pool = planPoolCall(fn, args, { workers: backend.workers, crossover: backend.crossover });
     if (pool.pool) return { path: 'workers', reason: pool.reason, groups: pool.groups, work: pool.work };
-    const single = planOnOneThread(fn, options, backend.name);
+    const single = planOnOneThread(fn, options, backend.name, args);
     return { path: single.path, reason: pool.reason };
   }
-  return planOnOneThread(fn, options, backend.name);
+  return planOnOneThread(fn, options, backend.name, args);
 }

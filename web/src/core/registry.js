@@ -267,12 +267,17 @@ export const REGISTRY = Object.freeze([
       scale: { type: 'number', nullable: true, float32: true, default: null, expected: 'a finite number, or null for 1/√E' },
       dropoutP: DROPOUT,
       seed: SEED,
-      intermediates: { type: 'boolean', default: true },
+      intermediates: INTERMEDIATES,
     },
     results: Object.fromEntries(['scores', 'scaled', 'masked', 'weights', 'dropped', 'output'].map((name) => [name, { batched: false }])),
-    paths: ['teaching'], gpu: 'reference', fixture: true,
-    // q, k, v, the (…, L, S) stages (scores, scaled, masked, weights, dropped) and the output
-    memory: { teaching: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [5, 'batch', 'L', 'S'], [1, 'batch', 'L', 'Ev']] },
+    paths: ['teaching', 'fused'], gpu: 'reference', fixture: true,
+    gpuReason: 'scaledDotProductAttention does matrix work (Q·Kᵀ, weights·V), but the WGSL passes project (B, T, C) inputs and take no (…, L, E) batches of q, k, v, attnMask or Ev ≠ E; the JS reference computes it',
+    // q, k, v, the (…, L, S) stages (scores, scaled, masked, weights, dropped) and the output; fused (the JS
+    // reference's row-at-a-time form): q, k, v, the output and one row of S scores
+    memory: {
+      teaching: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [5, 'batch', 'L', 'S'], [1, 'batch', 'L', 'Ev']],
+      fused: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [1, 'S'], [1, 'batch', 'L', 'Ev']],
+    },
   },
   {
     name: 'matmul', cpp: 'matmul', step: null,

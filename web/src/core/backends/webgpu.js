@@ -17,7 +17,7 @@ import { GpuRuntime, HEAD_DIM_LIMIT } from '../../gpu/runtime.js';
 import * as passes from '../../gpu/attention-passes.js';
 import * as checks from '../reference/checks.js';
 import { createReferenceBackend } from '../reference/index.js';
-import { anyGpuCrossoverMeasured, attentionSizes, gpuCrossover, hasMaskOptions, MASKS_ON_GPU, shapesOf, workOf } from '../planner.js';
+import { anyGpuCrossoverMeasured, attentionSizes, gpuCrossover, gpuReferenceReason, hasMaskOptions, MASKS_ON_GPU, shapesOf, workOf } from '../planner.js';
 import { ENTRIES, REGISTRY } from '../registry.js';
 import { composeBackend } from './compose.js';
 
@@ -120,7 +120,7 @@ export async function loadWebGpuBackend(options = {}) {
   function supportsOp(fn, shapes, options = {}) {
     if (lostError) return { supported: false, reason: lostError.message };
     if (!GPU_FUNCTIONS.includes(fn)) {
-      return reference[fn] ? { supported: true, reason: `${fn} has no matrix work; the JS reference computes it` }
+      return reference[fn] ? { supported: true, reason: gpuReferenceReason(fn) }
         : { supported: false, reason: `webgpu: unknown function ${fn}` };
     }
     // attnMask, keyPaddingMask, xValue: the JS reference computes the call (gpuMethod), as the CPU would

@@ -4,6 +4,7 @@
 import { formatShape, sizeOf } from '../tensor.js';
 import { dropWeights } from './dropout.js';
 import { checkAnyTensor, checkMemory, fail } from './check-helpers.js';
+import { sdpaFusedApplies } from '../planner.js';
 
 const FN = 'scaledDotProductAttention';
 
@@ -46,13 +47,53 @@ export function checkScaledDotProductAttention(query, key, value, options) {
   const batch = sizeOf(lead);
   const Ev = value.shape[rank - 1];
   const sizes = { batch, L, S, E, Ev, lead };
-  checkMemory(FN, 'teaching', sizes, `L=${L}, S=${S}`);
+  // estimated on the planner's path: the fused form holds one row of scores, the teaching code every stage
+  checkMemory(FN, sdpaFusedApplies(options) ? 'fused' : 'teaching', sizes, `L=${L}, S=${S}`);
   return sizes;
+}
+
+/**
+ * The planner's fused path (sdpaFusedApplies: intermediates false, dropoutP 0, no attnMask): one query row at a
+ * time, its S scores in one Float32Array row, the keys right of the diagonal skipped when isCausal. The same
+ * float32 roundings as the teaching code below, so both give the same output.
+ */
+function fusedRows(query, key, value, { batch, L, S, E, Ev, lead }, options) {
+  const scale = Math.fround(options.scale ?? 1 / Math.sqrt(E));
+  const row = new Float32Array(S);
+  const output = new Float32Array(batch * L * Ev);
+  for (let n = 0; n < batch; n++) {
+    for (let i = 0; i < L; i++) {
+      const seen = options.isCausal ? Math.min(i + 1, S) : S;
+      let max = -Infinity;
+      for (let j = 0; j < seen; j++) {
+        let dot = 0;
+        for (let e = 0; e < E; e++) dot = Math.fround(dot + Math.fround(query.data[(n * L + i) * E + e] * key.data[(n * S + j) * E + e]));
+        row[j] = Math.fround(dot * scale);
+        if (row[j] > max) max = row[j];
+      }
+      // a row with no key to see (causal, S = 0 never: S ≥ 1) keeps a zero output
+      if (seen === 0 || max === -Infinity) continue;
+      let sum = 0;
+      for (let j = 0; j < seen; j++) {
+        row[j] = Math.exp(row[j] - max);
+        sum += row[j];
+      }
+      for (let j = 0; j < seen; j++) row[j] /= sum;
+      for (let c = 0; c < Ev; c++) {
+        let total = 0;
+        for (let j = 0; j < seen; j++) total += row[j] * value.data[(n * S + j) * Ev + c];
+        output[(n * L + i) * Ev + c] = total;
+      }
+    }
+  }
+  return { output: { data: output, shape: [...lead, L, Ev] } };
 }
 
 /** The results of docs/api.md: scores, scaled, masked?, weights, dropped?, output (output alone without intermediates). */
 export function scaledDotProductAttention(query, key, value, options) {
-  const { batch, L, S, E, Ev, lead } = checkScaledDotProductAttention(query, key, value, options);
+  const sizes = checkScaledDotProductAttention(query, key, value, options);
+  if (sdpaFusedApplies(options)) return fusedRows(query, key, value, sizes, options);
+  const { batch, L, S, E, Ev, lead } = sizes;
   const rank = query.shape.length;
   const scale = Math.fround(options.scale ?? 1 / Math.sqrt(E));
   const mask = options.attnMask;
