@@ -12,6 +12,7 @@ import {
   checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
   checkSoftmaxScale, checkTolerance, checkWeight, checkWeightsObject, fail, isPresent,
 } from './check-helpers.js';
+import { withoutMemoryCheck } from '../registry-checks.js';
 import { checkMasks, hasMasks } from './masks.js';
 import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
@@ -268,30 +269,50 @@ export function checkMatmul(a, b, options) {
   return { batch, M, K, N };
 }
 
+/** The floats of every tensor in `value` (a tensor, or objects and arrays of them): a backward's inputs. */
+function floatsOf(value) {
+  if (value === null || typeof value !== 'object') return 0;
+  if (ArrayBuffer.isView(value.data) && Array.isArray(value.shape)) return value.data.length;
+  return Object.values(value).reduce((sum, item) => sum + floatsOf(item), 0);
+}
+
 /**
- * The check of a backward (<forward>Backward, registry.js): the forward's check under the backward's name,
- * then gradOutput, which must have the forward output's shape (B, Tq, d_out) — the words of the C++ core's
- * check_*_backward (cpp/attention/checks_backward.cpp).
+ * The check of a backward (<forward>Backward, registry.js): the forward's check under the backward's name
+ * (without the forward's memory estimate), then gradOutput, which must have the forward output's shape
+ * (B, Tq, d_out), then the backward's own estimate: its registry terms (BACKWARD_MEMORY) over the forward's
+ * sizes and its inputs' and weights' floats — the words and sums of the C++ core's check_*_backward
+ * (cpp/attention/checks_backward.cpp).
  */
 function backwardCheck(forward, check) {
   const fn = `${forward}Backward`;
   return (...args) => {
     const gradOutput = args[args.length - 2];
-    const forwardArgs = [...args.slice(0, -2), args[args.length - 1]];
+    const options = args[args.length - 1];
+    const forwardArgs = [...args.slice(0, -2), options];
     let sizes;
     try {
-      sizes = check(...forwardArgs);
+      sizes = withoutMemoryCheck(() => check(...forwardArgs));
     } catch (error) {
       if (error instanceof ApiError) throw new ApiError({ ...error, fn });
       throw error;
     }
-    const expected = [sizes.B, sizes.Tq ?? sizes.T, sizes.dOut ?? sizes.H * sizes.dHead];
+    const B = sizes.B;
+    const H = sizes.H ?? 1;
+    const Tq = sizes.Tq ?? sizes.T;
+    const Tk = sizes.Tk ?? sizes.T;
+    const dOut = sizes.dOut ?? sizes.H * sizes.dHead;
+    const expected = [B, Tq, dOut];
     const shape = gradOutput?.shape;
     if (!Array.isArray(shape) || shape.length !== 3 || shape.some((size, i) => size !== expected[i])) {
       const got = Array.isArray(shape) ? `has shape ${formatShape(shape)}` : 'is absent';
       throw new Error(`${fn}: gradOutput ${got}; expected ${formatShape(expected)}, the shape of the forward's output`);
     }
     checkFinite(fn, 'gradOutput', gradOutput);
+    // the backward's stages: scores, scaled, weights; masked when causal; dropped when dropout > 0
+    const stages = 3 + (options.causal ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
+    const inputFloats = floatsOf(args.slice(0, -2));
+    checkMemory(fn, fusedKernelApplies(options) ? 'fused' : 'teaching', { B, H, Tq, Tk, dOut, stages, inputFloats },
+      sizesText(B, H, Tq, Tk, sizes.Tq !== undefined));
     return sizes;
   };
 }
