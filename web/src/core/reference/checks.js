@@ -8,7 +8,7 @@ import { checkTensorStructure, formatShape, sizeOf } from '../tensor.js';
 import { fusedKernelApplies } from '../planner.js';
 import { ApiError } from '../registry-errors.js';
 import {
-  NORMALIZATIONS, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
+  AxisSizes, NORMALIZATIONS, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
   checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
   checkSoftmaxScale, checkTolerance, checkWeight, checkWeightsObject, fail, isPresent,
 } from './check-helpers.js';
@@ -64,15 +64,17 @@ const squareResultCount = (options) => 3 + (options.causal || hasMasks(options) 
 
 export function checkSelfAttention(x, weights, options) {
   const fn = 'selfAttention';
-  const [B, T, dIn] = checkSequence(fn, 'x', x, ['B', 'T', 'd_in']);
+  // the axes of x and the weights are the registry's (AxisSizes); the 'linear' layout is written here, as in
+  // the C++ core: the table does not say it
+  const axes = new AxisSizes(fn);
+  const [B, T, dIn] = axes.sequence('x', x);
   checkWeightsObject(fn, weights, ['query', 'key', 'value'], ['queryBias', 'keyBias', 'valueBias']);
   checkAttentionOptions(fn, options);
   const linear = options.layout === 'linear';
   // The math layout is (d_in, d_out) used as X·W; the Linear layout (d_out, d_in) used as X·Wᵀ.
-  const axes = (dOut) => (linear ? [['d_out', dOut], ['d_in', dIn]] : [['d_in', dIn], ['d_out', dOut]]);
-  const checkProjection = (name, dOut) => {
+  for (const key of ['query', 'key', 'value']) {
     try {
-      return checkWeight(fn, name, weights[name.slice('weights.'.length)], axes(dOut));
+      axes.weight(key, weights[key], { transposed: linear });
     } catch (error) {
       // The layout explains an unexpected expectation: [d_out, d_in] instead of the usual [d_in, d_out].
       if (linear && error instanceof ApiError && error.kind === 'shape') {
@@ -80,14 +82,11 @@ export function checkSelfAttention(x, weights, options) {
       }
       throw error;
     }
-  };
-  const queryShape = checkProjection('weights.query', null);
-  const dOut = linear ? queryShape[0] : queryShape[1];
-  checkProjection('weights.key', dOut);
-  checkProjection('weights.value', dOut);
-  for (const bias of ['queryBias', 'keyBias', 'valueBias']) {
-    if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
   }
+  for (const bias of ['queryBias', 'keyBias', 'valueBias']) {
+    if (isPresent(weights[bias])) axes.weight(bias, weights[bias]);
+  }
+  const dOut = axes.get('d_out');
   checkMemory(fn, 'teaching', attentionSizes(x, { B, H: 1, Tq: T, Tk: T, dIn, dOut }, options), sizesText(B, 1, T, T, false));
   return { B, T, dIn, dOut };
 }
@@ -179,16 +178,16 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
 
 export function checkMultiheadAttentionSplit(x, weights, options) {
   const fn = 'multiheadAttentionSplit';
-  const [B, T, dIn] = checkSequence(fn, 'x', x, ['B', 'T', 'd_in']);
+  // the axes of x and the weights are the registry's (AxisSizes)
+  const axes = new AxisSizes(fn);
+  const [B, T, dIn] = axes.sequence('x', x);
   checkWeightsObject(fn, weights, ['query', 'key', 'value'], [...PROJECTION_BIASES, 'outWeight', 'outBias']);
   checkAttentionOptions(fn, options);
-  const dOut = checkWeight(fn, 'weights.query', weights.query, [['d_in', dIn], ['d_out', null]])[1];
-  checkWeight(fn, 'weights.key', weights.key, [['d_in', dIn], ['d_out', dOut]]);
-  checkWeight(fn, 'weights.value', weights.value, [['d_in', dIn], ['d_out', dOut]]);
-  for (const bias of PROJECTION_BIASES) {
-    if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
+  for (const key of ['query', 'key', 'value']) axes.weight(key, weights[key]);
+  for (const key of [...PROJECTION_BIASES, 'outWeight', 'outBias']) {
+    if (isPresent(weights[key])) axes.weight(key, weights[key]);
   }
-  checkOutProjection(fn, weights, dOut);
+  const dOut = axes.get('d_out');
   const H = options.heads;
   checkDivisible(fn, dOut, H);
   checkMasks(fn, options, { B, H, Tq: T, Tk: T });
