@@ -196,3 +196,16 @@ export class AxisSizes {
     return this.sizes.get(axis);
   }
 }
+
+/**
+ * Every option | axis rule of `fn` (the registry's `divides`, e.g. heads | d_out) for the option's `value`,
+ * over the named `sizes` ({d_out: 10}): the C++ core's AxisSizes::check_divides.
+ */
+export function checkDivides(fn, option, value, sizes) {
+  const { divides } = ENTRIES[fn].options[option] ?? {};
+  if (divides === undefined || !(value >= 1)) return;
+  const size = sizes[divides];
+  if (size % value !== 0) {
+    fail(fn, 'divisible', `options.${option}`, value, `a divisor of ${divides}=${size}`, { dividend: `${divides}=${size}` });
+  }
+}

@@ -8,7 +8,7 @@ import { checkTensorStructure, formatShape, sizeOf } from '../tensor.js';
 import { fusedKernelApplies } from '../planner.js';
 import { ApiError } from '../registry-errors.js';
 import {
-  AxisSizes, NORMALIZATIONS, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
+  AxisSizes, NORMALIZATIONS, checkDivides, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
   checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
   checkSoftmaxScale, checkTolerance, checkWeight, checkWeightsObject, fail, isPresent,
 } from './check-helpers.js';
@@ -112,9 +112,9 @@ export function checkCompare(actual, expected, options) {
   return { size: actual.data.length };
 }
 
-/** d_out must split evenly into heads of d_head = d_out / H. */
+/** options.heads must divide d_out: the registry's `divides` rules (AxisSizes.checkDivides, as in C++). */
 function checkDivisible(fn, dOut, heads) {
-  if (dOut % heads !== 0) fail(fn, 'divisible', 'options.heads', heads, `a divisor of d_out=${dOut}`, { dividend: `d_out=${dOut}` });
+  checkDivides(fn, 'heads', heads, { d_out: dOut });
 }
 
 /** "B=2, H=4, T=16" or, for cross-attention, "B=2, Tq=3, Tk=5": the sizes that drive the estimate. */
