@@ -109,11 +109,26 @@ export function withMemoryBudget(callBudget, check) {
   }
 }
 
+/** Whether checkMemory is skipped: a backward's check runs its forward's without the forward's estimate. */
+let skipMemory = false;
+
+/** Runs `check` with checkMemory skipped (the C++ core's no_memory_limit); returns what it returns. */
+export function withoutMemoryCheck(check) {
+  const before = skipMemory;
+  skipMemory = true;
+  try {
+    return check();
+  } finally {
+    skipMemory = before;
+  }
+}
+
 /**
  * Refuses a call whose estimate on `path` exceeds MEMORY_LIMIT_BYTES, or, inside withMemoryBudget, whose
  * estimate plus the copies of its inputs exceeds the budget; `what` names the sizes ("B=2, T=16").
  */
 export function checkMemory(fn, path, sizes, what) {
+  if (skipMemory) return;
   const bytes = 4 * estimateFloats(fn, path, sizes);
   if (bytes > MEMORY_LIMIT_BYTES) fail(fn, 'memory', what, bytes, 'at most 2 GiB');
   if (!budget) return;

@@ -156,3 +156,56 @@ export function checkOutProjection(fn, weights, dOut) {
   if (isPresent(weights.outWeight)) checkWeight(fn, 'weights.outWeight', weights.outWeight, [['d_out', dOut], ['d_out', dOut]]);
   if (isPresent(weights.outBias)) checkWeight(fn, 'weights.outBias', weights.outBias, [['d_out', dOut]]);
 }
+
+/**
+ * The registry's named axes of one call (registry.js: args' `axes`, the weights' `shapes`), as the C++
+ * core's AxisSizes (cpp/attention/registry_rules.h): a name takes its size where first seen, in call order,
+ * and every later axis of that name must agree ("expected [d_in=3, d_out]").
+ */
+export class AxisSizes {
+  constructor(fn) {
+    this.fn = fn;
+    this.sizes = new Map();
+    this.args = ENTRIES[fn].args;
+  }
+
+  /** A sequence argument (B, T, C) by its registry axes; returns its shape. */
+  sequence(name, x) {
+    const axes = this.args.find((arg) => arg.name === name).axes;
+    const shape = checkSequence(this.fn, name, x, axes);
+    this.bindAll(axes, shape);
+    return shape;
+  }
+
+  /** weights.<key> by the registry's shapes; `transposed` reads a 2-D weight's axes reversed. */
+  weight(key, tensor, { shown = `weights.${key}`, transposed = false } = {}) {
+    const named = this.args.find((arg) => arg.kind === 'weights').shapes[key];
+    const axes = transposed ? [...named].reverse() : named;
+    const shape = checkWeight(this.fn, shown, tensor, axes.map((axis) => [axis, this.sizes.get(axis) ?? null]));
+    this.bindAll(axes, shape);
+    return shape;
+  }
+
+  bindAll(axes, shape) {
+    axes.forEach((axis, a) => {
+      if (!this.sizes.has(axis)) this.sizes.set(axis, shape[a]);
+    });
+  }
+
+  get(axis) {
+    return this.sizes.get(axis);
+  }
+}
+
+/**
+ * Every option | axis rule of `fn` (the registry's `divides`, e.g. heads | d_out) for the option's `value`,
+ * over the named `sizes` ({d_out: 10}): the C++ core's AxisSizes::check_divides.
+ */
+export function checkDivides(fn, option, value, sizes) {
+  const { divides } = ENTRIES[fn].options[option] ?? {};
+  if (divides === undefined || !(value >= 1)) return;
+  const size = sizes[divides];
+  if (size % value !== 0) {
+    fail(fn, 'divisible', `options.${option}`, value, `a divisor of ${divides}=${size}`, { dividend: `${divides}=${size}` });
+  }
+}

@@ -8,10 +8,11 @@ import { checkTensorStructure, formatShape, sizeOf } from '../tensor.js';
 import { fusedKernelApplies } from '../planner.js';
 import { ApiError } from '../registry-errors.js';
 import {
-  NORMALIZATIONS, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
+  AxisSizes, NORMALIZATIONS, checkDivides, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
   checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
   checkSoftmaxScale, checkTolerance, checkWeight, checkWeightsObject, fail, isPresent,
 } from './check-helpers.js';
+import { withoutMemoryCheck } from '../registry-checks.js';
 import { checkMasks, hasMasks } from './masks.js';
 import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
@@ -63,15 +64,17 @@ const squareResultCount = (options) => 3 + (options.causal || hasMasks(options) 
 
 export function checkSelfAttention(x, weights, options) {
   const fn = 'selfAttention';
-  const [B, T, dIn] = checkSequence(fn, 'x', x, ['B', 'T', 'd_in']);
+  // the axes of x and the weights are the registry's (AxisSizes); the 'linear' layout is written here, as in
+  // the C++ core: the table does not say it
+  const axes = new AxisSizes(fn);
+  const [B, T, dIn] = axes.sequence('x', x);
   checkWeightsObject(fn, weights, ['query', 'key', 'value'], ['queryBias', 'keyBias', 'valueBias']);
   checkAttentionOptions(fn, options);
   const linear = options.layout === 'linear';
   // The math layout is (d_in, d_out) used as X·W; the Linear layout (d_out, d_in) used as X·Wᵀ.
-  const axes = (dOut) => (linear ? [['d_out', dOut], ['d_in', dIn]] : [['d_in', dIn], ['d_out', dOut]]);
-  const checkProjection = (name, dOut) => {
+  for (const key of ['query', 'key', 'value']) {
     try {
-      return checkWeight(fn, name, weights[name.slice('weights.'.length)], axes(dOut));
+      axes.weight(key, weights[key], { transposed: linear });
     } catch (error) {
       // The layout explains an unexpected expectation: [d_out, d_in] instead of the usual [d_in, d_out].
       if (linear && error instanceof ApiError && error.kind === 'shape') {
@@ -79,14 +82,11 @@ export function checkSelfAttention(x, weights, options) {
       }
       throw error;
     }
-  };
-  const queryShape = checkProjection('weights.query', null);
-  const dOut = linear ? queryShape[0] : queryShape[1];
-  checkProjection('weights.key', dOut);
-  checkProjection('weights.value', dOut);
-  for (const bias of ['queryBias', 'keyBias', 'valueBias']) {
-    if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
   }
+  for (const bias of ['queryBias', 'keyBias', 'valueBias']) {
+    if (isPresent(weights[bias])) axes.weight(bias, weights[bias]);
+  }
+  const dOut = axes.get('d_out');
   checkMemory(fn, 'teaching', attentionSizes(x, { B, H: 1, Tq: T, Tk: T, dIn, dOut }, options), sizesText(B, 1, T, T, false));
   return { B, T, dIn, dOut };
 }
@@ -112,9 +112,9 @@ export function checkCompare(actual, expected, options) {
   return { size: actual.data.length };
 }
 
-/** d_out must split evenly into heads of d_head = d_out / H. */
+/** options.heads must divide d_out: the registry's `divides` rules (AxisSizes.checkDivides, as in C++). */
 function checkDivisible(fn, dOut, heads) {
-  if (dOut % heads !== 0) fail(fn, 'divisible', 'options.heads', heads, `a divisor of d_out=${dOut}`, { dividend: `d_out=${dOut}` });
+  checkDivides(fn, 'heads', heads, { d_out: dOut });
 }
 
 /** "B=2, H=4, T=16" or, for cross-attention, "B=2, Tq=3, Tk=5": the sizes that drive the estimate. */
@@ -178,16 +178,16 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
 
 export function checkMultiheadAttentionSplit(x, weights, options) {
   const fn = 'multiheadAttentionSplit';
-  const [B, T, dIn] = checkSequence(fn, 'x', x, ['B', 'T', 'd_in']);
+  // the axes of x and the weights are the registry's (AxisSizes)
+  const axes = new AxisSizes(fn);
+  const [B, T, dIn] = axes.sequence('x', x);
   checkWeightsObject(fn, weights, ['query', 'key', 'value'], [...PROJECTION_BIASES, 'outWeight', 'outBias']);
   checkAttentionOptions(fn, options);
-  const dOut = checkWeight(fn, 'weights.query', weights.query, [['d_in', dIn], ['d_out', null]])[1];
-  checkWeight(fn, 'weights.key', weights.key, [['d_in', dIn], ['d_out', dOut]]);
-  checkWeight(fn, 'weights.value', weights.value, [['d_in', dIn], ['d_out', dOut]]);
-  for (const bias of PROJECTION_BIASES) {
-    if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
+  for (const key of ['query', 'key', 'value']) axes.weight(key, weights[key]);
+  for (const key of [...PROJECTION_BIASES, 'outWeight', 'outBias']) {
+    if (isPresent(weights[key])) axes.weight(key, weights[key]);
   }
-  checkOutProjection(fn, weights, dOut);
+  const dOut = axes.get('d_out');
   const H = options.heads;
   checkDivisible(fn, dOut, H);
   checkMasks(fn, options, { B, H, Tq: T, Tk: T });
@@ -268,30 +268,50 @@ export function checkMatmul(a, b, options) {
   return { batch, M, K, N };
 }
 
+/** The floats of every tensor in `value` (a tensor, or objects and arrays of them): a backward's inputs. */
+function floatsOf(value) {
+  if (value === null || typeof value !== 'object') return 0;
+  if (ArrayBuffer.isView(value.data) && Array.isArray(value.shape)) return value.data.length;
+  return Object.values(value).reduce((sum, item) => sum + floatsOf(item), 0);
+}
+
 /**
- * The check of a backward (<forward>Backward, registry.js): the forward's check under the backward's name,
- * then gradOutput, which must have the forward output's shape (B, Tq, d_out) — the words of the C++ core's
- * check_*_backward (cpp/attention/checks_backward.cpp).
+ * The check of a backward (<forward>Backward, registry.js): the forward's check under the backward's name
+ * (without the forward's memory estimate), then gradOutput, which must have the forward output's shape
+ * (B, Tq, d_out), then the backward's own estimate: its registry terms (BACKWARD_MEMORY) over the forward's
+ * sizes and its inputs' and weights' floats — the words and sums of the C++ core's check_*_backward
+ * (cpp/attention/checks_backward.cpp).
  */
 function backwardCheck(forward, check) {
   const fn = `${forward}Backward`;
   return (...args) => {
     const gradOutput = args[args.length - 2];
-    const forwardArgs = [...args.slice(0, -2), args[args.length - 1]];
+    const options = args[args.length - 1];
+    const forwardArgs = [...args.slice(0, -2), options];
     let sizes;
     try {
-      sizes = check(...forwardArgs);
+      sizes = withoutMemoryCheck(() => check(...forwardArgs));
     } catch (error) {
       if (error instanceof ApiError) throw new ApiError({ ...error, fn });
       throw error;
     }
-    const expected = [sizes.B, sizes.Tq ?? sizes.T, sizes.dOut ?? sizes.H * sizes.dHead];
+    const B = sizes.B;
+    const H = sizes.H ?? 1;
+    const Tq = sizes.Tq ?? sizes.T;
+    const Tk = sizes.Tk ?? sizes.T;
+    const dOut = sizes.dOut ?? sizes.H * sizes.dHead;
+    const expected = [B, Tq, dOut];
     const shape = gradOutput?.shape;
     if (!Array.isArray(shape) || shape.length !== 3 || shape.some((size, i) => size !== expected[i])) {
       const got = Array.isArray(shape) ? `has shape ${formatShape(shape)}` : 'is absent';
       throw new Error(`${fn}: gradOutput ${got}; expected ${formatShape(expected)}, the shape of the forward's output`);
     }
     checkFinite(fn, 'gradOutput', gradOutput);
+    // the backward's stages: scores, scaled, weights; masked when causal; dropped when dropout > 0
+    const stages = 3 + (options.causal ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
+    const inputFloats = floatsOf(args.slice(0, -2));
+    checkMemory(fn, fusedKernelApplies(options) ? 'fused' : 'teaching', { B, H, Tq, Tk, dOut, stages, inputFloats },
+      sizesText(B, H, Tq, Tk, sizes.Tq !== undefined));
     return sizes;
   };
 }
