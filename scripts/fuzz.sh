@@ -3,6 +3,7 @@
 # GEMM variant, the fused attention and the fast multi-head pipeline, under ASan + UBSan) with Debian's
 # clang-14 into build/fuzz, and runs it for SECONDS seconds (default 30). Exits non-zero on any finding;
 # the crashing input is left in build/fuzz/findings/ (replay: build/fuzz/tests/fuzz/fuzz_core <file>).
+# scripts/test.sh builds the sanitized GoogleTest binaries in the same tree, on the same instrumented core.
 #
 #   bash scripts/fuzz.sh 300
 set -euo pipefail

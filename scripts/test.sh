@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs every suite: native GoogleTest (plain and under ASan+UBSan), a bounded libFuzzer run, Vitest, Playwright.
+# The sanitized GoogleTest binaries and the fuzzer share one clang-14 build of the core (build/fuzz).
 # Expects scripts/build.sh to have run.
 #
 # On two cores the native suites are compile-bound (both cores) while Vitest runs its files in one worker
@@ -26,21 +27,30 @@ npx vitest run </dev/null >"$vitest_log" 2>&1 &
 vitest_pid=$!
 echo "test: Vitest started beside the sanitizer and fuzzer stages (pid $vitest_pid; its output follows when it ends)"
 
-sanitized() {
-  # Only the test binaries: the kernels' timing harnesses (gemm_harness, …) are not run by ctest.
-  cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DAP_SANITIZE=ON >/dev/null &&
-    cmake --build build/sanitize -j "$JOBS" --target attention_tests kernels_test &&
-    ctest --test-dir build/sanitize --output-on-failure -j "$JOBS"
-}
+# One tree, build/fuzz (clang-14): the core and the kernels are compiled once under ASan + UBSan with the
+# fuzzer's coverage, and linked into both the GoogleTest binaries and the libFuzzer target (only the test
+# binaries and the fuzzer: the kernels' timing harnesses are not run by ctest).
+echo "test: one ASan + UBSan build (clang-14) of the GoogleTest binaries and the libFuzzer target"
+stage=$SECONDS
+sanitized_built=0
+cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAP_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null &&
+  cmake --build build/fuzz -j "$JOBS" --target attention_tests kernels_test fuzz_core && sanitized_built=1
+[ "$sanitized_built" = 1 ] || status=1
+took "ASan + UBSan build (GoogleTest and libFuzzer)" "$stage"
+
 echo "test: native GoogleTest under AddressSanitizer + UndefinedBehaviorSanitizer"
 stage=$SECONDS
-sanitized || status=1
-took "GoogleTest under ASan + UBSan (build and run)" "$stage"
+if [ "$sanitized_built" = 1 ]; then
+  ctest --test-dir build/fuzz --output-on-failure -j "$JOBS" || status=1
+fi
+took "GoogleTest under ASan + UBSan (run)" "$stage"
 
 echo "test: libFuzzer over the core's checks, steps and kernels (ASan + UBSan), ${FUZZ_SECONDS:-25} s (npm run test:long: longer)"
 stage=$SECONDS
-bash scripts/fuzz.sh "${FUZZ_SECONDS:-25}" || status=1
-took "libFuzzer (build and run)" "$stage"
+if [ "$sanitized_built" = 1 ]; then
+  bash scripts/fuzz.sh "${FUZZ_SECONDS:-25}" || status=1
+fi
+took "libFuzzer (run)" "$stage"
 
 vitest_status=0
 wait "$vitest_pid" || vitest_status=$?
