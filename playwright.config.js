@@ -22,8 +22,12 @@ export default defineConfig({
   testDir: 'tests/e2e',
   outputDir: 'test-results/e2e',
   timeout: 60_000,
+  // Two workers, one spec file each at a time (its tests in order): Playwright runs last and alone in
+  // scripts/test.sh, and its tests wait on the browser as much as they compute, so the 2-core machine took
+  // 264 s instead of 393 s for the same 148 tests (fresh clone, 2026-11-24). The slowest, the axe passes
+  // (40 s beside another worker), carry their own longer timeouts.
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   reporter: [['list']],
   use: {
     baseURL: `http://127.0.0.1:${PORT}/`,
