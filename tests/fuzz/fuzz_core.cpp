@@ -465,27 +465,38 @@ void fuzz_gemm(FuzzedDataProvider& in) {
   s.k = in.ConsumeIntegralInRange<int>(1, in.ConsumeBool() ? 600 : 20);
   s.n = in.ConsumeIntegralInRange<int>(1, 70);
   s.transpose_b = in.ConsumeBool();
-  s.lda = s.k + in.ConsumeIntegralInRange<int>(0, 3);
+  s.transpose_a = in.ConsumeBool();  // A given as (k, m): the backward's dW = dYᵀ·X
+  s.accumulate = in.ConsumeBool();   // C += op(A)·op(B): the backward's sums over key tiles
+  s.lda = (s.transpose_a ? s.m : s.k) + in.ConsumeIntegralInRange<int>(0, 3);
   s.ldb = (s.transpose_b ? s.k : s.n) + in.ConsumeIntegralInRange<int>(0, 3);
   s.ldc = s.n + in.ConsumeIntegralInRange<int>(0, 3);
-  const std::vector<float> a = values(in, static_cast<std::size_t>(s.m) * s.lda, false);
+  const std::vector<float> a = values(in, static_cast<std::size_t>(s.transpose_a ? s.k : s.m) * s.lda, false);
   const std::vector<float> b = values(in, static_cast<std::size_t>(s.transpose_b ? s.n : s.k) * s.ldb, false);
-  std::vector<float> expected(static_cast<std::size_t>(s.m) * s.ldc, kSentinel);
+  // C's starting values: what `accumulate` adds to (overwritten without it); the row padding holds the sentinel.
+  std::vector<float> start(static_cast<std::size_t>(s.m) * s.ldc, kSentinel);
+  for (int i = 0; i < s.m; ++i) {
+    for (int j = 0; j < s.n; ++j) start[static_cast<std::size_t>(i) * s.ldc + j] = 0.25f * static_cast<float>((i * 7 + j * 3) % 9 - 4);
+  }
+  std::vector<float> expected = start;
   kernels::matmul_reference(a.data(), b.data(), expected.data(), s);
-  // |Σ a·b| in any order differs by at most k·ε·Σ|a||b|.
+  const auto a_at = [&](int i, int p) {
+    return s.transpose_a ? a[static_cast<std::size_t>(p) * s.lda + i] : a[static_cast<std::size_t>(i) * s.lda + p];
+  };
+  // |Σ a·b| in any order differs by at most k·ε·Σ|a||b| (plus the addition to C's start with accumulate).
   std::vector<double> bound(expected.size(), 0.0);
   for (int i = 0; i < s.m; ++i) {
     for (int j = 0; j < s.n; ++j) {
-      double sum = 0;
+      const std::size_t at = static_cast<std::size_t>(i) * s.ldc + j;
+      double sum = s.accumulate ? std::fabs(start[at]) : 0.0;
       for (int p = 0; p < s.k; ++p) {
-        sum += std::fabs(a[static_cast<std::size_t>(i) * s.lda + p]) *
+        sum += std::fabs(a_at(i, p)) *
                std::fabs(s.transpose_b ? b[static_cast<std::size_t>(j) * s.ldb + p] : b[static_cast<std::size_t>(p) * s.ldb + j]);
       }
-      bound[static_cast<std::size_t>(i) * s.ldc + j] = 2.0 * (s.k + 2) * kEpsilon * sum + 1e-30;
+      bound[at] = 2.0 * (s.k + 2) * kEpsilon * sum + 1e-30;
     }
   }
   for (const kernels::MatmulVariant& variant : kernels::matmul_variants()) {
-    std::vector<float> c(expected.size(), kSentinel);
+    std::vector<float> c = start;
     variant.run(a.data(), b.data(), c.data(), s);
     for (int i = 0; i < s.m; ++i) {
       for (int j = 0; j < s.ldc; ++j) {
@@ -493,9 +504,10 @@ void fuzz_gemm(FuzzedDataProvider& in) {
         if (j >= s.n) {
           require(c[at] == kSentinel, std::string("GEMM variant ") + variant.name + " wrote into the row padding");
         } else if (!(std::fabs(c[at] - expected[at]) <= bound[at])) {
-          char text[200];
-          std::snprintf(text, sizeof text, "GEMM variant %s: m=%d k=%d n=%d transpose_b=%d, c[%d][%d] = %.9g, reference %.9g",
-                        variant.name, s.m, s.k, s.n, s.transpose_b, i, j, c[at], expected[at]);
+          char text[256];
+          std::snprintf(text, sizeof text,
+                        "GEMM variant %s: m=%d k=%d n=%d transpose_a=%d transpose_b=%d accumulate=%d, c[%d][%d] = %.9g, reference %.9g",
+                        variant.name, s.m, s.k, s.n, s.transpose_a, s.transpose_b, s.accumulate, i, j, c[at], expected[at]);
           fail(text);
         }
       }
