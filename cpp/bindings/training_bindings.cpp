@@ -5,7 +5,9 @@
 //   .parameters() / .gradients() / .expAvg() / .expAvgSq()   Float32Array views into the WASM heap, state_dict
 //                                                             order; a view dies when the memory grows, so
 //                                                             JS takes a fresh one for every copy
-//   .run(inputs, targets, batch, t, gradients)               {loss, correct, count} or an Error (memory)
+//   .run(inputs, targets, batch, t, gradients, normalizer)   {loss, correct, count} or an Error (memory); the
+//                                                            gradients divide the summed loss by normalizer
+//                                                            (0: by count), so a shard's add up (shards.js)
 //   .forward(inputs, batch, t, fn)                           the forward alone, every target ignored (fn names
 //                                                            the caller in the memory Error); then
 //   .logits()                                                a view of its logits (batch·t, vocab), and
@@ -40,9 +42,9 @@ class TrainingModel {
   val exp_avg() { return view(model_.exp_avg()); }
   val exp_avg_sq() { return view(model_.exp_avg_sq()); }
 
-  val run(val inputs, val targets, int batch, int t, bool gradients) {
+  val run(val inputs, val targets, int batch, int t, bool gradients, int normalizer) {
     labels_ = emscripten::convertJSArrayToNumberVector<int>(targets);
-    return execute("trainer.step", inputs, batch, t, gradients);
+    return execute("trainer.step", inputs, batch, t, gradients, normalizer);
   }
 
   val forward(val inputs, int batch, int t, const std::string& function) {
@@ -75,7 +77,7 @@ class TrainingModel {
 
  private:
   // run's and forward's work, labels_ holding the targets; `function` names the caller in the memory Error
-  val execute(const std::string& function, val inputs, int batch, int t, bool gradients) {
+  val execute(const std::string& function, val inputs, int batch, int t, bool gradients, int normalizer = 0) {
     const std::size_t growth = model_.scratch_growth(batch, t) * sizeof(float);
     if (growth > bytes_available()) {
       return val::global("Error").new_(function + ": a batch of shape [" + std::to_string(batch) + ", " +
@@ -84,7 +86,7 @@ class TrainingModel {
                                        std::to_string(bytes_available() >> 20) + " MiB left");
     }
     tokens_ = emscripten::convertJSArrayToNumberVector<int>(inputs);
-    const kernels::TrainingLoss loss = model_.run(tokens_.data(), labels_.data(), batch, t, gradients);
+    const kernels::TrainingLoss loss = model_.run(tokens_.data(), labels_.data(), batch, t, gradients, normalizer);
     batch_ = batch;
     t_ = t;
     val result = val::object();

@@ -175,7 +175,8 @@ void AttentionOnlyTraining::reserve(int batch, int t) {
   grad_qkv_.assign(3 * n * d, 0.0f);
 }
 
-TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, int batch, int t, bool want_gradients) {
+TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, int batch, int t, bool want_gradients,
+                                       int normalizer) {
   reserve(batch, t);
   const int N = batch * t, d = config_.d_model, V = config_.vocab_size, H = config_.heads, L = config_.layers;
   const int d_head = d / H;
@@ -251,6 +252,7 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
   linear_forward(final_hidden, P + unembed_weight_, P + unembed_bias_, N, d, V, logits);
   TrainingLoss result;
   for (int n = 0; n < N; ++n) result.count += targets[n] != -100;
+  const double divisor = normalizer > 0 ? normalizer : result.count;
   double loss = 0;
   for (int n = 0; n < N; ++n) {
     float* row = logits + static_cast<std::size_t>(n) * V;
@@ -268,9 +270,9 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
     loss += std::log(sum) + max - row[target];
     result.correct += arg == target;
     if (want_gradients) {
-      const double scale = 1.0 / (sum * result.count);
+      const double scale = 1.0 / (sum * divisor);
       for (int c = 0; c < V; ++c) row[c] = static_cast<float>(std::exp(static_cast<double>(row[c]) - max) * scale);
-      row[target] -= static_cast<float>(1.0 / result.count);
+      row[target] -= static_cast<float>(1.0 / divisor);
     }
   }
   result.loss = result.count ? loss / result.count : 0;

@@ -53,8 +53,10 @@ class AttentionOnlyTraining {
   std::size_t scratch_growth(int batch, int t) const;
 
   // Forward on tokens (batch, t) ids in [0, vocab), targets ids or −100; with `gradients` the backward too,
-  // the gradients overwritten. Expects 1 ≤ t ≤ context_length.
-  TrainingLoss run(const int* inputs, const int* targets, int batch, int t, bool gradients);
+  // the gradients overwritten. Expects 1 ≤ t ≤ context_length. The gradients are those of the summed loss
+  // divided by `normalizer`, or by this batch's own count when it is 0: a shard of a larger batch (the
+  // trainer's workers) passes the whole batch's count, so that the shards' gradients simply add up.
+  TrainingLoss run(const int* inputs, const int* targets, int batch, int t, bool gradients, int normalizer = 0);
 
   // After run() (with or without gradients: the forward's activations are kept): the logits (batch·t, vocab) of
   // a run without gradients, and block `layer`'s attention weights (batch, heads, t, t) written into `out`, P

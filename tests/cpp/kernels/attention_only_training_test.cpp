@@ -83,6 +83,29 @@ TEST(TrainingForward, AttentionWeightsAreCausalRowsOfTheSoftmax) {
   }
 }
 
+// The trainer's workers (web/src/train/shards.js) split a batch by rows and add the shards' gradients: each
+// shard divides its summed loss by the whole batch's count, so the sum is the whole batch's gradient.
+TEST(TrainingShards, GradientsWithTheWholeBatchCountAddUpToTheBatchGradient) {
+  const AttentionOnlyConfig config{9, 6, 8, 2, 2, true};
+  AttentionOnlyTraining whole(config), shard(config);
+  std::mt19937 random(5);
+  std::normal_distribution<float> normal(0.0f, 0.3f);
+  for (std::size_t i = 0; i < whole.parameter_count(); ++i) whole.parameters()[i] = shard.parameters()[i] = normal(random);
+  const int t = 4;
+  const std::vector<int> inputs = {1, 4, 2, 6, 0, 3, 3, 5, 1, 2, 8, 7};
+  const std::vector<int> targets = {4, 2, -100, 0, -100, -100, -100, -100, 1, -100, 6, 3};
+  const TrainingLoss all = whole.run(inputs.data(), targets.data(), 3, t, true);
+  EXPECT_EQ(all.count, 6);
+  // rows 0..1 (one of them wholly ignored) and row 2
+  const TrainingLoss first = shard.run(inputs.data(), targets.data(), 2, t, true, all.count);
+  std::vector<float> sum(shard.gradients(), shard.gradients() + shard.parameter_count());
+  const TrainingLoss second = shard.run(inputs.data() + 2 * t, targets.data() + 2 * t, 1, t, true, all.count);
+  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += shard.gradients()[i];
+  EXPECT_EQ(first.count + second.count, all.count);
+  EXPECT_NEAR((first.loss * first.count + second.loss * second.count) / all.count, all.loss, 1e-12);
+  for (std::size_t i = 0; i < sum.size(); ++i) EXPECT_NEAR(sum[i], whole.gradients()[i], 1e-6) << i;
+}
+
 TEST(TrainingOptimizer, ClipsToTheMaxNormAndTakesAdamWFirstStep) {
   AttentionOnlyTraining model({5, 4, 4, 1, 1, false});
   float* p = model.parameters();
