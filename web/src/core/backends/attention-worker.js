@@ -12,20 +12,8 @@
 //   {type: 'memory'}                                          → {} (the memory alone)
 //   {type: 'compact'}                                         → {}: a new instance of the module replaces
 //       this one, giving its grown memory back
-//
-// The glue modules are imported directly (not through wasm.js): a module worker has no import map, so
-// wasm.js's bare import of wasm-feature-detect would not resolve on a page served from raw ES modules.
-import { installRelaxedTile } from './relaxed-tile.js';
 import { computeHeadGroup } from './thread-plan.js';
-
-const GLUE_MODULES = {
-  simd: () => import('../wasm/attention-simd.mjs'),
-  baseline: () => import('../wasm/attention-baseline.mjs'),
-};
-const BINARY_URLS = {
-  simd: new URL('../wasm/attention-simd.wasm', import.meta.url),
-  baseline: new URL('../wasm/attention-baseline.wasm', import.meta.url),
-};
+import { instantiateInWorker } from './worker-module.js';
 
 let core = null;
 let loaded = null; // the load message, for compact()
@@ -38,19 +26,10 @@ function memory() {
   return { bytes, peak };
 }
 
-async function load({ build, binaryUrl, wasmBinary, memoryLimit }) {
-  loaded = { build, binaryUrl, wasmBinary, memoryLimit };
-  if (!GLUE_MODULES[build]) throw new Error(`attention-worker: build=${JSON.stringify(build)}; expected 'simd' or 'baseline'`);
-  const { default: create } = await GLUE_MODULES[build]();
-  const href = binaryUrl ?? BINARY_URLS[build].href;
-  const moduleOptions = {
-    locateFile: (path, prefix) => (path.endsWith('.wasm') ? href : prefix + path),
-    printErr: (text) => console.warn(`[attention-worker wasm-${build}] ${text}`),
-  };
-  if (wasmBinary) moduleOptions.wasmBinary = wasmBinary;
-  core = await create(moduleOptions);
-  if (memoryLimit !== undefined && memoryLimit !== null) core.setMemoryLimit(memoryLimit);
-  const relaxed = build === 'simd' ? await installRelaxedTile(core) : 'the baseline build has no SIMD tiles';
+async function load(message) {
+  loaded = message;
+  let relaxed;
+  ({ core, relaxed } = await instantiateInWorker(message, 'attention-worker'));
   warmUp();
   return relaxed;
 }

@@ -9,9 +9,7 @@
 import { plan as planCall } from '../planner.js';
 import { composeBackend } from './compose.js';
 import { combineParts, copyOf, groupWeights, multiheadSizes, POOL_CROSSOVER } from './thread-plan.js';
-
-/** A pool that does not answer its load message within this long has failed to start. */
-const START_TIMEOUT_MS = 20_000;
+import { startWorkers } from './worker-pool.js';
 
 /**
  * Float32Arrays to reuse, by length. A call's inputs travel to the workers as fresh copies (transferred,
@@ -43,81 +41,17 @@ class ArrayRecycler {
 
 const messageOf = (error) => (error instanceof Error ? error.message : String(error?.message ?? error));
 
-/** Workers that answer {id, ...} or {id, error} to every message; `failed` is set when one dies. */
-class WorkerPool {
-  constructor(count) {
-    this.pending = new Map();
-    this.next = 0;
-    this.failed = null;
-    this.workers = [];
-    /** Each worker's last report of its module's memory, {bytes, peak}: every answer carries one. */
-    this.memory = Array.from({ length: count }, () => ({ bytes: 0, peak: 0 }));
-    for (let k = 0; k < count; k++) {
-      // The literal `new Worker(new URL(...), {type: 'module'})` is the form Vite recognises and bundles.
-      const worker = new Worker(new URL('./attention-worker.js', import.meta.url), { type: 'module' });
-      worker.onmessage = ({ data }) => this.settle(data.id, data);
-      worker.onerror = (event) => {
-        event.preventDefault?.();
-        this.fail(`worker ${k} failed: ${event.message || 'its module did not load'}`);
-      };
-      this.workers.push(worker);
-    }
-  }
-
-  settle(id, data) {
-    const call = this.pending.get(id);
-    if (!call) return;
-    this.pending.delete(id);
-    if (data.memory) this.memory[call.worker] = data.memory;
-    if (data.spent) this.onSpent?.(data.spent);
-    if (data.error) call.reject(new Error(data.error));
-    else call.resolve(data);
-  }
-
-  fail(reason) {
-    this.failed ??= reason;
-    for (const { reject } of this.pending.values()) reject(new Error(reason));
-    this.pending.clear();
-  }
-
-  ask(index, message, transfer = []) {
-    if (this.failed) return Promise.reject(new Error(this.failed));
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, worker: index });
-      this.workers[index].postMessage({ ...message, id }, transfer);
-    });
-  }
-
-  terminate() {
-    for (const worker of this.workers) worker.terminate();
-    this.fail('the workers were terminated (dispose)');
-  }
-}
-
 /**
  * Starts `count` workers, each loading the WASM build `build`. Rejects when any cannot start.
  * @param {number} count @param {{build: 'simd'|'baseline', binaryUrl?: string, wasmBinary?: ArrayBuffer|Uint8Array, memoryLimit?: number}} wasm
  * @returns {Promise<{pool: WorkerPool, relaxed: boolean}>}
  */
 export async function startWorkerPool(count, { build, binaryUrl, wasmBinary, memoryLimit }) {
-  const pool = new WorkerPool(count);
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the workers did not load within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-  });
-  try {
-    const answers = await Promise.race([
-      Promise.all(pool.workers.map((_, k) => pool.ask(k, { type: 'load', build, binaryUrl, wasmBinary: wasmBinary ? new Uint8Array(wasmBinary) : null, memoryLimit }))),
-      timeout,
-    ]);
-    return { pool, relaxed: answers.every((answer) => answer.relaxed === '') };
-  } catch (error) {
-    pool.terminate();
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
+  // The literal `new Worker(new URL(...), {type: 'module'})` is the form Vite recognises and bundles.
+  const spawn = () => new Worker(new URL('./attention-worker.js', import.meta.url), { type: 'module' });
+  const bytes = wasmBinary ? new Uint8Array(wasmBinary) : null;
+  const { pool, answers } = await startWorkers(count, spawn, () => ({ type: 'load', build, binaryUrl, wasmBinary: bytes, memoryLimit }));
+  return { pool, relaxed: answers.every((answer) => answer.relaxed === '') };
 }
 
 /**

@@ -1,0 +1,35 @@
+// The WASM core inside a Web Worker (attention-worker.js, web/src/train/shard-worker.js): the build the main
+// thread loaded, from the same .wasm, with the relaxed-SIMD tiles where the engine has them.
+//
+// The glue modules are imported directly (not through wasm.js): a module worker has no import map, so
+// wasm.js's bare import of wasm-feature-detect would not resolve on a page served from raw ES modules.
+import { installRelaxedTile } from './relaxed-tile.js';
+
+const GLUE_MODULES = {
+  simd: () => import('../wasm/attention-simd.mjs'),
+  baseline: () => import('../wasm/attention-baseline.mjs'),
+};
+const BINARY_URLS = {
+  simd: new URL('../wasm/attention-simd.wasm', import.meta.url),
+  baseline: new URL('../wasm/attention-baseline.wasm', import.meta.url),
+};
+
+/**
+ * A new instance of build `build` ('simd' or 'baseline'); `who` names the worker in errors and the glue's messages.
+ * @param {{build: string, binaryUrl?: string, wasmBinary?: Uint8Array, memoryLimit?: number}} load
+ * @returns {Promise<{core: object, relaxed: string}>} relaxed: '' when the relaxed tiles are on, else why not
+ */
+export async function instantiateInWorker({ build, binaryUrl, wasmBinary, memoryLimit }, who) {
+  if (!GLUE_MODULES[build]) throw new Error(`${who}: build=${JSON.stringify(build)}; expected 'simd' or 'baseline'`);
+  const { default: create } = await GLUE_MODULES[build]();
+  const href = binaryUrl ?? BINARY_URLS[build].href;
+  const moduleOptions = {
+    locateFile: (path, prefix) => (path.endsWith('.wasm') ? href : prefix + path),
+    printErr: (text) => console.warn(`[${who} wasm-${build}] ${text}`),
+  };
+  if (wasmBinary) moduleOptions.wasmBinary = wasmBinary;
+  const core = await create(moduleOptions);
+  if (memoryLimit !== undefined && memoryLimit !== null) core.setMemoryLimit(memoryLimit);
+  const relaxed = build === 'simd' ? await installRelaxedTile(core) : 'the baseline build has no SIMD tiles';
+  return { core, relaxed };
+}
