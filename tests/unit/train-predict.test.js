@@ -18,6 +18,6 @@ describe('trainer.predict', () => {
       count++;
     }
     expect(correct / count).toBeCloseTo((await trainer.evaluate(batch)).accuracy, 12);
-    expect(() => trainer.predict({ data: new Int32Array([9]), shape: [1, 1] })).rejects.toThrow(/trainer\.predict: inputs\.data\[0\]=9/);
+    await expect(trainer.predict({ data: new Int32Array([9]), shape: [1, 1] })).rejects.toThrow(/trainer\.predict: inputs\.data\[0\]=9/);
   });
 });

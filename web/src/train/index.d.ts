@@ -42,7 +42,8 @@ export interface TrainerOptions {
   gradClip?: number;
   /** Where the model runs: 'js', or a WASM build that runs step() and evaluate() whole in its memory. ['auto'] */
   backend?: TrainerBackend;
-  /** Accepted; the trainer runs on the calling thread. ['auto'] */
+  /** WASM backends: N shares each step's rows among the calling thread and N − 1 workers; 'auto': workers on a
+   *  cross-origin isolated page for a model large enough (docs/api.md "Threads"). ['auto'] */
   threads?: 'auto' | number;
   /** The WASM build's bytes, handed to loadAttention where no .wasm file can be fetched (a page from file://). */
   wasmBinary?: Uint8Array | ArrayBuffer;
@@ -67,7 +68,9 @@ export interface Trainer {
   readonly backend: 'js' | 'wasm-simd' | 'wasm-baseline' | 'webgpu';
   /** Why 'auto' fell back to 'js', or why 'webgpu' resumed on the CPU (the steps lost), or null. */
   readonly backendReason: string | null;
-  readonly threads: 1;
+  /** The threads a step runs on: 1, or the calling thread and threads − 1 workers sharing the batch's rows. */
+  readonly threads: number;
+  /** Why threads is 1 when more were asked for (or why the workers stopped), or null. */
   readonly threadsReason: string | null;
   /** One forward, backward, optional clipping and AdamW step: the loss before the update, the norm before clipping. */
   step(batch: Batch): Promise<{ loss: number; gradNorm: number }>;

@@ -4,7 +4,14 @@
 // whole backward, clipping and AdamW in C++ on the packed GEMM and the fused attention kernels. The trainer
 // keeps its JS copy of the state (trainer.params, trainer.adam) for parameters(), save() and the
 // JS-engine paths, and copies back only when one of them asks (pull); evaluate(), predict() and attention()
-// run the resident model's forward on its own state, no copy back.
+// run the resident model's forward on its own state, no copy back. With threads, workers hold copies of the
+// model and a step's rows are shared among them (shards.js); this thread's model stays the one that counts.
+import { headGroups } from '../core/backends/thread-plan.js';
+
+/** Marks a worker's error, so that step() goes on on one thread instead of raising it. */
+function workerFailed(error) {
+  throw Object.assign(new Error('a worker failed', { cause: error }), { workerFailure: true });
+}
 
 /** The resident model of a loaded WASM backend (its createTrainingModel, backends/wasm.js), for one trainer. */
 export class NativeTraining {
@@ -27,6 +34,24 @@ export class NativeTraining {
     this.writeParameters(params, spec.map(([name]) => name));
     this.write(adam.expAvg, () => this.model.expAvg());
     this.write(adam.expAvgSq, () => this.model.expAvgSq());
+    /** The workers (shards.js) or null; `threadsReason` says why there are none, or why they stopped. */
+    this.shards = null;
+    this.threadsReason = null;
+  }
+
+  /** The packed state, copied: what a worker starts from. */
+  state() {
+    return { parameters: this.model.parameters().slice(), expAvg: this.model.expAvg().slice(), expAvgSq: this.model.expAvgSq().slice() };
+  }
+
+  /** Threads in use: this one and the workers. */
+  get threads() { return this.shards ? this.shards.count + 1 : 1; }
+
+  /** A worker failed: the steps go on on this thread, whose model is always current (it never waits on a worker's update). */
+  dropShards(error, step) {
+    this.shards.terminate();
+    this.shards = null;
+    this.threadsReason = `the workers failed at step ${step} (${error?.message ?? error}); the trainer runs on the calling thread`;
   }
 
   /** Copies {name: Float32Array} into a heap array (a fresh view: growing the memory detaches old ones). */
@@ -38,6 +63,7 @@ export class NativeTraining {
   writeParameters(params, names) {
     const heap = this.model.parameters();
     for (const name of names) heap.set(params[name].data, this.offsets[this.spec.findIndex(([n]) => n === name)]);
+    this.shards?.write({ parameters: this.model.parameters().slice() });
   }
 
   /** Copies the heap's parameters, AdamW moments and gradients into the trainer's JS state. */
@@ -52,18 +78,58 @@ export class NativeTraining {
   }
 
   /** Forward and backward, clip_grad_norm_ (gradClip null: none), AdamW step `step` → {loss, gradNorm}. */
-  step(inputs, targets, B, T, gradClip, optimizer, step) {
-    const result = this.model.run(inputs, targets, B, T, true);
+  async step(inputs, targets, B, T, gradClip, optimizer, step) {
+    if (this.shards) {
+      try {
+        await this.shards.queued.catch(workerFailed);
+        if (B >= 2) return await this.stepShared(inputs, targets, B, T, gradClip, optimizer, step);
+      } catch (error) {
+        if (!error.workerFailure) throw error;
+        this.dropShards(error.cause, step);
+      }
+    }
+    const result = this.model.run(inputs, targets, B, T, true, 0);
     if (result instanceof Error) throw result;
     const gradNorm = this.model.clipGradients(gradClip ?? 0);
-    const { lr, betas: [beta1, beta2], eps, weightDecay } = optimizer;
-    this.model.adamwStep(step, lr, beta1, beta2, eps, weightDecay);
+    this.adamw(optimizer, step);
     return { loss: result.loss, gradNorm };
+  }
+
+  adamw({ lr, betas: [beta1, beta2], eps, weightDecay }, step) {
+    this.model.adamwStep(step, lr, beta1, beta2, eps, weightDecay);
+  }
+
+  /** The rows split among this thread (the first group) and the workers; see shards.js. */
+  async stepShared(inputs, targets, B, T, gradClip, optimizer, step) {
+    const groups = headGroups(B, this.threads);
+    let count = 0;
+    for (const target of targets) count += target !== -100;
+    const asked = groups.slice(1).map(([r0, r1], k) => this.shards.gradients(k, inputs.slice(r0 * T, r1 * T), targets.slice(r0 * T, r1 * T), r1 - r0, T, count)
+      .catch(workerFailed));
+    const rows = groups[0][1] * T;
+    const own = this.model.run(inputs.subarray(0, rows), targets.subarray(0, rows), groups[0][1], T, true, count);
+    if (own instanceof Error) {
+      for (const answer of asked) answer.catch(() => {});
+      throw own;
+    }
+    const answers = await Promise.all(asked);
+    const sum = this.model.gradients();
+    let loss = own.loss * own.count;
+    for (const answer of answers) {
+      const part = answer.gradients;
+      for (let i = 0; i < sum.length; i++) sum[i] += part[i];
+      loss += answer.loss * answer.count;
+    }
+    const gradNorm = this.model.clipGradients(gradClip ?? 0);
+    // the workers take the same AdamW step on the same gradients while this thread takes its own
+    this.shards.apply(answers, this.model.gradients(), step, optimizer);
+    this.adamw(optimizer, step);
+    return { loss: count ? loss / count : 0, gradNorm };
   }
 
   /** Forward only → {loss, correct, count}. */
   evaluate(inputs, targets, B, T) {
-    const result = this.model.run(inputs, targets, B, T, false);
+    const result = this.model.run(inputs, targets, B, T, false, 0);
     if (result instanceof Error) throw result;
     return result;
   }
@@ -87,6 +153,8 @@ export class NativeTraining {
   }
 
   dispose() {
+    this.shards?.terminate();
+    this.shards = null;
     this.model.delete();
     this.model = null;
   }

@@ -6,6 +6,8 @@ import { adamwStep, clipGradNorm, createAdamState } from './adamw.js';
 import { initParameters, parameterSpec, runModel } from './model.js';
 import { jsLinear, wasmLinear } from './linear.js';
 import { NativeTraining } from './native.js';
+import { AUTO_MIN_WORK, sequenceWork, TrainingShards } from './shards.js';
+import { resolveThreads } from '../core/backends/thread-plan.js';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
@@ -134,9 +136,42 @@ class Trainer {
     /** The backend that runs the model ('js', 'wasm-simd', 'wasm-baseline' or 'webgpu'). */
     this.backend = this.gpu ? 'webgpu' : engine.linear.name;
     this.backendReason = engine.reason;
-    /** One thread: training does not use workers yet. */
-    this.threads = 1;
-    this.threadsReason = threads === 1 ? null : 'the trainer runs on the calling thread (no workers yet)';
+    this.unthreaded = null;
+  }
+
+  /** Threads a step runs on: the calling thread and the workers (train/shards.js). */
+  get threads() { return this.native?.threads ?? 1; }
+
+  /** Why `threads` is 1 (or why the workers stopped), or null. */
+  get threadsReason() { return this.native ? this.native.threadsReason : this.unthreaded; }
+
+  /**
+   * Starts the workers options.threads asks for, on a WASM engine; without them `threadsReason` says why.
+   * 'auto' follows loadAttention's rule (thread-plan.js resolveThreads: a cross-origin isolated page with
+   * ≥ 2 cores) and wants a model whose step is large enough to pay for the workers' messages.
+   */
+  async startThreads(threads, { build, wasmBinary }) {
+    if (!this.native) {
+      if (threads !== 1) this.unthreaded = this.gpu ? "'webgpu' runs the step on the device" : 'the JS engine runs on the calling thread';
+      return;
+    }
+    const { count, reason } = resolveThreads(threads, {
+      crossOriginIsolated: globalThis.crossOriginIsolated,
+      hasWorker: typeof globalThis.Worker === 'function',
+      hardwareConcurrency: globalThis.navigator?.hardwareConcurrency,
+    });
+    let why = reason;
+    const work = sequenceWork(this.config);
+    if (count >= 2 && threads === 'auto' && work < AUTO_MIN_WORK) {
+      why = `threads 'auto': a sequence's forward is ${(work / 1e6).toFixed(1)} M multiply-adds, below the ${AUTO_MIN_WORK / 1e6} M from which 'auto' starts workers`;
+    } else if (count >= 2) {
+      try {
+        this.native.shards = await TrainingShards.start(count - 1, { build, wasmBinary }, this.config, this.native.state());
+      } catch (error) {
+        why = `the workers could not start (${error?.message ?? error}); one thread`;
+      }
+    }
+    this.native.threadsReason = why;
   }
 
   get steps() { return this.gpu ? this.gpu.step : this.adam.step; }
@@ -207,7 +242,7 @@ class Trainer {
       }
     }
     if (this.native) {
-      const result = this.native.step(batch.inputs.data, batch.targets.data, B, T, this.config.gradClip, this.config.optimizer, this.adam.step + 1);
+      const result = await this.native.step(batch.inputs.data, batch.targets.data, B, T, this.config.gradClip, this.config.optimizer, this.adam.step + 1);
       this.adam.step += 1;
       this.nativeAhead = true;
       return result;
@@ -371,6 +406,12 @@ async function loadGpuEngine(fn, config) {
   return { linear: jsLinear, reason: null, gpu: { Engine: GpuTrainingEngine, runtime } };
 }
 
+async function startTrainer(normalized, params, adam, engine) {
+  const trainer = new Trainer(normalized, params, adam, engine);
+  await trainer.startThreads(normalized.threads, { build: engine.core?.build, wasmBinary: normalized.wasmBinary });
+  return trainer;
+}
+
 /** createTrainer(options) → Promise<Trainer>: a new model, initialised from options.seed or options.parameters. */
 export async function createTrainer(options) {
   const fn = 'createTrainer';
@@ -381,7 +422,7 @@ export async function createTrainer(options) {
     checkParameters(fn, spec, options.parameters, 'options.parameters');
     for (const [name, t] of Object.entries(options.parameters)) params[name].data.set(t.data);
   }
-  return new Trainer(normalized, params, undefined, await loadEngine(fn, normalized.backend, normalized));
+  return startTrainer(normalized, params, undefined, await loadEngine(fn, normalized.backend, normalized));
 }
 
 /**
@@ -408,5 +449,5 @@ export async function loadTrainer(bytes, options = {}) {
     adam.expAvg[name] = tensors[`optimizer.exp_avg.${name}`].data;
     adam.expAvgSq[name] = tensors[`optimizer.exp_avg_sq.${name}`].data;
   }
-  return new Trainer(normalized, params, adam, await loadEngine(fn, normalized.backend, normalized));
+  return startTrainer(normalized, params, adam, await loadEngine(fn, normalized.backend, normalized));
 }

@@ -1,0 +1,87 @@
+// What tests/e2e/trainer-threads.spec.js drives: createTrainer({threads}) on the WASM backends, the batch's
+// rows shared among the calling thread and workers (web/src/train/shards.js), on cases of
+// tests/fixtures/trainAttentionOnly.json (decoded by the spec in Node, passed in as plain arrays).
+import { createTrainer } from '/web/src/train/index.js';
+
+const asTensors = (batch) => ({
+  inputs: { data: Int32Array.from(batch.inputs.data), shape: batch.inputs.shape },
+  targets: { data: Int32Array.from(batch.targets.data), shape: batch.targets.shape },
+});
+
+function trainerOptions(testCase, backend, threads) {
+  const parameters = Object.fromEntries(Object.entries(testCase.initial).map(([name, t]) => [name, { data: Float32Array.from(t.data), shape: t.shape }]));
+  return { ...testCase.config, seed: 0, parameters, optimizer: testCase.optimizer, gradClip: testCase.gradClip ?? undefined, backend, threads };
+}
+
+const worstDifference = (a, b) => a.reduce((worst, x, i) => Math.max(worst, Math.abs(x - b[i])), 0);
+
+/**
+ * The 50 PyTorch steps with `threads`: the worst relative loss and gradient-norm errors, the worst final
+ * parameter error (k_proj.bias apart, as the unit test does), and the losses themselves.
+ */
+export async function trainFixture(testCase, { backend = 'wasm-simd', threads }) {
+  const trainer = await createTrainer(trainerOptions(testCase, backend, threads));
+  const losses = [];
+  let lossError = 0;
+  let gradNormError = 0;
+  for (let s = 0; s < testCase.batches.length; s++) {
+    const { loss, gradNorm } = await trainer.step(asTensors(testCase.batches[s]));
+    losses.push(loss);
+    lossError = Math.max(lossError, Math.abs(loss - testCase.losses[s]) / Math.abs(testCase.losses[s]));
+    gradNormError = Math.max(gradNormError, Math.abs(gradNorm - testCase.gradNorms[s]) / (testCase.gradNorms[s] + 1e-2));
+  }
+  const ours = trainer.parameters();
+  let finalError = 0;
+  for (const [name, t] of Object.entries(testCase.final)) {
+    if (!name.endsWith('k_proj.bias')) finalError = Math.max(finalError, worstDifference(ours[name].data, t.data));
+  }
+  const result = { backend: trainer.backend, threads: trainer.threads, threadsReason: trainer.threadsReason, steps: trainer.steps, lossError, gradNormError, finalError, losses };
+  trainer.dispose();
+  return result;
+}
+
+/**
+ * setParameters() between steps reaches the workers: `threads` and one thread each take 10 steps, have the
+ * same parameter replaced, and take 10 more; the second half's worst loss difference.
+ */
+export async function setParametersMidway(testCase, threads) {
+  const embedding = testCase.initial['tok_emb.weight'];
+  const doubled = { 'tok_emb.weight': { data: Float32Array.from(embedding.data, (v) => v * 2), shape: embedding.shape } };
+  const runs = [];
+  for (const count of [threads, 1]) {
+    const trainer = await createTrainer(trainerOptions(testCase, 'wasm-simd', count));
+    const losses = [];
+    for (let s = 0; s < 20; s++) {
+      if (s === 10) trainer.setParameters(doubled);
+      losses.push((await trainer.step(asTensors(testCase.batches[s]))).loss);
+    }
+    runs.push({ threads: trainer.threads, losses });
+    trainer.dispose();
+  }
+  return { threads: runs[0].threads, lossDifference: worstDifference(runs[0].losses.slice(10), runs[1].losses.slice(10)) };
+}
+
+/** A worker that fails mid-run: the trainer goes on on one thread from its own current model and says why. */
+export async function workerFailure(testCase) {
+  const trainer = await createTrainer(trainerOptions(testCase, 'wasm-simd', 2));
+  const reference = await createTrainer(trainerOptions(testCase, 'wasm-simd', 2));
+  let lossError = 0;
+  for (let s = 0; s < 12; s++) {
+    if (s === 6) trainer.native.shards.pool.fail('worker 0 failed: killed by the test');
+    const { loss } = await trainer.step(asTensors(testCase.batches[s]));
+    const expected = (await reference.step(asTensors(testCase.batches[s]))).loss;
+    lossError = Math.max(lossError, Math.abs(loss - expected) / Math.abs(expected));
+  }
+  const result = { threads: trainer.threads, threadsReason: trainer.threadsReason, steps: trainer.steps, lossError };
+  trainer.dispose();
+  reference.dispose();
+  return result;
+}
+
+/** threads 'auto' for a model: the thread count and reason (nothing trained). */
+export async function autoThreads(config) {
+  const trainer = await createTrainer({ ...config, backend: 'wasm-simd', threads: 'auto' });
+  const result = { threads: trainer.threads, threadsReason: trainer.threadsReason, cores: navigator.hardwareConcurrency, isolated: crossOriginIsolated };
+  trainer.dispose();
+  return result;
+}
