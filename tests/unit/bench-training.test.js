@@ -59,7 +59,7 @@ describe('training section', () => {
           ok('tiny', 'ours (wasm-simd, 1 thread)', 10), ok('tiny', 'tfjs-wasm', 150), ok('tiny', 'PyTorch 1.13 CPU eager, 1 thread', 11),
           ok('small', 'ours (wasm-simd, 1 thread)', 400), ok('small', 'tfjs-wasm', 3000),
           { task: 'training', size: 'small', contestant: 'PyTorch 1.13 CPU eager, 1 thread', status: 'unavailable', reason: 'torch is not importable' },
-          { task: 'training', size: 'small', contestant: 'ours 2 workers', status: 'not supported', reason: 'no workers yet' },
+          { task: 'training', size: 'small', contestant: 'ours (wasm-simd, 2 threads)', status: 'unavailable', reason: 'createTrainer({threads: 2}): this environment has no Web Worker' },
         ],
       },
     };
@@ -69,7 +69,8 @@ describe('training section', () => {
     expect(met['training tiny: more steps/s than PyTorch CPU eager, one thread']).toBe(true);
     // small: 15.3 GFLOP in 0.4 s = 38 GFLOP/s ≥ 0.6·51
     expect(met['training small: ≥ 60% of the WASM FMA peak (51 GFLOP/s, one core) as useful GFLOP/s']).toBe(true);
-    expect(trainingMarkdown(report).join('\n')).toContain('ours 2 workers, small: not supported — no workers yet');
+    expect(met['training small, 2 threads: ≥ 1.6× one thread']).toBe(false);
+    expect(trainingMarkdown(report).join('\n')).toContain('| training small, 2 threads: ≥ 1.6× one thread | unavailable: createTrainer({threads: 2}): this environment has no Web Worker | no |');
     const block = figuresBlock(report);
     expect(block).toContain('15.00×'); // tiny: tfjs 150 ms / ours 10 ms
     expect(block).toContain('Targets met: 3 of 6');
