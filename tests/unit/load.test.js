@@ -4,9 +4,10 @@
 import { describe, expect, test } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
 import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backends/auto.js';
+import * as entry from '../../web/src/core/index.js';
 import { FUNCTION_NAMES, loadAttention } from '../../web/src/core/index.js';
 import { createReferenceBackend } from '../../web/src/core/reference/index.js';
-import { GpuUnavailableError } from '../../web/src/gpu/device.js';
+import { GpuKernelError, GpuUnavailableError } from '../../web/src/gpu/device.js';
 import { JOURNEY, randomTensor } from './make-tensors.js';
 
 const NOT_WASM = new Uint8Array([0x00, 0x61, 0x73]);
@@ -72,6 +73,17 @@ describe('loadAttention', () => {
     await expect(loadAttention({ backnd: 'js' })).rejects.toThrow(
       "loadAttention: unknown option 'backnd'; expected one of backend, threads, wasmBinary, locateFile, gpuCrossover");
     await expect(loadAttention('js')).rejects.toThrow("loadAttention: options is 'js'; expected an object");
+  });
+});
+
+describe("the package entry's WebGPU error classes", () => {
+  test('are the classes the GPU code throws, for instanceof in a catch', () => {
+    expect(entry.GpuKernelError).toBe(GpuKernelError);
+    expect(entry.GpuUnavailableError).toBe(GpuUnavailableError);
+    const kernel = new entry.GpuKernelError('matmul', 'WebGPU validation error');
+    expect([kernel instanceof Error, kernel.name, kernel.fn, kernel.message]).toEqual([true, 'GpuKernelError', 'matmul', 'matmul: WebGPU validation error']);
+    const lost = new entry.GpuUnavailableError('device-lost', 'the device was lost');
+    expect([lost instanceof Error, lost.name, lost.reason]).toEqual([true, 'GpuUnavailableError', 'device-lost']);
   });
 });
 

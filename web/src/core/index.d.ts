@@ -502,3 +502,15 @@ export function makeTensor<D extends Float32Array | Int32Array>(data: D, shape: 
 
 /** The trainer (docs/api.md "Training"), also importable alone as 'attention-playground/train'. */
 export { createTrainer, loadTrainer, makeBatch, inductionScore, TASKS } from '../train/index.js';
+
+/** The device cannot go on (no adapter or device, lost, out of memory, internal error): calls fall back to WASM. */
+export class GpuUnavailableError extends Error {
+  readonly name: 'GpuUnavailableError';
+  readonly reason: 'no-navigator-gpu' | 'no-adapter' | 'adapter-request-failed' | 'device-request-failed' | 'limits-too-small' | 'device-lost' | 'out-of-memory' | 'internal-error';
+}
+/** A bug in the WebGPU kernels or their bindings (a validation error, an exception): the call rejects, nothing falls back. */
+export class GpuKernelError extends Error {
+  readonly name: 'GpuKernelError';
+  /** The function whose kernels failed, e.g. 'matmul' or 'trainer.step'; the message starts with it. */
+  readonly fn: string;
+}

@@ -16,6 +16,9 @@ export { sizeOf, formatShape, makeTensor } from './tensor.js';
 // The trainer (docs/api.md "Training") is part of the library too; also importable alone as
 // 'attention-playground/train'.
 export { createTrainer, loadTrainer, makeBatch, inductionScore, TASKS } from '../train/index.js';
+// The two ways a WebGPU call fails (docs/api.md "Backends"), for `instanceof` in a caller's catch; device.js
+// touches no WebGPU object when imported.
+export { GpuKernelError, GpuUnavailableError } from '../gpu/device.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCrossover', 'gpuProbe', 'memoryLimit'];
