@@ -44,6 +44,23 @@ test.describe("createTrainer({backend: 'webgpu'})", () => {
     expect(result.parameterError).toBeLessThanOrEqual(1e-4);
   });
 
+  test('evaluate(), predict() and attention() run on the device without copying its state back, and match the JS engine', async ({ page }) => {
+    const result = await page.evaluate(([c]) => window.harness.checkForwardOnDevice(c, 6), [decoded(lastCase)]);
+    expect(result.backend).toBe('webgpu');
+    expect(result.copiedStep).toBe(0);
+    expect(result.lossError).toBeLessThanOrEqual(1e-4);
+    expect(result.accuracy[0]).toBe(result.accuracy[1]);
+    expect(result.logitsShape).toEqual([3, 6, 7]);
+    expect(result.logitsError).toBeLessThanOrEqual(1e-4);
+    expect(result.weightsShapes).toEqual([[3, 4, 6, 6], [3, 4, 6, 6]]);
+    expect(result.weightsError).toBeLessThanOrEqual(1e-5);
+    expect(result.rowSums).toBeLessThanOrEqual(1e-5);
+    // the device lost: evaluate() resumes on the CPU from the last copy (step 0) and says so
+    expect(result.afterBackend).toBe('js');
+    expect(result.afterReason).toContain('losing 6 steps');
+    expect(result.afterLoss).toBeGreaterThan(0);
+  });
+
   test('a device lost before sync() resumes on the CPU from the last copy instead of throwing', async ({ page }) => {
     const result = await page.evaluate(([c]) => window.harness.checkLostDeviceAtSync(c, { syncEvery: 4, before: 6 }), [decoded(lastCase)]);
     expect(result.backend).toBe('js');

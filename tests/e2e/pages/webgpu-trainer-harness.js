@@ -150,3 +150,40 @@ export async function checkLostDeviceAtSync(testCase, { syncEvery, before }) {
   }
   return { backend: trainer.backend, reason: trainer.backendReason, steps: trainer.steps, copied, parameterError };
 }
+
+const worstDifference = (a, b) => a.reduce((worst, x, i) => Math.max(worst, Math.abs(x - b[i])), 0);
+
+/**
+ * evaluate(), predict() and attention() on the device after `steps` steps with no copy back yet (syncEvery
+ * larger): their answers against a JS trainer that took the same steps, and the CPU copy's step count
+ * (still 0: nothing was copied). Then the device is lost and evaluate() resumes on the CPU.
+ */
+export async function checkForwardOnDevice(testCase, steps) {
+  const { createTrainer } = await import('/web/src/train/index.js');
+  const { decodeSafetensors } = await import('/web/src/train/safetensors.js');
+  const gpu = await createTrainer(trainerOptions(testCase, 'webgpu', steps + 10));
+  const cpu = await createTrainer(trainerOptions(testCase, 'js'));
+  for (let s = 0; s < steps; s++) {
+    const batch = asTensors(testCase.batches[s]);
+    await gpu.step(batch);
+    await cpu.step(batch);
+  }
+  const probe = asTensors(testCase.batches[steps]);
+  const [evalGpu, evalCpu] = [await gpu.evaluate(probe), await cpu.evaluate(probe)];
+  const [logitsGpu, logitsCpu] = [await gpu.predict(probe.inputs), await cpu.predict(probe.inputs)];
+  const [weightsGpu, weightsCpu] = [await gpu.attention(probe.inputs), await cpu.attention(probe.inputs)];
+  const copiedStep = Number(decodeSafetensors(gpu.save()).metadata.optimizer_step);
+  const result = {
+    backend: gpu.backend, copiedStep,
+    lossError: Math.abs(evalGpu.loss - evalCpu.loss) / Math.abs(evalCpu.loss), accuracy: [evalGpu.accuracy, evalCpu.accuracy],
+    logitsShape: logitsGpu.shape, logitsError: worstDifference(logitsGpu.data, logitsCpu.data),
+    weightsShapes: weightsGpu.map((w) => w.shape), weightsError: Math.max(...weightsGpu.map((w, l) => worstDifference(w.data, weightsCpu[l].data))),
+    rowSums: Math.max(...weightsGpu.map((w) => { const T = w.shape[3]; let worst = 0; for (let r = 0; r < w.data.length / T; r++) worst = Math.max(worst, Math.abs(w.data.subarray(r * T, r * T + T).reduce((a, b) => a + b, 0) - 1)); return worst; })),
+  };
+  gpu.gpu.device.destroy();
+  const afterLoss = await gpu.evaluate(probe);
+  Object.assign(result, { afterBackend: gpu.backend, afterReason: gpu.backendReason, afterLoss: afterLoss.loss });
+  gpu.dispose();
+  cpu.dispose();
+  return result;
+}

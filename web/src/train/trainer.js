@@ -259,8 +259,9 @@ class Trainer {
   async evaluate(batch) {
     this.alive('evaluate');
     const { B, T } = checkBatch('trainer.evaluate', batch, this.config);
+    const onGpu = await this.onGpu('trainer.evaluate', (gpu) => gpu.evaluate(batch.inputs.data, batch.targets.data, B, T));
+    if (onGpu) return { loss: onGpu.value.loss, accuracy: onGpu.value.count ? onGpu.value.correct / onGpu.value.count : 0 };
     // WASM: the resident model evaluates its own current state, no copy back needed
-    if (!this.native) await this.syncForCpu();
     const run = this.native ? this.native.evaluate(batch.inputs.data, batch.targets.data, B, T)
       : runModel(this.config, this.params, batch.inputs.data, batch.targets.data, { B, T, linear: this.linear });
     return { loss: run.loss, accuracy: run.count ? run.correct / run.count : 0 };
@@ -270,9 +271,11 @@ class Trainer {
     this.alive('attention');
     const { B, T } = checkTokens('trainer.attention', 'inputs', inputs, this.config);
     const shape = [B, this.config.heads, T, T];
-    // WASM: the resident model's forward, P recomputed from its saved lse; no copy of its state back
+    // 'webgpu' and WASM: the resident model's forward, P recomputed from its saved lse; no copy of its state back
+    this.gpu?.checkAttention(B, T);
+    const onGpu = await this.onGpu('trainer.attention', (gpu) => gpu.attention(inputs.data, B, T));
+    if (onGpu) return onGpu.value.map((data) => ({ data, shape: [...shape] }));
     if (this.native) return this.native.attention(inputs.data, B, T, this.config.layers).map((data) => ({ data, shape: [...shape] }));
-    await this.syncForCpu();
     const run = runModel(this.config, this.params, inputs.data, null, { B, T, wantLoss: false, linear: this.linear });
     return run.attention.map((w) => ({ data: Float32Array.from(w), shape: [...shape] }));
   }
@@ -281,16 +284,25 @@ class Trainer {
   async predict(inputs) {
     this.alive('predict');
     const { B, T } = checkTokens('trainer.predict', 'inputs', inputs, this.config);
+    const onGpu = await this.onGpu('trainer.predict', (gpu) => gpu.predict(inputs.data, B, T));
+    if (onGpu) return { data: onGpu.value, shape: [B, T, this.config.vocabSize] };
     if (this.native) return { data: this.native.predict(inputs.data, B, T), shape: [B, T, this.config.vocabSize] };
-    await this.syncForCpu();
     const run = runModel(this.config, this.params, inputs.data, null, { B, T, linear: this.linear });
     return { data: Float32Array.from(run.logits), shape: [B, T, this.config.vocabSize] };
   }
 
-  /** evaluate() and attention() run on the CPU: on 'webgpu' they first copy the device's state back. */
-  async syncForCpu() {
-    if (this.gpu && this.sinceSync > 0) await this.sync();
-    this.pullNative();
+  /**
+   * On 'webgpu': {value: await work(engine)}, the forward-only calls on the device's current state. A device
+   * failure resumes on the CPU and answers undefined (the caller then runs on the CPU); a kernel bug throws.
+   */
+  async onGpu(fn, work) {
+    if (!this.gpu) return undefined;
+    try {
+      return { value: await work(this.gpu) };
+    } catch (error) {
+      await this.gpuFailed(fn, error);
+      return undefined;
+    }
   }
 
   /** WASM: copies the heap's parameters, AdamW state and last gradients into this.params/this.adam/this.grads. */

@@ -9,6 +9,8 @@ import { GpuUnavailableError, classifyGpuFailure, isDeviceFailure } from '../dev
 
 const FLOAT_BYTES = 4;
 
+const countTargets = (targets) => targets.reduce((n, t) => n + (t !== -100 ? 1 : 0), 0);
+
 export class GpuTrainingEngine {
   /**
    * @param {import('../runtime.js').GpuRuntime} runtime
@@ -82,62 +84,136 @@ export class GpuTrainingEngine {
   }
 
   /**
+   * Records the forward on `inputs` (B·T token ids) into `pass`: the embeddings, every block (its saved
+   * activations in `saved`, for the backward and for attention()), the final LayerNorm and the logits.
+   * @returns {{saved: object[], hf: object, normFinal: object|null, logits: object}}
+   */
+  recordForward(pass, inputs, B, T) {
+    const { vocabSize: V, dModel: d, heads: H, layers: L, layerNorm } = this.config;
+    const N = B * T;
+    const o = this.offsets;
+    const act = (shape, name) => pass.allocate(shape, name);
+    const W = this.weights;
+    const lin = (prefix) => ({ offsetW: o[`${prefix}.weight`], offsetB: o[`${prefix}.bias`] });
+    // 1. h = tok_emb[token] + pos_emb[t]   (B, T, d)
+    let h = act([N, d], 'h0');
+    k.embedding(pass, { tokens: pass.upload(inputs, [N], 'inputs'), weights: W, h, rows: N, d, T,
+      offsetTok: o['tok_emb.weight'], offsetPos: o['pos_emb.weight'] });
+    const ln = (x, prefix, name) => {
+      const saved = { y: act([N, d], `${name} y`), xhat: act([N, d], `${name} xhat`), rstd: act([N], `${name} rstd`) };
+      k.layerNorm(pass, { x, weights: W, ...saved, rows: N, d, offsetGamma: o[`${prefix}.weight`], offsetBeta: o[`${prefix}.bias`] });
+      return saved;
+    };
+    // 2. blocks: h = h + out_proj(attention(q_proj(a), k_proj(a), v_proj(a))), a = LN(h) or h
+    const shape = this.attentionShape(B, T);
+    const saved = [];
+    for (let l = 0; l < L; l++) {
+      const p = `blocks.${l}`;
+      const norm = layerNorm ? ln(h, `${p}.ln`, `block ${l} ln`) : null;
+      const a = norm ? norm.y : h;
+      const [q, kk, v] = ['q', 'k', 'v'].map((name) => {
+        const y = act([N, d], `block ${l} ${name}`);
+        k.linearForward(pass, { x: a, weights: W, y, rows: N, dIn: d, dOut: d, ...lin(`${p}.${name}_proj`) });
+        return y;
+      });
+      const context = act([N, d], `block ${l} context`);
+      const lse = act([B, H, T], `block ${l} lse`);
+      k.attentionForward(pass, { q, k: kk, v, o: context, lse, ...shape });
+      const out = act([N, d], `block ${l} out`);
+      k.linearForward(pass, { x: context, weights: W, y: out, rows: N, dIn: d, dOut: d, ...lin(`${p}.out_proj`) });
+      const next = act([N, d], `h${l + 1}`);
+      k.add(pass, { a: h, b: out, out: next });
+      saved.push({ norm, a, q, k: kk, v, context, lse });
+      h = next;
+    }
+    // 3. logits = unembed(LN_final(h) or h)
+    const normFinal = layerNorm ? ln(h, 'ln_final', 'ln_final') : null;
+    const hf = normFinal ? normFinal.y : h;
+    const logits = act([N, V], 'logits');
+    k.linearForward(pass, { x: hf, weights: W, y: logits, rows: N, dIn: d, dOut: V, ...lin('unembed') });
+    return { saved, hf, normFinal, logits };
+  }
+
+  attentionShape(B, T) {
+    return { batch: B, heads: this.config.heads, T, headDim: this.config.dModel / this.config.heads };
+  }
+
+  /** Records the cross-entropy of `logits` against `targets`: → {sums: [Σ loss_n, Σ correct_n], dLogits}. */
+  recordLoss(pass, logits, targets, N, count, wantGradient) {
+    const V = this.config.vocabSize;
+    const rowLoss = pass.allocate([N, 2], 'row loss');
+    const dLogits = wantGradient ? pass.allocate([N, V], 'dLogits') : null;
+    k.crossEntropy(pass, { logits, targets: pass.upload(targets, [N], 'targets'), rowLoss, dLogits, rows: N, vocab: V, count, wantGradient });
+    const sums = pass.allocate([2], 'loss sums');
+    k.columnSum(pass, { a: rowLoss, sums, rows: N, cols: 2 });
+    return { sums, dLogits };
+  }
+
+  /**
+   * The forward and the loss on the device's current parameters, no update: → {loss, correct, count}.
+   * inputs, targets: Int32Array (B·T), targets −100 ignored.
+   */
+  async evaluate(inputs, targets, B, T) {
+    const count = countTargets(targets);
+    return this.runtime.run('trainer evaluate', async (pass) => {
+      const { logits } = this.recordForward(pass, inputs, B, T);
+      const { sums } = this.recordLoss(pass, logits, targets, B * T, count, false);
+      const out = await pass.finish({ sums });
+      return { loss: count ? out.sums.data[0] / count : 0, correct: out.sums.data[1], count };
+    });
+  }
+
+  /** The logits (B·T·V) of the forward on the device's current parameters. */
+  async predict(inputs, B, T) {
+    return this.runtime.run('trainer predict', async (pass) => {
+      const { logits } = this.recordForward(pass, inputs, B, T);
+      return (await pass.finish({ logits })).logits.data;
+    });
+  }
+
+  /** Throws an Error naming trainer.attention when one block's weights (B, H, T, T) exceed what the device binds. */
+  checkAttention(B, T) {
+    const bytes = B * this.config.heads * T * T * FLOAT_BYTES;
+    const limit = this.device.limits.maxStorageBufferBindingSize;
+    if (bytes > limit) {
+      throw new Error(`trainer.attention: the weights of shape [${B}, ${this.config.heads}, ${T}, ${T}] need ${(bytes / 2 ** 20).toFixed(1)} MiB per block; the WebGPU device binds at most ${(limit / 2 ** 20).toFixed(1)} MiB per buffer`);
+    }
+  }
+
+  /** Each block's attention weights (B·H·T·T), recomputed on the device from the forward's q, k and lse. */
+  async attention(inputs, B, T) {
+    return this.runtime.run('trainer attention', async (pass) => {
+      const { saved } = this.recordForward(pass, inputs, B, T);
+      const shape = this.attentionShape(B, T);
+      const weights = {};
+      saved.forEach(({ q, k: kk, lse }, l) => {
+        weights[l] = pass.allocate([B, shape.heads, T, T], `block ${l} weights`);
+        k.attentionWeights(pass, { q, k: kk, lse, p: weights[l], ...shape });
+      });
+      const out = await pass.finish(weights);
+      return saved.map((_, l) => out[l].data);
+    });
+  }
+
+  /**
    * One training step on the device. inputs, targets: Int32Array (B·T), targets −100 ignored.
    * @returns {Promise<{loss: number, gradNorm: number, count: number, correct: number}>}
    */
   async trainStep(inputs, targets, B, T) {
-    const { vocabSize: V, dModel: d, heads: H, layers: L, layerNorm, optimizer, gradClip } = this.config;
+    const { vocabSize: V, dModel: d, heads: H, optimizer, gradClip } = this.config;
     const N = B * T;
     const o = this.offsets;
-    let count = 0;
-    for (const t of targets) if (t !== -100) count++;
+    const count = countTargets(targets);
     return this.runtime.run('train step', async (pass) => {
       const act = (shape, name) => pass.allocate(shape, name);
       const W = this.weights;
       const G = this.grads;
       pass.encoder.clearBuffer(G.buffer);
       const lin = (prefix) => ({ offsetW: o[`${prefix}.weight`], offsetB: o[`${prefix}.bias`] });
-      // 1. h = tok_emb[token] + pos_emb[t]   (B, T, d)
-      let h = act([N, d], 'h0');
-      k.embedding(pass, { tokens: pass.upload(inputs, [N], 'inputs'), weights: W, h, rows: N, d, T,
-        offsetTok: o['tok_emb.weight'], offsetPos: o['pos_emb.weight'] });
-      const ln = (x, prefix, name) => {
-        const saved = { y: act([N, d], `${name} y`), xhat: act([N, d], `${name} xhat`), rstd: act([N], `${name} rstd`) };
-        k.layerNorm(pass, { x, weights: W, ...saved, rows: N, d, offsetGamma: o[`${prefix}.weight`], offsetBeta: o[`${prefix}.bias`] });
-        return saved;
-      };
-      // 2. blocks: h = h + out_proj(attention(q_proj(a), k_proj(a), v_proj(a))), a = LN(h) or h
-      const shape = { batch: B, heads: H, T, headDim: d / H };
-      const saved = [];
-      for (let l = 0; l < L; l++) {
-        const p = `blocks.${l}`;
-        const norm = layerNorm ? ln(h, `${p}.ln`, `block ${l} ln`) : null;
-        const a = norm ? norm.y : h;
-        const [q, kk, v] = ['q', 'k', 'v'].map((name) => {
-          const y = act([N, d], `block ${l} ${name}`);
-          k.linearForward(pass, { x: a, weights: W, y, rows: N, dIn: d, dOut: d, ...lin(`${p}.${name}_proj`) });
-          return y;
-        });
-        const context = act([N, d], `block ${l} context`);
-        const lse = act([B, H, T], `block ${l} lse`);
-        k.attentionForward(pass, { q, k: kk, v, o: context, lse, ...shape });
-        const out = act([N, d], `block ${l} out`);
-        k.linearForward(pass, { x: context, weights: W, y: out, rows: N, dIn: d, dOut: d, ...lin(`${p}.out_proj`) });
-        const next = act([N, d], `h${l + 1}`);
-        k.add(pass, { a: h, b: out, out: next });
-        saved.push({ norm, a, q, k: kk, v, context, lse });
-        h = next;
-      }
-      // 3. logits = unembed(LN_final(h) or h); cross-entropy
-      const normFinal = layerNorm ? ln(h, 'ln_final', 'ln_final') : null;
-      const hf = normFinal ? normFinal.y : h;
-      const logits = act([N, V], 'logits');
-      k.linearForward(pass, { x: hf, weights: W, y: logits, rows: N, dIn: d, dOut: V, ...lin('unembed') });
-      const rowLoss = act([N, 2], 'row loss');
-      const dLogits = act([N, V], 'dLogits');
-      k.crossEntropy(pass, { logits, targets: pass.upload(targets, [N], 'targets'), rowLoss, dLogits, rows: N, vocab: V, count });
-      const sums = act([2], 'loss sums');
-      k.columnSum(pass, { a: rowLoss, sums, rows: N, cols: 2 });
+      const { saved, hf, normFinal, logits } = this.recordForward(pass, inputs, B, T);
+      const { sums, dLogits } = this.recordLoss(pass, logits, targets, N, count, true);
+      const shape = this.attentionShape(B, T);
+      const L = saved.length;
 
       // Backward, in reverse. Every gradient region is written once (the buffer starts cleared).
       const dyT = act([Math.max(V, d), N], 'dyᵀ scratch');

@@ -9,6 +9,7 @@ import { layerNormWgsl } from './layer-norm.wgsl.js';
 import { layerNormBackwardWgsl } from './layer-norm-backward.wgsl.js';
 import { embeddingGradWgsl } from './embedding-grad.wgsl.js';
 import { attentionLseWgsl } from './attention-lse.wgsl.js';
+import { attentionWeightsWgsl } from './attention-weights.wgsl.js';
 import { attentionBackwardQueryWgsl, attentionBackwardKeyWgsl } from './attention-backward.wgsl.js';
 import { transposeWgsl } from './transpose.wgsl.js';
 import { embeddingWgsl } from './embedding.wgsl.js';
@@ -149,6 +150,14 @@ export function attentionForward(pass, { q, k, v, o, lse, ...shape }) {
   const { headDimMax, words, groups } = attentionParams(pass, 'attention forward', shape);
   run(pass, { key: `train attention lse headDimMax=${headDimMax}`, source: () => attentionLseWgsl(headDimMax),
     constants: { WORKGROUP_SIZE: QUERY_THREADS } }, 'attention forward', words, [q, k, v, o, lse], groups);
+}
+
+/** The forward's weights p (B, H, T, T), recomputed from q, k and the saved lse (0 above the diagonal). */
+export function attentionWeights(pass, { q, k, lse, p, ...shape }) {
+  const { words } = attentionParams(pass, 'attention weights', shape);
+  const { T, batch, heads } = shape;
+  run(pass, { key: 'train attention weights', source: () => attentionWeightsWgsl }, 'attention weights', words,
+    [q, k, lse, p], [Math.ceil(T / 16), Math.ceil(T / 16), batch * heads]);
 }
 
 /** Its backward from the saved o and lse: dq, dk, dv (B, T, H·d_head); D (B, H, T) is scratch. */

@@ -1,0 +1,38 @@
+// The attention weights of a forward that kept only each row's log-sum-exp (attention-lse.wgsl.js), for
+// trainer.attention(): P_ij = exp(scale · q_i·k_j − lse_i) for keys j ≤ i (causal; 0 above the diagonal),
+// the dot product summed in the forward's order, so each row is the forward's softmax. q, k: (B, T, d)
+// with head h in columns [h·d_head, (h+1)·d_head); lse: (B, H, T); p: (B, H, T, T). One invocation per
+// weight: (key j, query i, batch·head).
+export const attentionWeightsWgsl = /* wgsl */ `
+struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, causal: u32, pad0: u32, pad1: u32 }
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> q: array<f32>;
+@group(0) @binding(2) var<storage, read> k: array<f32>;
+@group(0) @binding(3) var<storage, read> lse: array<f32>;
+@group(0) @binding(4) var<storage, read_write> p: array<f32>;
+
+@compute @workgroup_size(16, 16, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+  let j = id.x;
+  let i = id.y;
+  let matrix = id.z;                        // b·H + h
+  let T = params.T;
+  if (i >= T || j >= T || (matrix + 1u) * T > arrayLength(&lse)) { return; }
+  let out = (matrix * T + i) * T + j;
+  if (out >= arrayLength(&p)) { return; }
+  if (params.causal != 0u && j > i) {
+    p[out] = 0.0;
+    return;
+  }
+  let b = matrix / params.heads;
+  let head = (matrix % params.heads) * params.headDim;
+  let qRow = (b * T + i) * params.rowStride + head;
+  let kRow = (b * T + j) * params.rowStride + head;
+  var dot = 0.0;
+  for (var c = 0u; c < params.headDim; c++) {
+    if (qRow + c < arrayLength(&q) && kRow + c < arrayLength(&k)) { dot += q[qRow + c] * k[kRow + c]; }
+  }
+  p[out] = exp(params.scale * dot - lse[matrix * T + i]);
+}
+`;
