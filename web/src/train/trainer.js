@@ -2,6 +2,8 @@
 // parameters (state_dict names and layouts), the AdamW state and the last gradients; the math is in
 // model.js, ops.js and adamw.js.
 import { describeValue, formatShape } from '../core/tensor.js';
+// device.js touches no WebGPU object when imported (the package entry exports its error classes statically)
+import { acquireDevice } from '../gpu/device.js';
 import { adamwStep, clipGradNorm, createAdamState } from './adamw.js';
 import { initParameters, parameterSpec, runModel } from './model.js';
 import { jsLinear, wasmLinear } from './linear.js';
@@ -396,8 +398,8 @@ const GPU_STORAGE_BUFFERS = 8;
  * JS engine from the copied-back parameters. No device is an Error naming why.
  */
 async function loadGpuEngine(fn, config) {
-  const [{ acquireDevice }, { GpuRuntime, HEAD_DIM_LIMIT }, { GpuTrainingEngine }] = await Promise.all([
-    import('../gpu/device.js'), import('../gpu/runtime.js'), import('../gpu/train/engine.js')]);
+  const [{ GpuRuntime, HEAD_DIM_LIMIT }, { GpuTrainingEngine }] = await Promise.all([
+    import('../gpu/runtime.js'), import('../gpu/train/engine.js')]);
   const headDim = config.dModel / config.heads;
   if (headDim > HEAD_DIM_LIMIT) {
     throw new Error(`${fn}: backend 'webgpu' could not load: d_head = dModel/heads = ${headDim}; the attention kernels take at most ${HEAD_DIM_LIMIT}`);
