@@ -5,19 +5,8 @@
 // signature has) and throws the Errors the binding returns.
 import { simd } from 'wasm-feature-detect';
 import { installRelaxedTile } from './relaxed-tile.js';
+import { BINARY_URLS, GLUE_MODULES } from './wasm-builds.js';
 import { REGISTRY } from '../registry.js';
-
-// Both builds are named with static strings so a bundler (Vite) sees and ships the glue modules and
-// their .wasm files as assets.
-const GLUE_MODULES = {
-  simd: () => import('../wasm/attention-simd.mjs'),
-  baseline: () => import('../wasm/attention-baseline.mjs'),
-};
-
-const BINARY_URLS = {
-  simd: new URL('../wasm/attention-simd.wasm', import.meta.url),
-  baseline: new URL('../wasm/attention-baseline.wasm', import.meta.url),
-};
 
 const BUILDS = ['simd', 'baseline'];
 

@@ -1,18 +1,10 @@
 // The WASM core inside a Web Worker (attention-worker.js, web/src/train/shard-worker.js): the build the main
 // thread loaded, from the same .wasm, with the relaxed-SIMD tiles where the engine has them.
 //
-// The glue modules are imported directly (not through wasm.js): a module worker has no import map, so
+// The builds come from wasm-builds.js (not through wasm.js): a module worker has no import map, so
 // wasm.js's bare import of wasm-feature-detect would not resolve on a page served from raw ES modules.
 import { installRelaxedTile } from './relaxed-tile.js';
-
-const GLUE_MODULES = {
-  simd: () => import('../wasm/attention-simd.mjs'),
-  baseline: () => import('../wasm/attention-baseline.mjs'),
-};
-const BINARY_URLS = {
-  simd: new URL('../wasm/attention-simd.wasm', import.meta.url),
-  baseline: new URL('../wasm/attention-baseline.wasm', import.meta.url),
-};
+import { BINARY_URLS, GLUE_MODULES } from './wasm-builds.js';
 
 /**
  * A new instance of build `build` ('simd' or 'baseline'); `who` names the worker in errors and the glue's messages.
