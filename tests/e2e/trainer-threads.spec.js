@@ -45,6 +45,12 @@ test.describe('createTrainer({threads})', () => {
     expect(worst).toBeLessThanOrEqual(1e-6);
   });
 
+  test('batches of fewer rows than threads (1, 2, 3 rows on 3 threads): the idle workers still take every AdamW step', async ({ page }) => {
+    const result = await page.evaluate((c) => window.harness.fewerRowsThanThreads(c, 3, 24), cases[3]);
+    expect(result.threads).toBe(3);
+    expect(result.worst).toBeLessThanOrEqual(1e-6);
+  });
+
   test('setParameters() between steps reaches the workers', async ({ page }) => {
     const result = await page.evaluate((c) => window.harness.setParametersMidway(c, 2), cases[1]);
     expect(result.threads).toBe(2);

@@ -85,3 +85,28 @@ export async function autoThreads(config) {
   trainer.dispose();
   return result;
 }
+
+/** The first `rows` rows of a fixture batch. */
+function firstRows(batch, rows) {
+  const T = batch.inputs.shape[1];
+  const cut = (t) => ({ data: t.data.slice(0, rows * T), shape: [rows, T] });
+  return { inputs: cut(batch.inputs), targets: cut(batch.targets) };
+}
+
+/**
+ * Batches of 1, 2 and 3 rows in turn on `threads` (more threads than some batches have rows) against one
+ * thread: the worst relative loss difference over `steps` steps. A worker without rows must still take
+ * each AdamW step, or the next batch that reaches it shows.
+ */
+export async function fewerRowsThanThreads(testCase, threads, steps) {
+  const runs = [];
+  for (const count of [threads, 1]) {
+    const trainer = await createTrainer(trainerOptions(testCase, 'wasm-simd', count));
+    const losses = [];
+    for (let s = 0; s < steps; s++) losses.push((await trainer.step(asTensors(firstRows(testCase.batches[s], 1 + (s % 3))))).loss);
+    runs.push({ threads: trainer.threads, losses });
+    trainer.dispose();
+  }
+  const worst = runs[1].losses.reduce((w, loss, s) => Math.max(w, Math.abs(loss - runs[0].losses[s]) / Math.abs(loss)), 0);
+  return { threads: runs[0].threads, worst };
+}

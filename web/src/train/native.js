@@ -82,7 +82,7 @@ export class NativeTraining {
     if (this.shards) {
       try {
         await this.shards.queued.catch(workerFailed);
-        if (B >= 2) return await this.stepShared(inputs, targets, B, T, gradClip, optimizer, step);
+        return await this.stepShared(inputs, targets, B, T, gradClip, optimizer, step);
       } catch (error) {
         if (!error.workerFailure) throw error;
         this.dropShards(error.cause, step);
@@ -99,7 +99,10 @@ export class NativeTraining {
     this.model.adamwStep(step, lr, beta1, beta2, eps, weightDecay);
   }
 
-  /** The rows split among this thread (the first group) and the workers; see shards.js. */
+  /**
+   * The rows split among this thread (the first group) and the workers (shards.js); a batch of fewer rows
+   * than threads leaves the last workers without rows, but every worker takes the AdamW step.
+   */
   async stepShared(inputs, targets, B, T, gradClip, optimizer, step) {
     const groups = headGroups(B, this.threads);
     let count = 0;

@@ -51,9 +51,13 @@ export class TrainingShards {
     return this.pool.ask(k, { type: 'gradients', inputs, targets, batch, t, normalizer }, [inputs.buffer, targets.buffer]);
   }
 
-  /** Hands each worker its answer's array back holding `sum`, and has it take AdamW step `step`. */
+  /**
+   * Has every worker take AdamW step `step` on `sum`, also those that had no rows this step (a batch of
+   * fewer rows than threads): each gets its answer's array back holding `sum`, or a new one.
+   */
   apply(answers, sum, step, optimizer) {
-    const applied = answers.map(({ gradients }, k) => {
+    const applied = this.pool.workers.map((_, k) => {
+      const gradients = answers[k]?.gradients ?? new Float32Array(sum.length);
       gradients.set(sum);
       return this.pool.ask(k, { type: 'apply', gradients, step, optimizer }, [gradients.buffer]);
     });
