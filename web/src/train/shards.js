@@ -61,17 +61,22 @@ export class TrainingShards {
       gradients.set(sum);
       return this.pool.ask(k, { type: 'apply', gradients, step, optimizer }, [gradients.buffer]);
     });
-    this.queued = Promise.all([this.queued, ...applied]);
+    this.queue(applied);
   }
 
   /** Copies packed state ({parameters?, expAvg?, expAvgSq?}) into every worker's model. */
   write(state) {
     const written = this.pool.workers.map((_, k) => this.pool.ask(k, { type: 'write', ...state }));
-    this.queued = Promise.all([this.queued, ...written]);
+    this.queue(written);
+  }
+
+  /** Adds answers to `queued`, marked handled so that a failure after the last step is no unhandled rejection. */
+  queue(answers) {
+    this.queued = Promise.all([this.queued, ...answers]);
+    this.queued.catch(() => {});
   }
 
   terminate() {
-    this.queued.catch(() => {});
     this.pool.terminate();
   }
 }
