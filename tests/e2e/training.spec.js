@@ -1,8 +1,8 @@
 // The Training tab (view=train) and step 12 ("Learn the weights"), asserted by step counts, never by time:
 // seeded runs are deterministic on one backend, so a loss or score reached by a stated step is reached there
 // on every run. Sizes are small so the file stays well under a minute on a 2-core machine running the rest of
-// the suite; the waits are long (150 s) only so that a machine far busier than that (measured: load 12 on 2
-// cores, --repeat-each=3 beside two other test runs, the step-12 demo took over 50 s) is slower, not failing.
+// the suite; the waits are long only so that a machine far busier than that (the suite repeated beside other
+// test runs) makes a test slower, not failing.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

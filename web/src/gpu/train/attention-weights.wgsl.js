@@ -2,7 +2,7 @@
 // trainer.attention(): P_ij = exp(scale · q_i·k_j − lse_i) for keys j ≤ i (causal; 0 above the diagonal),
 // the dot product summed in the forward's order, so each row is the forward's softmax. q, k: (B, T, d)
 // with head h in columns [h·d_head, (h+1)·d_head); lse: (B, H, T); p: (B, H, T, T). One invocation per
-// weight: (key j, query i, batch·head).
+// weight: (key j, query i, batch·head), in TILE × TILE workgroups.
 export const attentionWeightsWgsl = /* wgsl */ `
 struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, causal: u32, pad0: u32, pad1: u32 }
 
@@ -12,7 +12,12 @@ struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, ca
 @group(0) @binding(3) var<storage, read> lse: array<f32>;
 @group(0) @binding(4) var<storage, read_write> p: array<f32>;
 
-@compute @workgroup_size(16, 16, 1)
+override TILE: u32 = 16u;
+
+fn readQ(index: u32) -> f32 { if (index < arrayLength(&q)) { return q[index]; } return 0.0; }
+fn readK(index: u32) -> f32 { if (index < arrayLength(&k)) { return k[index]; } return 0.0; }
+
+@compute @workgroup_size(TILE, TILE, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let j = id.x;
   let i = id.y;
@@ -30,9 +35,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let qRow = (b * T + i) * params.rowStride + head;
   let kRow = (b * T + j) * params.rowStride + head;
   var dot = 0.0;
-  for (var c = 0u; c < params.headDim; c++) {
-    if (qRow + c < arrayLength(&q) && kRow + c < arrayLength(&k)) { dot += q[qRow + c] * k[kRow + c]; }
-  }
+  for (var c = 0u; c < params.headDim; c++) { dot += readQ(qRow + c) * readK(kRow + c); }
   p[out] = exp(params.scale * dot - lse[matrix * T + i]);
 }
 `;

@@ -152,12 +152,14 @@ export function attentionForward(pass, { q, k, v, o, lse, ...shape }) {
     constants: { WORKGROUP_SIZE: QUERY_THREADS } }, 'attention forward', words, [q, k, v, o, lse], groups);
 }
 
+const WEIGHT_TILE = 16;
+
 /** The forward's weights p (B, H, T, T), recomputed from q, k and the saved lse (0 above the diagonal). */
 export function attentionWeights(pass, { q, k, lse, p, ...shape }) {
   const { words } = attentionParams(pass, 'attention weights', shape);
   const { T, batch, heads } = shape;
-  run(pass, { key: 'train attention weights', source: () => attentionWeightsWgsl }, 'attention weights', words,
-    [q, k, lse, p], [Math.ceil(T / 16), Math.ceil(T / 16), batch * heads]);
+  run(pass, { key: 'train attention weights', source: () => attentionWeightsWgsl, constants: { TILE: WEIGHT_TILE } }, 'attention weights', words,
+    [q, k, lse, p], [Math.ceil(T / WEIGHT_TILE), Math.ceil(T / WEIGHT_TILE), batch * heads]);
 }
 
 /** Its backward from the saved o and lse: dq, dk, dv (B, T, H·d_head); D (B, H, T) is scratch. */
