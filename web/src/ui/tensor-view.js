@@ -308,8 +308,11 @@ function legendParts(view, colors) {
 }
 
 // Sets what differs and nothing else: an unchanged node keeps its style and layout from the last frame.
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+export function setText(node, text) {
+  if (node.textContent === text) return;
+  // A lone text node takes the new text in place (textContent would replace it with a new one).
+  if (node.childNodes.length === 1 && node.firstChild.nodeType === 3) node.firstChild.data = text;
+  else node.textContent = text;
 }
 function setAttribute(node, name, value) {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
@@ -380,13 +383,23 @@ function pooledFigure(name) {
   return entry;
 }
 
-// The screen-reader tables of a small tensor, rebuilt only when their text changes.
+// The screen-reader tables of a small tensor. Tables of the same shape and labels as the last repaint's keep
+// their elements, and only the cells whose text changed are written: writing them anew as HTML parsed, styled
+// and laid out a few hundred elements per repaint (the largest share of a temperature change's frame at T=6).
 function updateEagerTables(entry, view, panels) {
-  const html = panels.map((panel) => valuesTableHtml(view, panel, 'values-sr')).join('');
-  if (entry.tablesHtml !== html) {
-    entry.tables.innerHTML = html;
-    entry.tablesHtml = html;
+  const shape = JSON.stringify([view.name, shapeText(view), panels.map((p) => [p.index, p.title, p.rows, p.cols]), panels[0]?.rowLabels, panels[0]?.colLabels]);
+  if (entry.tablesShape !== shape) {
+    entry.tables.innerHTML = panels.map((panel) => valuesTableHtml(view, panel, 'values-sr')).join('');
+    entry.tablesShape = shape;
+    entry.tableCells = [...entry.tables.querySelectorAll('table')].map((table) => [...table.querySelectorAll('tbody td')]);
+    return;
   }
+  panels.forEach((panel, p) => {
+    const cells = entry.tableCells[p];
+    for (let i = 0; i < cells.length; i++) {
+      setText(cells[i], formatValue(panel.values[i]));
+    }
+  });
 }
 
 function updateLazyTables(entry, view, valuesChanged) {
@@ -599,10 +612,39 @@ export function exportStepFigure(title, kind, name) {
 export function syncChildren(parent, nodes) {
   nodes.forEach((node, i) => {
     const current = parent.childNodes[i];
-    if (current === node || (current && !nodes.includes(current) && current.isEqualNode(node))) return;
+    if (current === node) return;
+    // An old node built the same way (same tags, attribute names and children) takes the new one's text and
+    // attribute values in place: the flow picture's shapes change with T, and replacing the whole picture
+    // restyled and laid it out anew on every change.
+    if (current && !nodes.includes(current) && !node.isConnected && sameShape(current, node)) {
+      patchNode(current, node);
+      return;
+    }
     parent.insertBefore(node, current ?? null);
   });
   while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
+}
+
+function sameShape(a, b) {
+  if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;
+  if (a.nodeType === 1) {
+    if (a.attributes.length !== b.attributes.length) return false;
+    for (const { name } of b.attributes) if (!a.hasAttribute(name)) return false;
+  }
+  const aChildren = a.childNodes;
+  const bChildren = b.childNodes;
+  if (aChildren.length !== bChildren.length) return false;
+  for (let i = 0; i < aChildren.length; i++) if (!sameShape(aChildren[i], bChildren[i])) return false;
+  return true;
+}
+
+function patchNode(a, b) {
+  if (a.nodeType === 3) {
+    if (a.data !== b.data) a.data = b.data;
+    return;
+  }
+  if (a.nodeType === 1) for (const { name, value } of b.attributes) if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  for (let i = 0; i < a.childNodes.length; i++) patchNode(a.childNodes[i], b.childNodes[i]);
 }
 
 // Who hears of the cell under the pointer or the keyboard focus (cell-math.js shows its computation).
