@@ -11,7 +11,7 @@ import { STEP_BY_ID } from './steps.js';
 import { createShell, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
-import { clearInspected, drawDeferred, exportStepFigure, onInspect, setScaleMode, syncChildren } from './tensor-view.js';
+import { clearInspected, drawDeferred, exportStepFigure, onInspect, setScaleMode, setText, syncChildren } from './tensor-view.js';
 import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
 import { createCrossoverControls, probeSetting } from './crossover-controls.js';
@@ -144,21 +144,26 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     renderStep();
   }
 
+  // Runs on every change: writes only what differs, since even an attribute set to its own value is a
+  // mutation the browser checks its style against in the next frame.
+  function setCurrent(link, current) {
+    if (current && link.getAttribute('aria-current') !== 'page') link.setAttribute('aria-current', 'page');
+    else if (!current && link.hasAttribute('aria-current')) link.removeAttribute('aria-current');
+  }
   function applyChrome() {
     const train = state.view === 'train';
     root.classList.toggle('view-train', train);
-    shell.trainingRoot.hidden = !train;
-    shell.playgroundTab.toggleAttribute('aria-current', !train);
-    if (!train) shell.playgroundTab.setAttribute('aria-current', 'page');
-    shell.trainingTab.toggleAttribute('aria-current', train);
-    if (train) shell.trainingTab.setAttribute('aria-current', 'page');
+    if (shell.trainingRoot.hidden !== !train) shell.trainingRoot.hidden = !train;
+    setCurrent(shell.playgroundTab, !train);
+    setCurrent(shell.trainingTab, train);
     root.classList.toggle('embed', state.embed);
     root.classList.toggle('exercise-only', state.embed && state.exercise !== '');
     for (const part of ['explanation', 'formula', 'code', 'controls', 'nav', 'checks']) {
       root.classList.toggle(`hide-${part}`, state.hide.includes(part));
     }
-    shell.backendSelect.value = state.backend;
-    shell.backendSelect.disabled = state.lock.includes('backend');
+    if (shell.backendSelect.value !== state.backend) shell.backendSelect.value = state.backend;
+    const locked = state.lock.includes('backend');
+    if (shell.backendSelect.disabled !== locked) shell.backendSelect.disabled = locked;
   }
 
   // The step's fixed parts: text, formula, code, controls. Rebuilt when the step changes or when the
@@ -346,12 +351,13 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   function showBadge(api, ms) {
     const name = STRINGS.backendNames[api.backend] ?? api.backend;
-    shell.badge.textContent = format(STRINGS.badge, { backend: name, ms: ms.toFixed(2) });
+    setText(shell.badge, format(STRINGS.badge, { backend: name, ms: ms.toFixed(2) }));
     const title = format(STRINGS.badgeTitle, { backend: name, ms: ms.toFixed(2) });
     // 'auto': the GPU crossover it routes by and which measurement decided it (docs/api.md, "Choosing the backend").
     const crossover = api.gpuCrossover;
-    shell.badge.title = crossover ? `${title}. ${format(STRINGS.badgeCrossover, crossover)}` : title;
-    shell.badge.dataset.backend = api.backend;
+    const badgeTitle = crossover ? `${title}. ${format(STRINGS.badgeCrossover, crossover)}` : title;
+    if (shell.badge.title !== badgeTitle) shell.badge.title = badgeTitle;
+    if (shell.badge.dataset.backend !== api.backend) shell.badge.dataset.backend = api.backend;
     crossoverControls.show(api, state.backend === 'auto');
     if (api.fallbackReason && !shell.badge.dataset.fallbackShown) {
       shell.badge.dataset.fallbackShown = '1';
@@ -360,8 +366,9 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   }
 
   function showError(error) {
-    shell.error.hidden = !error;
-    shell.error.textContent = error ? format(STRINGS.error, { message: error.message }) : '';
+    if (shell.error.hidden !== !error) shell.error.hidden = !error;
+    const text = error ? format(STRINGS.error, { message: error.message }) : '';
+    if (shell.error.textContent !== text) shell.error.textContent = text;
     if (error) shell.results.replaceChildren();
   }
 
@@ -406,6 +413,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (push || stepChanged) writeUrl(true);
     else scheduleUrlWrite();
     applyChrome();
+    // A run on the hidden Training tab leaves the CPU to the walk's repaints while its controls move.
+    if (fromControl && state.view === 'walk') trainingTab?.readerActive();
     if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout) renderStep();
     else refreshChoices(shell.controls, state);
     syncTraining({ fromControl });

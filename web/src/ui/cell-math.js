@@ -3,6 +3,7 @@
 // returned (the step's `hover` intermediates: query, key, scores, scaled, masked, and the weights); the
 // view writes q_i and k_j side by side, term by term, and multiplies nothing itself.
 import { formatValue } from './heatmap-draw.js';
+import { setText } from './tensor-view.js';
 import { STRINGS, format } from './strings.js';
 
 const MAX_TERMS = 8; // terms written out; the rest are counted
@@ -107,7 +108,7 @@ export function createCellMath() {
       shownData = view.tensor.data;
       // The nodes stay from one cell (and one repaint) to the next; only their text changes.
       if (title.parentNode !== node) node.replaceChildren(title, body);
-      if (title.textContent !== computation.title) title.textContent = computation.title;
+      setText(title, computation.title);
       while (body.children.length > computation.lines.length) body.lastElementChild.remove();
       computation.lines.forEach((line, i) => {
         let item = body.children[i];
@@ -116,7 +117,7 @@ export function createCellMath() {
           body.append(item);
         }
         if (item.dataset.line !== line.kind) item.dataset.line = line.kind;
-        if (item.textContent !== line.text) item.textContent = line.text;
+        setText(item, line.text);
       });
       const cell = `${view.name}[${panel.index}, ${row}, ${col}]`;
       if (node.dataset.cell !== cell) node.dataset.cell = cell;

@@ -103,9 +103,11 @@ export function createCrossoverControls(container, { loadAuto, reloadAuto, chang
   return {
     panel,
     show(api, visible) {
-      panel.hidden = !visible;
+      // Written only when they change: this runs on every repaint.
+      if (panel.hidden !== !visible) panel.hidden = !visible;
       const crossover = api?.gpuCrossover;
-      reason.textContent = crossover ? format(STRINGS.badgeCrossover, crossover) : text.none;
+      const words = crossover ? format(STRINGS.badgeCrossover, crossover) : text.none;
+      if (reason.textContent !== words) reason.textContent = words;
       if (crossover?.thresholdN && document.activeElement !== input) input.value = String(crossover.thresholdN);
     },
   };

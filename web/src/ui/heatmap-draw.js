@@ -33,7 +33,7 @@ function shortLabel(text) {
  */
 export function layoutPanel(panel, maxWidth = 420, maxCell = 40) {
   const rowLabelChars = panel.rowLabels ? Math.max(...panel.rowLabels.map((l) => shortLabel(l).length)) : String(panel.rows - 1).length;
-  const left = Math.min(100, 14 + rowLabelChars * 7.5);
+  const left = Math.ceil(Math.min(100, 14 + rowLabelChars * 7.5)); // whole pixels: a canvas of a fractional width is resampled
   const colLabelChars = panel.colLabels ? Math.max(...panel.colLabels.map((l) => shortLabel(l).length)) : 0;
   const titleHeight = panel.title ? 18 : 0;
   // A diagonal label reaches about 5 px right per character past its column's centre.

@@ -133,6 +133,34 @@ export function transposed(matrix) {
  *   framingIds: Int32Array, framingVocabulary: string[]}}
  */
 export function buildInputs(state) {
+  const key = JSON.stringify([state.sentence, state.T, state.dModel, state.seed, state.edits, state.context, state.layout, state.dOut]);
+  return remembered(builtInputs, key, () => freshInputs(state));
+}
+
+// The last few inputs and projections built, by what they are built from: a repaint that moves the temperature
+// builds nothing, and one that moves T keeps the weights (at d = 64, PyTorch's generator drew 24,576 numbers for
+// the self and cross weights on every change, the largest share of the page's own work per repaint). Callers
+// treat inputs as read-only (steps and the core copy what they change), so sharing them is safe.
+const REMEMBERED = 4;
+const builtInputs = new Map();
+const builtWeights = new Map();
+function remembered(cache, key, build) {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = build();
+    if (cache.size >= REMEMBERED) cache.delete(cache.keys().next().value);
+  } else {
+    cache.delete(key); // most recent last
+  }
+  cache.set(key, value);
+  return value;
+}
+function rememberedWeights(state, editNames) {
+  const key = JSON.stringify([state.seed, state.layout, state.dModel, state.dOut, state.edits, editNames]);
+  return remembered(builtWeights, key, () => projectionWeights(state, editNames));
+}
+
+function freshInputs(state) {
   const words = tokenize(state.sentence);
   const tokens = takeTokens(words, state.T);
   const { ids, vocabulary } = tokenIds(tokens);
@@ -142,8 +170,8 @@ export function buildInputs(state) {
   const contextTokens = tokenize(state.context).slice(0, 32);
   const xContext = embed(contextTokens, state.dModel, state.seed);
   // Self- and cross-attention start from the same seeded modules (each its own edits).
-  const weights = projectionWeights(state);
-  const crossWeights = projectionWeights(state, ['crossWq', 'crossWk', 'crossWv']);
+  const weights = rememberedWeights(state, ['Wq', 'Wk', 'Wv']);
+  const crossWeights = rememberedWeights(state, ['crossWq', 'crossWk', 'crossWv']);
   return {
     tokens, ids, vocabulary, x, contextTokens, xContext,
     projection: weights.core, crossProjection: crossWeights.core, weights, crossWeights,

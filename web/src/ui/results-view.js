@@ -115,7 +115,8 @@ let checksList = null;
 /**
  * The results area of a step, as the list of nodes it holds in order: the tensor grid, its figures and
  * the checks list are the same elements from one repaint to the next; the small tables and the check
- * items are built anew, and syncChildren keeps the old ones where they are equal.
+ * items are built anew, and syncChildren keeps the old ones where they are equal (or built the same way,
+ * taking the new text in place).
  * @param {object} result what the step's run returned
  * @param {{onEdit: Function, hideChecks: boolean, backend: string, maxWidth: number}} options
  * @returns {Node[]}

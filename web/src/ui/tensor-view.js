@@ -212,43 +212,61 @@ function showsAlready(pooled, key, values) {
 
 // A canvas's backing store is not resized with its figure where that can be helped: a new size is a new
 // bitmap for the compositor (at T=32 a T change resized every canvas on the step, and their new bitmaps cost
-// most of the repaint's frame under load). At a device pixel ratio of 1 a canvas starts at its figure's size;
-// once its figure's size changes, the bitmap grows in BACKING_STEP px steps and shrinks only when it is more
-// than two steps too big, and the element keeps the figure's size and shows the bitmap's top-left part at its
-// natural size (object-fit: none). A canvas whose size never changed (a temperature change) keeps the plain
-// form, which the compositor shows at less cost. At other ratios the bitmap is sized exactly.
+// most of the repaint's frame under load). A canvas starts with a bitmap of exactly its figure's size in device
+// pixels; once its figure's size changes, the bitmap grows in BACKING_STEP device-pixel steps and shrinks only
+// when it is more than two steps too big, and the element keeps the figure's size and shows the bitmap's
+// top-left part, one bitmap pixel per device pixel (the drawing is scaled by the device pixel ratio, so it stays
+// as crisp as an exact bitmap). At a ratio of 1 that part is shown at its natural size (object-fit: none); at
+// other ratios it is cut out with object-view-box and scaled by 1/ratio, which is one device pixel per bitmap
+// pixel again. A browser without object-view-box, or a figure that does not cover whole device pixels at the
+// page's ratio, gets an exact bitmap (a new one per size). A canvas whose size never changed (a temperature change) keeps the plain form, which the
+// compositor shows at less cost.
 const BACKING_STEP = 64;
 const roundUp = (pixels) => Math.ceil(pixels / BACKING_STEP) * BACKING_STEP;
 function fitsBacking(size, needed) {
   return size >= needed && size <= needed + 2 * BACKING_STEP;
 }
-function sizeCanvas({ canvas }, layout) {
+const viewBoxSupported = typeof CSS !== 'undefined' && typeof CSS.supports === 'function' && CSS.supports('object-view-box', 'inset(0px 1px 1px 0px)');
+function setStyle(style, name, value) {
+  if (style[name] !== value) style[name] = value;
+}
+function sizeCanvas(pooled, layout) {
+  const { canvas } = pooled;
   const ratio = window.devicePixelRatio || 1;
   const width = Math.ceil(layout.width * ratio);
   const height = Math.ceil(layout.height * ratio);
-  if (ratio === 1) {
-    const fresh = canvas.width === 300 && canvas.height === 150 && !canvas.style.width; // a new canvas's default size
-    if (fresh) {
-      canvas.width = width;
-      canvas.height = height;
-    } else if (canvas.width !== width || canvas.height !== height) {
-      if (!fitsBacking(canvas.width, width) || !fitsBacking(canvas.height, height)) {
-        canvas.width = roundUp(width);
-        canvas.height = roundUp(height);
-      }
-      if (canvas.style.objectFit !== 'none') {
-        canvas.style.objectFit = 'none';
-        canvas.style.objectPosition = '0 0';
-      }
-    }
-  } else {
+  const fresh = canvas.width === 300 && canvas.height === 150 && !canvas.style.width; // a new canvas's default size
+  // Other ratios need a figure that covers whole device pixels (587 px at 1.5 covers 880.5, and a bitmap of 881
+  // shown there is resampled): those figures get exact bitmaps.
+  const whole = Math.abs(layout.width * ratio - width) < 1e-6 && Math.abs(layout.height * ratio - height) < 1e-6;
+  const bucketed = !fresh && (ratio === 1 || (viewBoxSupported && whole)) && (canvas.width !== width || canvas.height !== height || pooled.bucketed);
+  if (!bucketed) {
     if (canvas.width !== width || canvas.height !== height) {
       canvas.width = width;
       canvas.height = height;
     }
-    if (canvas.style.objectFit) {
-      canvas.style.objectFit = '';
-      canvas.style.objectPosition = '';
+    setStyle(canvas.style, 'objectFit', '');
+    setStyle(canvas.style, 'objectPosition', '');
+    if (viewBoxSupported) setStyle(canvas.style, 'objectViewBox', '');
+    setStyle(canvas.style, 'imageRendering', '');
+  } else {
+    pooled.bucketed = true;
+    if (!fitsBacking(canvas.width, width) || !fitsBacking(canvas.height, height)) {
+      canvas.width = roundUp(width);
+      canvas.height = roundUp(height);
+    }
+    if (ratio === 1) {
+      setStyle(canvas.style, 'objectFit', 'none');
+      setStyle(canvas.style, 'objectPosition', '0px 0px');
+      if (viewBoxSupported) setStyle(canvas.style, 'objectViewBox', '');
+      setStyle(canvas.style, 'imageRendering', '');
+    } else {
+      setStyle(canvas.style, 'objectFit', '');
+      setStyle(canvas.style, 'objectPosition', '');
+      setStyle(canvas.style, 'objectViewBox', `inset(0px ${canvas.width - width}px ${canvas.height - height}px 0px)`);
+      // The cut-out is scaled by exactly 1/ratio, but at a fractional device-pixel position it would be filtered
+      // (blurred by up to a sixteenth of a colour step); nearest-neighbour sampling keeps it pixel for pixel.
+      setStyle(canvas.style, 'imageRendering', 'pixelated');
     }
   }
   const cssWidth = `${layout.width}px`;
@@ -308,8 +326,11 @@ function legendParts(view, colors) {
 }
 
 // Sets what differs and nothing else: an unchanged node keeps its style and layout from the last frame.
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+export function setText(node, text) {
+  if (node.textContent === text) return;
+  // A lone text node takes the new text in place (textContent would replace it with a new one).
+  if (node.childNodes.length === 1 && node.firstChild.nodeType === 3) node.firstChild.data = text;
+  else node.textContent = text;
 }
 function setAttribute(node, name, value) {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
@@ -380,13 +401,23 @@ function pooledFigure(name) {
   return entry;
 }
 
-// The screen-reader tables of a small tensor, rebuilt only when their text changes.
+// The screen-reader tables of a small tensor. Tables of the same shape and labels as the last repaint's keep
+// their elements, and only the cells whose text changed are written: writing them anew as HTML parsed, styled
+// and laid out a few hundred elements per repaint (the largest share of a temperature change's frame at T=6).
 function updateEagerTables(entry, view, panels) {
-  const html = panels.map((panel) => valuesTableHtml(view, panel, 'values-sr')).join('');
-  if (entry.tablesHtml !== html) {
-    entry.tables.innerHTML = html;
-    entry.tablesHtml = html;
+  const shape = JSON.stringify([view.name, shapeText(view), panels.map((p) => [p.index, p.title, p.rows, p.cols]), panels[0]?.rowLabels, panels[0]?.colLabels]);
+  if (entry.tablesShape !== shape) {
+    entry.tables.innerHTML = panels.map((panel) => valuesTableHtml(view, panel, 'values-sr')).join('');
+    entry.tablesShape = shape;
+    entry.tableCells = [...entry.tables.querySelectorAll('table')].map((table) => [...table.querySelectorAll('tbody td')]);
+    return;
   }
+  panels.forEach((panel, p) => {
+    const cells = entry.tableCells[p];
+    for (let i = 0; i < cells.length; i++) {
+      setText(cells[i], formatValue(panel.values[i]));
+    }
+  });
 }
 
 function updateLazyTables(entry, view, valuesChanged) {
@@ -599,10 +630,39 @@ export function exportStepFigure(title, kind, name) {
 export function syncChildren(parent, nodes) {
   nodes.forEach((node, i) => {
     const current = parent.childNodes[i];
-    if (current === node || (current && !nodes.includes(current) && current.isEqualNode(node))) return;
+    if (current === node) return;
+    // An old node built the same way (same tags, attribute names and children) takes the new one's text and
+    // attribute values in place: the flow picture's shapes change with T, and replacing the whole picture
+    // restyled and laid it out anew on every change.
+    if (current && !nodes.includes(current) && !node.isConnected && sameShape(current, node)) {
+      patchNode(current, node);
+      return;
+    }
     parent.insertBefore(node, current ?? null);
   });
   while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
+}
+
+function sameShape(a, b) {
+  if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;
+  if (a.nodeType === 1) {
+    if (a.attributes.length !== b.attributes.length) return false;
+    for (const { name } of b.attributes) if (!a.hasAttribute(name)) return false;
+  }
+  const aChildren = a.childNodes;
+  const bChildren = b.childNodes;
+  if (aChildren.length !== bChildren.length) return false;
+  for (let i = 0; i < aChildren.length; i++) if (!sameShape(aChildren[i], bChildren[i])) return false;
+  return true;
+}
+
+function patchNode(a, b) {
+  if (a.nodeType === 3) {
+    if (a.data !== b.data) a.data = b.data;
+    return;
+  }
+  if (a.nodeType === 1) for (const { name, value } of b.attributes) if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  for (let i = 0; i < a.childNodes.length; i++) patchNode(a.childNodes[i], b.childNodes[i]);
 }
 
 // Who hears of the cell under the pointer or the keyboard focus (cell-math.js shows its computation).
