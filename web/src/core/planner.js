@@ -11,7 +11,6 @@
 import crossover from '../gpu/crossover.json' with { type: 'json' };
 import { ENTRIES } from './registry.js';
 import { planPoolCall } from './backends/thread-plan.js';
-import { PROBE_BUDGET_MS, describeRecord } from '../gpu/crossover-probe.js';
 
 /**
  * Up to this many values in each (B, H, Tq, Tk) stage (256 KB), `intermediates` defaults to true: every
@@ -142,6 +141,32 @@ export function workOf(fn, shapes, options = {}) {
   }
 }
 
+/**
+ * The largest GPU buffer (in floats) a call needs, and how many matrices one dispatch batches: what the
+ * webgpu backend's supportsOp holds against the device's limits.
+ * @returns {{largest: number, matrices: number, headDim?: number} | null}
+ */
+export function gpuFootprint(fn, shapes, options = {}) {
+  const [x, second] = shapes;
+  const attention = attentionSizes(fn, shapes, options);
+  if (attention) {
+    const { B, Tq, Tk, dIn, dOut, H } = attention;
+    // (B, H, Tq, Tk) intermediates, unless the fused kernel runs; projections; the fused (d_in, 3·d_out) weight.
+    const square = options.intermediates === false ? 0 : B * H * Tq * Tk;
+    return { largest: Math.max(square, B * Math.max(Tq, Tk) * Math.max(dOut, dIn), dIn * 3 * dOut), matrices: B * H, headDim: dOut / H };
+  }
+  switch (fn) {
+    case 'matmul': {
+      const N = options.transposeB ? second[0] : second[1];
+      return { largest: Math.max(product(x), product(second), product(x.slice(0, -1)) * N), matrices: x.length === 3 ? x[0] : 1 };
+    }
+    case 'softmax': return { largest: product(x), matrices: 1 };
+    case 'causalAverageMatmul': case 'causalAverageSoftmax': return { largest: Math.max(product(x), x[1] * x[1]), matrices: x[0] };
+    case 'attentionWithoutWeights': return { largest: Math.max(product(x), x[0] * x[1] * x[1]), matrices: x[0] };
+    default: return null;
+  }
+}
+
 // ---- The GPU crossover ---------------------------------------------------------------------------
 
 /**
@@ -149,14 +174,14 @@ export function workOf(fn, shapes, options = {}) {
  * forced through loadAttention's gpuCrossover option, source 'forced', or set through
  * attention.setGpuCrossover, source 'set') > `stored` (the record measured in this browser for this
  * adapter and browser version, web/src/gpu/crossover-probe.js; source 'stored', or 'set' when the API set
- * it) > `probing` (that measurement is under way: null meanwhile) > the committed crossover.json record for
+ * it) > `probing` (that measurement is under way, within `probeBudgetMs`: null meanwhile) > the committed crossover.json record for
  * the adapter's kind ('swiftshader' or 'hardware') when it was measured (source 'committed') > null
  * (source 'none'). `reason` names the measurement that decided (describeRecord).
  * @param {{emulated: boolean, label?: string}} adapter
- * @param {{override?: {thresholdN: number|null, source: 'forced'|'set'}|null, stored?: object|null, probing?: boolean}} [known]
+ * @param {{override?: {thresholdN: number|null, source: 'forced'|'set'}|null, stored?: object|null, probing?: boolean, probeBudgetMs?: number|null}} [known]
  * @returns {{thresholdN: number|null, source: 'forced'|'set'|'stored'|'committed'|'probing'|'none', reason: string}}
  */
-export function gpuCrossoverDecision(adapter, { override = null, stored = null, probing = false } = {}) {
+export function gpuCrossoverDecision(adapter, { override = null, stored = null, probing = false, probeBudgetMs = null } = {}) {
   const label = adapter?.label || 'this adapter';
   if (override?.source === 'forced') {
     return { thresholdN: override.thresholdN, source: 'forced', reason: `the crossover forced through loadAttention's gpuCrossover option (thresholdN ${override.thresholdN ?? 'null'})` };
@@ -164,7 +189,8 @@ export function gpuCrossoverDecision(adapter, { override = null, stored = null, 
   if (override) return { thresholdN: override.thresholdN, source: 'set', reason: describeRecord({ ...override, source: 'set' }, label) };
   if (stored) return { thresholdN: stored.thresholdN, source: stored.source === 'set' ? 'set' : 'stored', reason: describeRecord(stored, label) };
   if (probing) {
-    return { thresholdN: null, source: 'probing', reason: `the GPU crossover for ${label} is being measured (a probe of at most ${PROBE_BUDGET_MS} ms in idle time); WASM meanwhile` };
+    const probe = probeBudgetMs === null ? 'a probe' : `a probe of at most ${probeBudgetMs} ms`;
+    return { thresholdN: null, source: 'probing', reason: `the GPU crossover for ${label} is being measured (${probe} in idle time); WASM meanwhile` };
   }
   const kind = adapter?.emulated ? 'swiftshader' : 'hardware';
   const committed = crossover[kind];
@@ -174,6 +200,20 @@ export function gpuCrossoverDecision(adapter, { override = null, stored = null, 
     return { thresholdN: committed.thresholdN, source: 'committed', reason: `the crossover committed for ${kind === 'swiftshader' ? 'SwiftShader (CPU-emulated) adapters' : 'hardware adapters'} in crossover.json, measured on ${when}: ${verdict}` };
   }
   return { thresholdN: null, source: 'none', reason: `no GPU crossover measured for ${label}` };
+}
+
+/**
+ * Words for `lastCall.reason` and the page's badge: which measurement decided (a record of
+ * web/src/gpu/crossover-probe.js: measured there, or set through the API).
+ * @param {{thresholdN: number|null, measuredAt?: string, source: 'probe'|'set'}} record @param {string} adapterLabel
+ */
+export function describeRecord(record, adapterLabel) {
+  const when = record.measuredAt?.slice(0, 10) ?? 'an unknown date';
+  if (record.source === 'set') return `the crossover set for ${adapterLabel} (thresholdN ${record.thresholdN ?? 'null'})`;
+  const verdict = record.thresholdN === null
+    ? 'WASM was faster at every size measured'
+    : `the GPU was faster from n=${record.thresholdN}`;
+  return `measured in this browser on ${adapterLabel} on ${when}: ${verdict}`;
 }
 
 /**
@@ -189,6 +229,15 @@ export function gpuCrossover(adapter, known) {
 /** True when some adapter kind has a measured crossover, i.e. when knowing the adapter could route a call to it. */
 export function anyGpuCrossoverMeasured() {
   return Object.values(crossover).some((record) => record?.thresholdN != null);
+}
+
+/**
+ * True when a call of these shapes does at least thresholdN³ multiply-adds (null: never), i.e. this
+ * adapter beats WASM SIMD at it; see planGpuCall for the call's reason.
+ * @param {string} fn @param {number[][]} shapes see shapesOf @param {object} options @param {number|null} thresholdN
+ */
+export function prefersGpu(fn, shapes, options, thresholdN) {
+  return thresholdN !== null && thresholdN !== undefined && workOf(fn, shapes, options) >= thresholdN ** 3;
 }
 
 /** Whether a call is at or above the GPU crossover `thresholdN` (null: never), and the reason. */
