@@ -262,30 +262,41 @@ export function planGpuCall(fn, args, thresholdN) {
  * kernel's own limits (cpp/attention/fast_attention.h sdpa_fused_applies): Ev = E (its values are as wide
  * as its keys) and a scale > 0 (its online softmax keeps the raw row max). Null when it does, else why not.
  */
-function whyNotSdpaKernel(args, options) {
-  const [query, , value] = args;
-  const E = query.shape[query.shape.length - 1];
-  const Ev = value.shape[value.shape.length - 1];
+function whyNotSdpaKernel(E, Ev, options) {
   if (Ev !== E) return `Ev=${Ev} ≠ E=${E}: the teaching code, output only (the WASM fused kernel's values are as wide as its keys)`;
   const scale = Math.fround(options.scale ?? 1 / Math.sqrt(E));
   if (!(scale > 0)) return `scale ${options.scale} ≤ 0: the teaching code, output only (the WASM fused kernel needs a scale > 0)`;
   return null;
 }
 
+/**
+ * scaledDotProductAttention's path on a backend, for queries and keys of width E and values of width Ev: the
+ * one rule behind lastCall (plan) and the memory estimate (its check, reference/scaled-dot-product-attention.js).
+ * js and webgpu run the JS reference, whose row-at-a-time fused form takes any Ev and scale; the WASM builds'
+ * fused kernel (attention_heads_fused, the leading axes as batch×heads) only within its limits. `stages`: the
+ * (…, L, S) stages the teaching code holds, 5, or 1 where the WASM teaching code returns the output alone
+ * (cpp/attention/scaled_dot_product_attention.cpp).
+ * @returns {{path: 'fused'|'teaching', reason: string, stages: number}}
+ */
+export function sdpaRoute(E, Ev, options, backendName) {
+  const reference = backendName === 'js' || backendName === 'webgpu';
+  const onGpu = backendName === 'webgpu' ? `${gpuReferenceReason(SDPA)}; ` : '';
+  if (!sdpaFusedApplies(options)) {
+    return { path: 'teaching', reason: `${onGpu}${whySdpaNotFused(options)}`, stages: !reference && options.intermediates === false ? 1 : 5 };
+  }
+  if (reference) return { path: 'fused', reason: `${onGpu}intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form`, stages: 0 };
+  const notKernel = whyNotSdpaKernel(E, Ev, options);
+  return notKernel ? { path: 'teaching', reason: notKernel, stages: 1 }
+    : { path: 'fused', reason: 'intermediates false, no dropoutP, no attnMask: the fused kernel, the leading axes as batch×heads', stages: 0 };
+}
+
 /** The path on one CPU thread (or the WebGPU backend's own passes): fused when the kernel applies, else teaching. */
 function planOnOneThread(fn, options, backendName, args) {
   const fusable = ENTRIES[fn].paths.includes('fused');
   if (fn === SDPA) {
-    // The JS reference's row-at-a-time form (js, and webgpu, which runs the JS reference for it); the WASM
-    // builds' fused kernel (attention_heads_fused, the leading axes as batch×heads) within its limits.
-    if (!sdpaFusedApplies(options)) {
-      return { path: 'teaching', reason: `${backendName === 'webgpu' ? `${gpuReferenceReason(fn)}; ` : ''}${whySdpaNotFused(options)}` };
-    }
-    if (backendName === 'js') return { path: 'fused', reason: "intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form" };
-    if (backendName === 'webgpu') return { path: 'fused', reason: `${gpuReferenceReason(fn)}; intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form` };
-    const notKernel = whyNotSdpaKernel(args, options);
-    return notKernel ? { path: 'teaching', reason: notKernel }
-      : { path: 'fused', reason: 'intermediates false, no dropoutP, no attnMask: the fused kernel, the leading axes as batch×heads' };
+    const [query, , value] = args;
+    const { path, reason } = sdpaRoute(query.shape[query.shape.length - 1], value.shape[value.shape.length - 1], options, backendName);
+    return { path, reason };
   }
   if (backendName === 'webgpu') {
     if (hasMaskOptions(options)) return { path: 'teaching', reason: `${MASKS_ON_GPU}: the webgpu backend runs the JS reference` };

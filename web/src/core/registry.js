@@ -272,10 +272,11 @@ export const REGISTRY = Object.freeze([
     results: Object.fromEntries(['scores', 'scaled', 'masked', 'weights', 'dropped', 'output'].map((name) => [name, { batched: false }])),
     paths: ['teaching', 'fused'], gpu: 'reference', fixture: true,
     gpuReason: 'scaledDotProductAttention does matrix work (Q·Kᵀ, weights·V), but the WGSL passes project (B, T, C) inputs and take no (…, L, E) batches of q, k, v, attnMask or Ev ≠ E; the JS reference computes it',
-    // q, k, v, the (…, L, S) stages (scores, scaled, masked, weights, dropped) and the output; fused (the JS
-    // reference's row-at-a-time form): q, k, v, the output and one row of S scores
+    // q, k, v, the (…, L, S) stages (scores, scaled, masked, weights, dropped: 5; one where the WASM teaching code
+    // returns the output alone: planner.js sdpaRoute) and the output; fused (the JS reference's row-at-a-time
+    // form, or the WASM kernel): q, k, v, the output and one row of S scores
     memory: {
-      teaching: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [5, 'batch', 'L', 'S'], [1, 'batch', 'L', 'Ev']],
+      teaching: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [1, 'stages', 'batch', 'L', 'S'], [1, 'batch', 'L', 'Ev']],
       fused: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [1, 'S'], [1, 'batch', 'L', 'Ev']],
     },
   },
