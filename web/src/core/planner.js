@@ -57,7 +57,8 @@ function whySdpaNotFused(options) {
 
 /**
  * Why the webgpu backend runs a function's JS reference (registry `gpu: 'reference'`): its own text where
- * the registry gives one (`gpuReason`), else that the function has no matrix work for a WGSL pass.
+ * the registry gives one (`gpuReason`: the backwards, scaledDotProductAttention), else that the function has
+ * no matrix work for a WGSL pass (nextTokenPairs, causalAverageLoop, attentionDropout, compare).
  */
 export function gpuReferenceReason(fn) {
   return ENTRIES[fn].gpuReason ?? `${fn} has no matrix work; the JS reference computes it`;

@@ -25,7 +25,8 @@
 //              option's axes, its note in a shape message, and weights: the weights' shapes when it is given}
 //   results   {name: {batched}}: the results a call may return; batched ones lose B for unbatched input
 //   paths     the planner's paths that can run it: 'teaching', 'fused', 'workers', 'webgpu'
-//   gpu       how the webgpu backend runs it: 'kernels' (WGSL passes) or 'reference' (no matrix work)
+//   gpu       how the webgpu backend runs it: 'kernels' (WGSL passes) or 'reference' (the JS reference: no
+//             matrix work, or matrix work no WGSL pass of the API takes; then `gpuReason` says which)
 //   fixture   true when tests/fixtures/<name>.json holds PyTorch cases for it
 //   memory    floats held at once, per path, as a sum of terms [coefficient, ...size names] over the
 //             sizes its check returns (registry-checks.js estimateFloats; the C++ checks read the same terms)
@@ -132,6 +133,7 @@ function backwardEntry(forward, cpp, paths, inputs, gradients) {
     options: FORWARD_OPTIONS[forward],
     results: { ...batched(inputs), ...Object.fromEntries(gradients.map((name) => [name, { batched: false }])) },
     paths, gpu: 'reference', fixture: true, forward,
+    gpuReason: `${forward}Backward does matrix work (the gradients' products), but the API's WGSL passes are forward only (the trainer's WebGPU engine, web/src/gpu/train/, has its own backward); the JS reference computes it`,
     // multiheadAttentionFused's: the (B, T, 3·d_out) projection and its gradient
     memory: backwardMemory(forward === 'multiheadAttentionFused' ? [[12, 'B', 'Tq', 'dOut']] : []),
   };

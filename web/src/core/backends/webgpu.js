@@ -1,6 +1,8 @@
 // The WebGPU backend: the API functions of docs/api.md with all matrix work (projections, Q·Kᵀ, softmax,
-// weights·V, output projection, matmul) in WGSL compute shaders (web/src/gpu/). The steps without matrix
-// work (nextTokenPairs, causalAverageLoop, compare, attentionDropout) are the JS reference's own.
+// weights·V, output projection, matmul) in WGSL compute shaders (web/src/gpu/). The functions registered
+// gpu: 'reference' are the JS reference's own: the steps without matrix work (nextTokenPairs,
+// causalAverageLoop, compare, attentionDropout), and the backwards and scaledDotProductAttention, whose
+// matrix work no pass here takes (their registry `gpuReason` says so).
 // Arguments are validated with the reference's checks, so the error messages are the same words.
 //
 // Every method is async (GPU results come back through mapAsync). Calls run one at a time: a pass owns
