@@ -8,11 +8,13 @@
 //
 // An entry:
 //   name      the JS name; cpp: the C++ core's function and the binding's `<cpp>_js`
-//   args      [{name, kind, axes}] in call order. kind: 'sequence' (B, T, C) or unbatched (T, C);
-//             'tokens' Int32 (B, L) or (L); 'tensor' any float32 tensor as given; 'weights' an object of
+//   args      [{name, kind, axes, note?}] in call order. kind: 'sequence' (B, T, C) or unbatched (T, C);
+//             'tokens' Int32 (B, L) or (L); 'tensor' a float32 tensor as given (of any rank, or of its axes'
+//             when it names them: matmul's b (K, N)); 'weights' an object of
 //             tensors with `keys` (those ending in Bias, and outWeight, optional) and `shapes`: each key's
 //             named axes ('heads[].query': every head's). Axes are checked in call order: a name takes its
-//             size where first seen and every later axis of that name must agree ("[d_in=3, d_out]")
+//             size where first seen and every later axis of that name must agree ("[d_in=3, d_out]"); `note`
+//             is said after a disagreement's expectation ("(the batch size of xQuery)"), as a tensor option's
 //   options   {name: option spec} or null (the function takes no options argument). A spec:
 //             {type: 'boolean'|'choice'|'number'|'integer'|'mask'|'tensor', default, expected (the words of a message),
 //              nullable (null is allowed: the default is computed, e.g. scale 1/√E); a 'mask' is null or
@@ -100,7 +102,7 @@ const FORWARD_ARGS = {
     { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS], shapes: { inProjection: ['d_in', '3·d_out'], inBias: ['3·d_out'], ...OUT_SHAPES } }],
   crossAttention: [
     { name: 'xQuery', kind: 'sequence', axes: ['B', 'Tq', 'd_q'] },
-    { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'] },
+    { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'], note: 'the batch size of xQuery' },
     { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS], shapes: { ...projectionShapes('d_q', 'd_kv', 'd_out'), ...OUT_SHAPES } },
   ],
 };
@@ -284,7 +286,7 @@ export const REGISTRY = Object.freeze([
   },
   {
     name: 'matmul', cpp: 'matmul', step: null,
-    args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor' }],
+    args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor', axes: ['K', 'N'] }],
     options: { transposeB: { type: 'boolean', default: false } },
     results: batched(['output']),
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: false,

@@ -1,6 +1,8 @@
 // scaledDotProductAttention(query, key, value, options): PyTorch's F.scaled_dot_product_attention, the
 // teaching path in plain JS (the C++ twin is cpp/attention/scaled_dot_product_attention.cpp, same words).
 // query (…, L, E), key (…, S, E), value (…, S, Ev), the leading axes equal (any number, including none).
+// Its shape checks are written here, not read from the registry's named axes: those name each axis of a
+// tensor of fixed rank, and these tensors have any number of leading axes (the C++ twin does the same).
 import { formatShape, sizeOf } from '../tensor.js';
 import { dropWeights } from './dropout.js';
 import { checkAnyTensor, checkMemory, fail } from './check-helpers.js';
