@@ -16,11 +16,12 @@ import { checkTensorStructure, formatShape, sizeOf } from '../tensor.js';
 import { fusedKernelApplies } from '../planner.js';
 import { ApiError } from '../registry-errors.js';
 import {
-  AxisSizes, NORMALIZATIONS, checkDivides, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
-  checkFinite, checkKnownKeys, checkMemory, checkSeed, checkSoftmaxScale, checkTolerance, fail, isPresent,
+  AxisSizes, NORMALIZATIONS, checkDivides, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice,
+  checkFinite, checkKnownKeys, checkMemory, checkSoftmaxScale, checkTolerance, fail, isPresent,
 } from './check-helpers.js';
 import { withoutMemoryCheck } from '../registry-checks.js';
 import { checkMasks, hasMasks } from './masks.js';
+import { checkAttentionDropout } from './dropout.js';
 import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
 export * from './check-helpers.js';
@@ -96,15 +97,6 @@ export function checkSelfAttention(x, weights, options) {
   const dOut = axes.get('d_out');
   checkMemory(fn, 'teaching', attentionSizes(x, { B, H: 1, Tq: T, Tk: T, dIn, dOut }, options), sizesText(B, 1, T, T, false));
   return { B, T, dIn, dOut };
-}
-
-export function checkAttentionDropout(weights, options) {
-  const fn = 'attentionDropout';
-  const shape = checkAnyTensor(fn, 'weights', weights);
-  checkDropout(fn, options.dropout);
-  checkSeed(fn, options.seed);
-  checkMemory(fn, 'teaching', { size: sizeOf(shape) }, `weights of shape ${formatShape(shape)}`);
-  return { size: sizeOf(shape) };
 }
 
 export function checkCompare(actual, expected, options) {
