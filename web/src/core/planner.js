@@ -1,17 +1,16 @@
 // The planner: for each call, which path runs it and why. One place for every rule of that choice:
 // the `intermediates` default, the fused-kernel rule, the worker crossover (planPoolCall, measured in
-// docs/api.md "Threads"; thread-plan.js groups the heads), the GPU crossover (gpuCrossover,
-// web/src/gpu/crossover.json) and the sizes and work they read (shapesOf, workOf, gpuFootprint). No WASM,
-// no GPU here: it runs in Node and in every backend.
+// docs/api.md "Threads"), the GPU crossover (planGpuCall; which figure applies to an adapter is
+// gpu-crossover.js's) and the sizes and work they read (shapesOf, workOf, gpuFootprint). No WASM, no GPU
+// here: it runs in Node and in every backend.
 //
 //   plan(fn, args, backend) → {path: 'teaching' | 'fused' | 'workers' | 'webgpu', reason}
 //
 // `args` are the API's normalised arguments (rank-3 sequences, complete options last). `backend` says what
 // the backend answering the call can do: {name, workers?: number ≥ 2 when a pool is running,
 // gpu?: {thresholdN} when calls may go to WebGPU above a crossover}.
-import crossover from '../gpu/crossover.json' with { type: 'json' };
 import { ENTRIES } from './registry.js';
-import { headGroups, multiheadSizes } from './backends/thread-plan.js';
+import { multiheadSizes } from './backends/thread-plan.js';
 
 /**
  * Up to this many values in each (B, H, Tq, Tk) stage (256 KB), `intermediates` defaults to true: every
@@ -198,6 +197,21 @@ export function movedFloats({ B, Tq, Tk, dQuery, dContext, dOut, outWeight }, cr
   return weights + B * Tq * dQuery + (cross ? B * Tk * dContext : 0) + B * Tq * dOut;
 }
 
+/** Heads 0..H-1 in `workers` contiguous groups [h0, h1), the first H % workers one head larger. */
+export function headGroups(heads, workers) {
+  const count = Math.min(heads, workers);
+  const base = Math.floor(heads / count);
+  const larger = heads % count;
+  const groups = [];
+  let start = 0;
+  for (let w = 0; w < count; w++) {
+    const size = base + (w < larger ? 1 : 0);
+    groups.push([start, start + size]);
+    start += size;
+  }
+  return groups;
+}
+
 /**
  * Whether a call goes to the pool: only the fused fast path (intermediates false, dropout 0, and the
  * 'neg_inf' mask when causal) with at least two heads, above the crossover (POOL_CROSSOVER).
@@ -229,69 +243,7 @@ export function planPoolCall(fn, args, { workers, crossover = POOL_CROSSOVER }) 
   return { pool: true, groups: headGroups(sizes.H, workers), work, reason: `${measure}: at or above the workers' crossover` };
 }
 
-// ---- The GPU crossover ---------------------------------------------------------------------------
-
-/**
- * The GPU crossover for an adapter and where it comes from, first found wins: `override` (a crossover
- * forced through loadAttention's gpuCrossover option, source 'forced', or set through
- * attention.setGpuCrossover, source 'set') > `stored` (the record measured in this browser for this
- * adapter and browser version, web/src/gpu/crossover-probe.js; source 'stored', or 'set' when the API set
- * it) > `probing` (that measurement is under way, within `probeBudgetMs`: null meanwhile) > the committed crossover.json record for
- * the adapter's kind ('swiftshader' or 'hardware') when it was measured (source 'committed') > null
- * (source 'none'). `reason` names the measurement that decided (describeRecord).
- * @param {{emulated: boolean, label?: string}} adapter
- * @param {{override?: {thresholdN: number|null, source: 'forced'|'set'}|null, stored?: object|null, probing?: boolean, probeBudgetMs?: number|null}} [known]
- * @returns {{thresholdN: number|null, source: 'forced'|'set'|'stored'|'committed'|'probing'|'none', reason: string}}
- */
-export function gpuCrossoverDecision(adapter, { override = null, stored = null, probing = false, probeBudgetMs = null } = {}) {
-  const label = adapter?.label || 'this adapter';
-  if (override?.source === 'forced') {
-    return { thresholdN: override.thresholdN, source: 'forced', reason: `the crossover forced through loadAttention's gpuCrossover option (thresholdN ${override.thresholdN ?? 'null'})` };
-  }
-  if (override) return { thresholdN: override.thresholdN, source: 'set', reason: describeRecord({ ...override, source: 'set' }, label) };
-  if (stored) return { thresholdN: stored.thresholdN, source: stored.source === 'set' ? 'set' : 'stored', reason: describeRecord(stored, label) };
-  if (probing) {
-    const probe = probeBudgetMs === null ? 'a probe' : `a probe of at most ${probeBudgetMs} ms`;
-    return { thresholdN: null, source: 'probing', reason: `the GPU crossover for ${label} is being measured (${probe} in idle time); WASM meanwhile` };
-  }
-  const kind = adapter?.emulated ? 'swiftshader' : 'hardware';
-  const committed = crossover[kind];
-  if (committed?.rows?.length) {
-    const when = committed.provenance?.measuredAt?.slice(0, 10) ?? 'an unknown date';
-    const verdict = committed.thresholdN === null ? 'WASM was faster at every size measured' : `the GPU was faster from n=${committed.thresholdN}`;
-    return { thresholdN: committed.thresholdN, source: 'committed', reason: `the crossover committed for ${kind === 'swiftshader' ? 'SwiftShader (CPU-emulated) adapters' : 'hardware adapters'} in crossover.json, measured on ${when}: ${verdict}` };
-  }
-  return { thresholdN: null, source: 'none', reason: `no GPU crossover measured for ${label}` };
-}
-
-/**
- * Words for `lastCall.reason` and the page's badge: which measurement decided (a record of
- * web/src/gpu/crossover-probe.js: measured there, or set through the API).
- * @param {{thresholdN: number|null, measuredAt?: string, source: 'probe'|'set'}} record @param {string} adapterLabel
- */
-export function describeRecord(record, adapterLabel) {
-  const when = record.measuredAt?.slice(0, 10) ?? 'an unknown date';
-  if (record.source === 'set') return `the crossover set for ${adapterLabel} (thresholdN ${record.thresholdN ?? 'null'})`;
-  const verdict = record.thresholdN === null
-    ? 'WASM was faster at every size measured'
-    : `the GPU was faster from n=${record.thresholdN}`;
-  return `measured in this browser on ${adapterLabel} on ${when}: ${verdict}`;
-}
-
-/**
- * The crossover n for an adapter: a call doing at least n³ multiply-adds is faster on the GPU; null:
- * never measured, or WASM won at every size. See gpuCrossoverDecision for the order it is looked up in;
- * without `known`, the committed figure for the adapter's kind (web/src/gpu/crossover.json).
- * @param {{emulated: boolean}} adapter @param {Parameters<typeof gpuCrossoverDecision>[1]} [known] @returns {number|null}
- */
-export function gpuCrossover(adapter, known) {
-  return gpuCrossoverDecision(adapter, known).thresholdN;
-}
-
-/** True when some adapter kind has a measured crossover, i.e. when knowing the adapter could route a call to it. */
-export function anyGpuCrossoverMeasured() {
-  return Object.values(crossover).some((record) => record?.thresholdN != null);
-}
+// ---- The GPU crossover (its figure for an adapter: gpu-crossover.js) -----------------------------
 
 /**
  * True when a call of these shapes does at least thresholdN³ multiply-adds (null: never), i.e. this

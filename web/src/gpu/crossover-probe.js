@@ -4,8 +4,8 @@
 // where WASM wins at every size). A real GPU is different on every machine, so the first time a call
 // could go to the GPU, a short probe times our GEMM and fused attention on this adapter against WASM at a
 // few sizes and stores the answer in the browser under a key of the adapter and the browser's version
-// (a new browser, a new driver string: measured again). The router then decides from that record (planner.js
-// gpuCrossoverDecision, which also puts it in words).
+// (a new browser, a new driver string: measured again). The router then decides from that record
+// (web/src/core/gpu-crossover.js gpuCrossoverDecision, which also puts it in words).
 //
 // Nothing here touches the DOM or a device: the timings come from two functions the caller gives
 // (the real backends in the browser, fake ones in the tests), and the store is any Storage-like object.

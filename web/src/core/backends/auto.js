@@ -2,7 +2,7 @@
 // this op at this size (supportsOp) and that the size is above the crossover for this adapter; every other
 // call goes to the CPU backend (WASM SIMD).
 //
-// The crossover (planner.js gpuCrossoverDecision): one forced through loadAttention's gpuCrossover option
+// The crossover (gpu-crossover.js gpuCrossoverDecision): one forced through loadAttention's gpuCrossover option
 // or set through attention.setGpuCrossover > the one measured in this browser for this adapter and browser
 // version (web/src/gpu/crossover-probe.js, kept in browser storage) > the committed crossover.json record for
 // the adapter's kind > none. On a real (not emulated) adapter with no record, the first call that could go
@@ -25,7 +25,8 @@ import {
 import { createAttention } from '../api.js';
 import { ENTRIES } from '../registry.js';
 import { composeBackend } from './compose.js';
-import { anyGpuCrossoverMeasured, gpuCrossoverDecision, plan, planGpuCall, shapesOf } from '../planner.js';
+import { anyGpuCrossoverMeasured, gpuCrossoverDecision } from '../gpu-crossover.js';
+import { plan, planGpuCall, shapesOf } from '../planner.js';
 import { loadWebGpuBackend, withDeviceLossFallback } from './webgpu.js';
 
 /**

@@ -1,6 +1,6 @@
-// The pure half of the threaded path (threads.js runs it): how many workers a page gets, how the heads are
-// grouped, and each worker's share of the weights. Which calls go to them is the planner's (planner.js
-// planPoolCall). No Worker, no WASM here, so Vitest tests it in Node.
+// The pure half of the threaded path (threads.js runs it): how many workers a page gets and each worker's
+// share of the weights. Which calls go to them, and which heads each takes, is the planner's (planner.js
+// planPoolCall, headGroups). No Worker, no WASM here, so Vitest tests it in Node.
 //
 // The split: attention is independent per head, so worker w takes a contiguous group of heads, i.e. the
 // column block [h0·d_head, h1·d_head) of Wq, Wk, Wv (and of their biases), computes those columns of the
@@ -34,21 +34,6 @@ export function resolveThreads(option, { crossOriginIsolated, hasWorker, hardwar
   const cores = Number.isInteger(hardwareConcurrency) ? hardwareConcurrency : 1;
   if (cores < 2) return { count: 1, reason: `threads 'auto': navigator.hardwareConcurrency is ${hardwareConcurrency}` };
   return { count: Math.min(cores, AUTO_MAX_THREADS), reason: null };
-}
-
-/** Heads 0..H-1 in `workers` contiguous groups [h0, h1), the first H % workers one head larger. */
-export function headGroups(heads, workers) {
-  const count = Math.min(heads, workers);
-  const base = Math.floor(heads / count);
-  const larger = heads % count;
-  const groups = [];
-  let start = 0;
-  for (let w = 0; w < count; w++) {
-    const size = base + (w < larger ? 1 : 0);
-    groups.push([start, start + size]);
-    start += size;
-  }
-  return groups;
 }
 
 /**

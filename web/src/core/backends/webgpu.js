@@ -19,7 +19,8 @@ import { GpuRuntime, HEAD_DIM_LIMIT } from '../../gpu/runtime.js';
 import * as passes from '../../gpu/attention-passes.js';
 import * as checks from '../reference/checks.js';
 import { createReferenceBackend } from '../reference/index.js';
-import { gpuCrossover, gpuFootprint, gpuReferenceReason, hasMaskOptions, MASKS_ON_GPU, prefersGpu, shapesOf } from '../planner.js';
+import { gpuCrossover } from '../gpu-crossover.js';
+import { gpuFootprint, gpuReferenceReason, hasMaskOptions, MASKS_ON_GPU, prefersGpu, shapesOf } from '../planner.js';
 import { ENTRIES, REGISTRY } from '../registry.js';
 import { composeBackend } from './compose.js';
 
