@@ -12,7 +12,7 @@
 //   ap::registry::kMemoryTerms  each function's memory estimate per path: coefficient · Π sizes
 //   (cpp/attention/registry_rules.cpp applies the last three)
 // Usage: node scripts/generate-registry-header.mjs <output.h>
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { REGISTRY } from '../web/src/core/registry.js';
 
@@ -53,7 +53,7 @@ const MAX_TERM_SIZES = 5;
 const memoryRows = [];
 for (const { name: fn, args, options, memory } of REGISTRY) {
   for (const arg of args) {
-    if (arg.axes) axesRow(fn, arg.name, '', arg.axes);
+    if (arg.axes) axesRow(fn, arg.name, '', arg.axes, arg.note ?? '');
     for (const [key, axes] of Object.entries(arg.shapes ?? {})) axesRow(fn, `${arg.name}.${key}`, '', axes);
   }
   for (const [option, spec] of Object.entries(options ?? {})) {
@@ -151,5 +151,7 @@ ${memoryRows.join('\n')}
 }  // namespace ap::registry
 `;
 
+// Written only when it changes: every C++ file includes it, so an edit of registry.js that leaves the table as
+// it was (a reason's words, a default the C++ core does not read) rebuilds nothing.
 mkdirSync(dirname(output), { recursive: true });
-writeFileSync(output, header);
+if (!existsSync(output) || readFileSync(output, 'utf8') !== header) writeFileSync(output, header);

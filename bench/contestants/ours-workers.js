@@ -4,7 +4,7 @@
 // thread sums their partial output projections (web/src/core/backends/threads.js). Every call pays what a
 // library call pays: the main thread checks the input, cuts each worker's weight columns and copies x.
 // Plain postMessage, no SharedArrayBuffer: works on any static host, cross-origin isolated or not.
-import { planPoolCall } from '../../web/src/core/backends/thread-plan.js';
+import { planPoolCall } from '../../web/src/core/planner.js';
 
 const THREADS = 2;
 

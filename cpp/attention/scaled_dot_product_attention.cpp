@@ -7,6 +7,7 @@
 #include "attention/attention.h"
 #include "attention/check_helpers.h"
 #include "attention/fast_attention.h"
+#include "attention/registry_rules.h"
 
 namespace ap {
 
@@ -70,10 +71,13 @@ std::string check_scaled_dot_product_attention(const Tensor& query, const Tensor
   double batch = 1;
   for (int a = 0; a < rank - 2; ++a) batch *= query.shape[a];
   const int Ev = value.shape[rank - 1];
-  // the teaching code keeps 5 (…, L, S) stages, or 1 for the output alone; the fused kernel none (O(tile²) scratch)
-  const double stages = options.intermediates ? 5.0 : sdpa_fused_applies(E, Ev, options) ? 0.0 : 1.0;
-  const double floats = batch * (L * E + S * E + S * Ev + stages * L * S + L * Ev);
-  return check_memory(kFn, "L=" + std::to_string(L) + ", S=" + std::to_string(S), floats, max_bytes);
+  // the registry's terms on this call's path: the teaching code keeps 5 (…, L, S) stages, or 1 for the output
+  // alone; the fused kernel none (the JS planner's sdpaRoute, the same rule)
+  const bool fused = sdpa_fused_applies(E, Ev, options);
+  const MemorySizes sizes{{"batch", batch}, {"L", L}, {"S", S}, {"E", E}, {"Ev", Ev},
+                          {"stages", options.intermediates ? 5.0 : 1.0}};
+  return check_memory(kFn, "L=" + std::to_string(L) + ", S=" + std::to_string(S),
+                      estimate_floats(kFn, fused ? "fused" : "teaching", sizes), max_bytes);
 }
 
 SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,

@@ -168,7 +168,7 @@ TEST(Errors, StackedHeadsMustShareDHead) {
 
 TEST(Errors, CrossAttentionBatchesMustMatch) {
   EXPECT_EQ(check_cross_attention(random_tensor({2, 3, 4}, 1), random_tensor({3, 5, 4}, 2), square_weights(4, 4), {}),
-            "crossAttention: xContext has shape [3, 5, 4]; expected [B=2, Tk, d_kv]");
+            "crossAttention: xContext has shape [3, 5, 4]; expected [B=2, Tk, d_kv] (the batch size of xQuery)");
   ProjectionWeights w = square_weights(4, 4);
   EXPECT_EQ(check_cross_attention(random_tensor({2, 3, 4}, 1), random_tensor({2, 5, 6}, 2), w, {}),
             "crossAttention: weights.key has shape [4, 4]; expected [d_kv=6, d_out=4]");

@@ -4,7 +4,8 @@
 import { describe, expect, test } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
 import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backends/auto.js';
-import { gpuCrossoverDecision, shapesOf, workOf } from '../../web/src/core/planner.js';
+import { gpuCrossoverDecision } from '../../web/src/core/gpu-crossover.js';
+import { shapesOf, workOf } from '../../web/src/core/planner.js';
 import { ENTRIES } from '../../web/src/core/registry.js';
 import { loadAttention } from '../../web/src/core/index.js';
 import { GpuKernelError, GpuUnavailableError, describeAdapter } from '../../web/src/gpu/device.js';

@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   PROBE_BUDGET_MS, STORAGE_PREFIX, browserVersion, createCrossoverStore, crossoverKey, crossoverOf,
-  describeRecord, probeCrossover, probeDeclined,
+  probeCrossover, probeDeclined,
 } from '../../web/src/gpu/crossover-probe.js';
+import { describeRecord } from '../../web/src/core/gpu-crossover.js';
 
 /** A fake clock that each timed call advances, and a `time` answering from per-backend cost models. */
 function fakeAdapter({ gpuMs, wasmMs, compileMs = 40 }) {

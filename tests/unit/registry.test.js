@@ -7,6 +7,7 @@ import { createReferenceBackend } from '../../web/src/core/reference/index.js';
 import { POOL_FUNCTIONS } from '../../web/src/core/backends/thread-plan.js';
 import { ENTRIES, FIXTURE_FUNCTIONS, FUNCTION_NAMES, REGISTRY, functionsFor } from '../../web/src/core/registry.js';
 import { CHECKS } from '../../web/src/core/reference/checks.js';
+import { gpuReferenceReason } from '../../web/src/core/planner.js';
 
 const declarations = readFileSync(new URL('../../web/src/core/index.d.ts', import.meta.url), 'utf8');
 
@@ -66,6 +67,18 @@ describe('every list of functions is the registry', () => {
     expect(CAPABILITIES.multiheadAttentionSplit.paths).toEqual(['teaching', 'fused', 'workers', 'webgpu']);
     expect(CAPABILITIES.compare).toMatchObject({ gpu: 'reference', options: ['atol', 'rtol'] });
     expect(CAPABILITIES.causalAverageLoop.options).toEqual([]);
+  });
+
+  test("the webgpu backend's reason for each function it leaves to the JS reference is true of that function", () => {
+    const reference = REGISTRY.filter((entry) => entry.gpu === 'reference').map((entry) => entry.name);
+    // only these four lack matrix work; every other one (the backwards, scaledDotProductAttention) says what it has
+    const withoutMatrixWork = ['nextTokenPairs', 'causalAverageLoop', 'attentionDropout', 'compare'];
+    for (const fn of reference) {
+      const reason = gpuReferenceReason(fn);
+      if (withoutMatrixWork.includes(fn)) expect(reason).toBe(`${fn} has no matrix work; the JS reference computes it`);
+      else expect(reason, fn).toMatch(new RegExp(`^${fn} does matrix work .*; the JS reference computes it$`));
+    }
+    expect(gpuReferenceReason('crossAttentionBackward')).toBe("crossAttentionBackward does matrix work (the gradients' products), but the API's WGSL passes are forward only (the trainer's WebGPU engine, web/src/gpu/train/, has its own backward); the JS reference computes it");
   });
 
   test('the registry is plain data: it survives a JSON round trip unchanged', () => {

@@ -2,7 +2,8 @@
 // steps.test.js on every backend): its errors, in the same words on every backend, and its path.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { BACKENDS, attentionFor } from './backends.js';
-import { defaultIntermediates, gpuReferenceReason, INTERMEDIATES_LIMIT, plan } from '../../web/src/core/planner.js';
+import { loadAttention } from '../../web/src/core/index.js';
+import { defaultIntermediates, gpuReferenceReason, INTERMEDIATES_LIMIT, plan, sdpaRoute } from '../../web/src/core/planner.js';
 
 const tensor = (shape, fill = (i) => ((i % 7) - 3) / 4) => {
   const size = shape.reduce((a, b) => a * b, 1);
@@ -126,5 +127,44 @@ describe('the planner on scaledDotProductAttention', () => {
     expect(fused).toEqual({ path: 'fused', reason: `${gpuReferenceReason('scaledDotProductAttention')}; intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form` });
     const teaching = plan('scaledDotProductAttention', [...args, options({ intermediates: true })], { name: 'webgpu' });
     expect(teaching).toEqual({ path: 'teaching', reason: `${gpuReferenceReason('scaledDotProductAttention')}; the intermediates are asked for: the teaching code` });
+  });
+});
+
+describe('the memory estimate of scaledDotProductAttention follows the planner\'s path on each backend', () => {
+  // L = S = 4096, E = 4: one (L, S) stage is 64 MiB, over the limit with q, k, v beside it; they fit alone.
+  const L = 4096;
+  const query = tensor([1, L, 4]);
+  const key = tensor([1, L, 4]);
+  const values = { 'Ev=2': tensor([1, L, 2]), 'Ev=E': tensor([1, L, 4]) };
+  const memoryFailure = (call) => {
+    try {
+      call();
+    } catch (error) {
+      return error;
+    }
+    return null;
+  };
+
+  test('Ev ≠ E, output alone: js runs its row form (no stage), WASM its teaching code (one stage), estimated so', async () => {
+    expect(sdpaRoute(4, 2, { intermediates: false, dropoutP: 0, attnMask: null }, 'js')).toMatchObject({ path: 'fused', stages: 0 });
+    expect(sdpaRoute(4, 2, { intermediates: false, dropoutP: 0, attnMask: null }, 'wasm-simd')).toMatchObject({ path: 'teaching', stages: 1 });
+    expect(sdpaRoute(4, 4, { intermediates: false, dropoutP: 0, attnMask: null }, 'wasm-simd')).toMatchObject({ path: 'fused', stages: 0 });
+    expect(sdpaRoute(4, 2, { intermediates: true, dropoutP: 0, attnMask: null }, 'wasm-simd')).toMatchObject({ path: 'teaching', stages: 5 });
+    for (const backend of BACKENDS) {
+      const attention = await loadAttention({ backend, memoryLimit: 64 * 2 ** 20 });
+      const call = (value) => attention.scaledDotProductAttention(query, key, value, { intermediates: false });
+      const wasm = backend !== 'js';
+      const failure = memoryFailure(() => call(values['Ev=2']));
+      if (wasm) {
+        // q, k, v, one (L, S) stage and the output, refused by the API's check before the binding sees it
+        expect(failure).toMatchObject({ fn: 'scaledDotProductAttention', kind: 'memory', argument: `L=${L}, S=${L}`, value: 4 * (L * 4 + L * 4 + L * 2 + L * L + L * 2) });
+      } else {
+        expect(failure).toBe(null);
+        expect(attention.lastCall.path).toBe('fused');
+      }
+      expect(memoryFailure(() => call(values['Ev=E']))).toBe(null);
+      expect(attention.lastCall.path).toBe('fused');
+      attention.dispose();
+    }
   });
 });

@@ -6,8 +6,9 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
 import { loadAttention } from '../../web/src/core/index.js';
 import {
-  AUTO_MAX_THREADS, POOL_CROSSOVER, computeHeadGroup, headGroups, movedFloats, multiheadSizes, multiheadWork, planPoolCall, resolveThreads,
+  AUTO_MAX_THREADS, computeHeadGroup, multiheadSizes, resolveThreads,
 } from '../../web/src/core/backends/thread-plan.js';
+import { POOL_CROSSOVER, headGroups, movedFloats, multiheadWork, planPoolCall } from '../../web/src/core/planner.js';
 import { createThreadedBackend } from '../../web/src/core/backends/threads.js';
 import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
 import { loadFixture } from './fixtures.js';

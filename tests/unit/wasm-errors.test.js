@@ -62,7 +62,7 @@ const BAD_INPUTS = [
   ['stacked heads that disagree with options.heads', (b) => b.multiheadAttentionStacked(JOURNEY, { heads: [eye3] }, { heads: 2 }),
     'multiheadAttentionStacked: options.heads=2; expected 1, the length of weights.heads'],
   ['cross-attention batches that differ', (b) => b.crossAttention(waveTensor([2, 3, 3]), waveTensor([1, 5, 3]), eye3),
-    /^crossAttention: xContext has shape \[1, 5, 3\]; expected/],
+    'crossAttention: xContext has shape [1, 5, 3]; expected [B=2, Tk, d_kv] (the batch size of xQuery)'],
   ['matmul with mismatched inner sizes', (b) => b.matmul(waveTensor([2, 2]), waveTensor([3, 2])),
     'matmul: b has shape [3, 2]; expected [K=2, N]'],
   // Option values.

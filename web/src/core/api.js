@@ -262,8 +262,8 @@ export function createAttention(backend, {
       // and the room its module has left, so a call that would not fit is refused before anything is allocated.
       const room = backend.memoryRoom;
       const budget = room
-        ? { limit: memoryLimit, inputBytes: inputBytesOf(args), room: () => backend.memoryRoom() ?? Infinity }
-        : { limit: memoryLimit, inputBytes: 0 };
+        ? { limit: memoryLimit, inputBytes: inputBytesOf(args), room: () => backend.memoryRoom() ?? Infinity, backend: backend.name }
+        : { limit: memoryLimit, inputBytes: 0, backend: backend.name };
       // A backend whose binding scans every value (NaN, ±∞) itself, in the same words, is spared a second scan.
       if (backend.scansValues) withMemoryBudget(budget, () => withoutValueScan(() => check(...args)));
       else withMemoryBudget(budget, () => check(...args));

@@ -1,17 +1,16 @@
 // The planner: for each call, which path runs it and why. One place for every rule of that choice:
-// the `intermediates` default, the fused-kernel rule, the worker crossover (thread-plan.js planPoolCall,
-// measured in docs/api.md "Threads"), the GPU crossover (gpuCrossover, web/src/gpu/crossover.json) and
-// the sizes they read (callSizes). No WASM, no GPU here: it runs in Node and in every backend.
+// the `intermediates` default, the fused-kernel rule, the worker crossover (planPoolCall, measured in
+// docs/api.md "Threads"), the GPU crossover (planGpuCall; which figure applies to an adapter is
+// gpu-crossover.js's) and the sizes and work they read (shapesOf, workOf, gpuFootprint). No WASM, no GPU
+// here: it runs in Node and in every backend.
 //
 //   plan(fn, args, backend) → {path: 'teaching' | 'fused' | 'workers' | 'webgpu', reason}
 //
 // `args` are the API's normalised arguments (rank-3 sequences, complete options last). `backend` says what
 // the backend answering the call can do: {name, workers?: number ≥ 2 when a pool is running,
 // gpu?: {thresholdN} when calls may go to WebGPU above a crossover}.
-import crossover from '../gpu/crossover.json' with { type: 'json' };
 import { ENTRIES } from './registry.js';
-import { planPoolCall } from './backends/thread-plan.js';
-import { PROBE_BUDGET_MS, describeRecord } from '../gpu/crossover-probe.js';
+import { multiheadSizes } from './backends/thread-plan.js';
 
 /**
  * Up to this many values in each (B, H, Tq, Tk) stage (256 KB), `intermediates` defaults to true: every
@@ -58,7 +57,8 @@ function whySdpaNotFused(options) {
 
 /**
  * Why the webgpu backend runs a function's JS reference (registry `gpu: 'reference'`): its own text where
- * the registry gives one (`gpuReason`), else that the function has no matrix work for a WGSL pass.
+ * the registry gives one (`gpuReason`: the backwards, scaledDotProductAttention), else that the function has
+ * no matrix work for a WGSL pass (nextTokenPairs, causalAverageLoop, attentionDropout, compare).
  */
 export function gpuReferenceReason(fn) {
   return ENTRIES[fn].gpuReason ?? `${fn} has no matrix work; the JS reference computes it`;
@@ -142,53 +142,116 @@ export function workOf(fn, shapes, options = {}) {
   }
 }
 
-// ---- The GPU crossover ---------------------------------------------------------------------------
+/**
+ * The largest GPU buffer (in floats) a call needs, and how many matrices one dispatch batches: what the
+ * webgpu backend's supportsOp holds against the device's limits.
+ * @returns {{largest: number, matrices: number, headDim?: number} | null}
+ */
+export function gpuFootprint(fn, shapes, options = {}) {
+  const [x, second] = shapes;
+  const attention = attentionSizes(fn, shapes, options);
+  if (attention) {
+    const { B, Tq, Tk, dIn, dOut, H } = attention;
+    // (B, H, Tq, Tk) intermediates, unless the fused kernel runs; projections; the fused (d_in, 3·d_out) weight.
+    const square = options.intermediates === false ? 0 : B * H * Tq * Tk;
+    return { largest: Math.max(square, B * Math.max(Tq, Tk) * Math.max(dOut, dIn), dIn * 3 * dOut), matrices: B * H, headDim: dOut / H };
+  }
+  switch (fn) {
+    case 'matmul': {
+      const N = options.transposeB ? second[0] : second[1];
+      return { largest: Math.max(product(x), product(second), product(x.slice(0, -1)) * N), matrices: x.length === 3 ? x[0] : 1 };
+    }
+    case 'softmax': return { largest: product(x), matrices: 1 };
+    case 'causalAverageMatmul': case 'causalAverageSoftmax': return { largest: Math.max(product(x), x[1] * x[1]), matrices: x[0] };
+    case 'attentionWithoutWeights': return { largest: Math.max(product(x), x[0] * x[1] * x[1]), matrices: x[0] };
+    default: return null;
+  }
+}
+
+// ---- The workers' crossover -----------------------------------------------------------------------
 
 /**
- * The GPU crossover for an adapter and where it comes from, first found wins: `override` (a crossover
- * forced through loadAttention's gpuCrossover option, source 'forced', or set through
- * attention.setGpuCrossover, source 'set') > `stored` (the record measured in this browser for this
- * adapter and browser version, web/src/gpu/crossover-probe.js; source 'stored', or 'set' when the API set
- * it) > `probing` (that measurement is under way: null meanwhile) > the committed crossover.json record for
- * the adapter's kind ('swiftshader' or 'hardware') when it was measured (source 'committed') > null
- * (source 'none'). `reason` names the measurement that decided (describeRecord).
- * @param {{emulated: boolean, label?: string}} adapter
- * @param {{override?: {thresholdN: number|null, source: 'forced'|'set'}|null, stored?: object|null, probing?: boolean}} [known]
- * @returns {{thresholdN: number|null, source: 'forced'|'set'|'stored'|'committed'|'probing'|'none', reason: string}}
+ * When the workers pay (measured in Chromium on this project's 2-core Xeon; docs/api.md, "Threads"). A
+ * pooled call costs the main thread a copy of every float it moves (the weights' column blocks, x, the
+ * partial outputs) and a round trip; it saves half the multiply-adds. So a call goes to the workers when
+ * it does at least `workPerFloat` multiply-adds per float moved, which for self-attention with T < d
+ * means roughly B·T ≥ 200 query rows whatever d is (T=128: one thread wins at d = 256, 512 and 768;
+ * T=256: two workers win at d=768, tie at 512), and at least `minWork` multiply-adds (~6 ms on one
+ * thread: below it the round trip eats the gain; at d=256, T=256 one thread still wins).
  */
-export function gpuCrossoverDecision(adapter, { override = null, stored = null, probing = false } = {}) {
-  const label = adapter?.label || 'this adapter';
-  if (override?.source === 'forced') {
-    return { thresholdN: override.thresholdN, source: 'forced', reason: `the crossover forced through loadAttention's gpuCrossover option (thresholdN ${override.thresholdN ?? 'null'})` };
+export const POOL_CROSSOVER = Object.freeze({ workPerFloat: 200, minWork: 100_000_000 });
+
+/**
+ * Multiply-adds of the fused path: the three projections, Q·Kᵀ and weights·V (half of the (Tq, Tk)
+ * square when causal) and the output projection.
+ */
+export function multiheadWork({ B, Tq, Tk, dQuery, dContext, dOut, outWeight }, causal) {
+  const projections = Tq * dQuery * dOut + 2 * Tk * dContext * dOut;
+  const attention = 2 * dOut * (causal ? (Tq * (Tq + 1)) / 2 : Tq * Tk);
+  return B * (projections + attention + (outWeight ? Tq * dOut * dOut : 0));
+}
+
+/** The floats a pooled call moves: the weights, the inputs and the output (each copied once or so). */
+export function movedFloats({ B, Tq, Tk, dQuery, dContext, dOut, outWeight }, cross) {
+  const weights = dQuery * dOut + 2 * dContext * dOut + (outWeight ? dOut * dOut : 0);
+  return weights + B * Tq * dQuery + (cross ? B * Tk * dContext : 0) + B * Tq * dOut;
+}
+
+/** Heads 0..H-1 in `workers` contiguous groups [h0, h1), the first H % workers one head larger. */
+export function headGroups(heads, workers) {
+  const count = Math.min(heads, workers);
+  const base = Math.floor(heads / count);
+  const larger = heads % count;
+  const groups = [];
+  let start = 0;
+  for (let w = 0; w < count; w++) {
+    const size = base + (w < larger ? 1 : 0);
+    groups.push([start, start + size]);
+    start += size;
   }
-  if (override) return { thresholdN: override.thresholdN, source: 'set', reason: describeRecord({ ...override, source: 'set' }, label) };
-  if (stored) return { thresholdN: stored.thresholdN, source: stored.source === 'set' ? 'set' : 'stored', reason: describeRecord(stored, label) };
-  if (probing) {
-    return { thresholdN: null, source: 'probing', reason: `the GPU crossover for ${label} is being measured (a probe of at most ${PROBE_BUDGET_MS} ms in idle time); WASM meanwhile` };
-  }
-  const kind = adapter?.emulated ? 'swiftshader' : 'hardware';
-  const committed = crossover[kind];
-  if (committed?.rows?.length) {
-    const when = committed.provenance?.measuredAt?.slice(0, 10) ?? 'an unknown date';
-    const verdict = committed.thresholdN === null ? 'WASM was faster at every size measured' : `the GPU was faster from n=${committed.thresholdN}`;
-    return { thresholdN: committed.thresholdN, source: 'committed', reason: `the crossover committed for ${kind === 'swiftshader' ? 'SwiftShader (CPU-emulated) adapters' : 'hardware adapters'} in crossover.json, measured on ${when}: ${verdict}` };
-  }
-  return { thresholdN: null, source: 'none', reason: `no GPU crossover measured for ${label}` };
+  return groups;
 }
 
 /**
- * The crossover n for an adapter: a call doing at least n³ multiply-adds is faster on the GPU; null:
- * never measured, or WASM won at every size. See gpuCrossoverDecision for the order it is looked up in;
- * without `known`, the committed figure for the adapter's kind (web/src/gpu/crossover.json).
- * @param {{emulated: boolean}} adapter @param {Parameters<typeof gpuCrossoverDecision>[1]} [known] @returns {number|null}
+ * Whether a call goes to the pool: only the fused fast path (intermediates false, dropout 0, and the
+ * 'neg_inf' mask when causal) with at least two heads, above the crossover (POOL_CROSSOVER).
+ * @param {string} fn @param {Array} args normalised arguments (options last, complete)
+ * @param {{workers: number, crossover?: {workPerFloat: number, minWork: number}}} pool
+ * @returns {{pool: true, groups: number[][], work: number, reason: string} | {pool: false, reason: string}}
  */
-export function gpuCrossover(adapter, known) {
-  return gpuCrossoverDecision(adapter, known).thresholdN;
+export function planPoolCall(fn, args, { workers, crossover = POOL_CROSSOVER }) {
+  const stay = (reason) => ({ pool: false, reason });
+  if (!ENTRIES[fn].paths.includes('workers')) return stay(`${fn} runs on the main thread`);
+  if (workers < 2) return stay('one thread');
+  const options = args[args.length - 1];
+  if (!options || !fusedKernelApplies(options)) return stay(`${whyNotFused(options ?? {})} on the main thread`);
+  if (options.keyPaddingMask) return stay('options.keyPaddingMask: the fused kernel on the main thread (the workers take no masks)');
+  let sizes;
+  try {
+    sizes = multiheadSizes(fn, args);
+  } catch {
+    return stay('arguments not sized; the main thread checks them');
+  }
+  if (sizes.H < 2) return stay('one head');
+  const work = multiheadWork(sizes, options.causal);
+  const perFloat = Math.round(work / movedFloats(sizes, fn === 'crossAttention'));
+  const measure = `${fn} does ${work} multiply-adds, ${perFloat} per float moved`;
+  const { workPerFloat, minWork } = crossover;
+  if (work < minWork || perFloat < workPerFloat) {
+    return stay(`${measure}: below the workers' crossover (${workPerFloat} per float, ${minWork} in all)`);
+  }
+  return { pool: true, groups: headGroups(sizes.H, workers), work, reason: `${measure}: at or above the workers' crossover` };
 }
 
-/** True when some adapter kind has a measured crossover, i.e. when knowing the adapter could route a call to it. */
-export function anyGpuCrossoverMeasured() {
-  return Object.values(crossover).some((record) => record?.thresholdN != null);
+// ---- The GPU crossover (its figure for an adapter: gpu-crossover.js) -----------------------------
+
+/**
+ * True when a call of these shapes does at least thresholdN³ multiply-adds (null: never), i.e. this
+ * adapter beats WASM SIMD at it; see planGpuCall for the call's reason.
+ * @param {string} fn @param {number[][]} shapes see shapesOf @param {object} options @param {number|null} thresholdN
+ */
+export function prefersGpu(fn, shapes, options, thresholdN) {
+  return thresholdN !== null && thresholdN !== undefined && workOf(fn, shapes, options) >= thresholdN ** 3;
 }
 
 /** Whether a call is at or above the GPU crossover `thresholdN` (null: never), and the reason. */
@@ -213,30 +276,41 @@ export function planGpuCall(fn, args, thresholdN) {
  * kernel's own limits (cpp/attention/fast_attention.h sdpa_fused_applies): Ev = E (its values are as wide
  * as its keys) and a scale > 0 (its online softmax keeps the raw row max). Null when it does, else why not.
  */
-function whyNotSdpaKernel(args, options) {
-  const [query, , value] = args;
-  const E = query.shape[query.shape.length - 1];
-  const Ev = value.shape[value.shape.length - 1];
+function whyNotSdpaKernel(E, Ev, options) {
   if (Ev !== E) return `Ev=${Ev} ≠ E=${E}: the teaching code, output only (the WASM fused kernel's values are as wide as its keys)`;
   const scale = Math.fround(options.scale ?? 1 / Math.sqrt(E));
   if (!(scale > 0)) return `scale ${options.scale} ≤ 0: the teaching code, output only (the WASM fused kernel needs a scale > 0)`;
   return null;
 }
 
+/**
+ * scaledDotProductAttention's path on a backend, for queries and keys of width E and values of width Ev: the
+ * one rule behind lastCall (plan) and the memory estimate (its check, reference/scaled-dot-product-attention.js).
+ * js and webgpu run the JS reference, whose row-at-a-time fused form takes any Ev and scale; the WASM builds'
+ * fused kernel (attention_heads_fused, the leading axes as batch×heads) only within its limits. `stages`: the
+ * (…, L, S) stages the teaching code holds, 5, or 1 where the WASM teaching code returns the output alone
+ * (cpp/attention/scaled_dot_product_attention.cpp).
+ * @returns {{path: 'fused'|'teaching', reason: string, stages: number}}
+ */
+export function sdpaRoute(E, Ev, options, backendName) {
+  const reference = backendName === 'js' || backendName === 'webgpu';
+  const onGpu = backendName === 'webgpu' ? `${gpuReferenceReason(SDPA)}; ` : '';
+  if (!sdpaFusedApplies(options)) {
+    return { path: 'teaching', reason: `${onGpu}${whySdpaNotFused(options)}`, stages: !reference && options.intermediates === false ? 1 : 5 };
+  }
+  if (reference) return { path: 'fused', reason: `${onGpu}intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form`, stages: 0 };
+  const notKernel = whyNotSdpaKernel(E, Ev, options);
+  return notKernel ? { path: 'teaching', reason: notKernel, stages: 1 }
+    : { path: 'fused', reason: 'intermediates false, no dropoutP, no attnMask: the fused kernel, the leading axes as batch×heads', stages: 0 };
+}
+
 /** The path on one CPU thread (or the WebGPU backend's own passes): fused when the kernel applies, else teaching. */
 function planOnOneThread(fn, options, backendName, args) {
   const fusable = ENTRIES[fn].paths.includes('fused');
   if (fn === SDPA) {
-    // The JS reference's row-at-a-time form (js, and webgpu, which runs the JS reference for it); the WASM
-    // builds' fused kernel (attention_heads_fused, the leading axes as batch×heads) within its limits.
-    if (!sdpaFusedApplies(options)) {
-      return { path: 'teaching', reason: `${backendName === 'webgpu' ? `${gpuReferenceReason(fn)}; ` : ''}${whySdpaNotFused(options)}` };
-    }
-    if (backendName === 'js') return { path: 'fused', reason: "intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form" };
-    if (backendName === 'webgpu') return { path: 'fused', reason: `${gpuReferenceReason(fn)}; intermediates false, no dropoutP, no attnMask: the JS reference's row-at-a-time fused form` };
-    const notKernel = whyNotSdpaKernel(args, options);
-    return notKernel ? { path: 'teaching', reason: notKernel }
-      : { path: 'fused', reason: 'intermediates false, no dropoutP, no attnMask: the fused kernel, the leading axes as batch×heads' };
+    const [query, , value] = args;
+    const { path, reason } = sdpaRoute(query.shape[query.shape.length - 1], value.shape[value.shape.length - 1], options, backendName);
+    return { path, reason };
   }
   if (backendName === 'webgpu') {
     if (hasMaskOptions(options)) return { path: 'teaching', reason: `${MASKS_ON_GPU}: the webgpu backend runs the JS reference` };

@@ -8,11 +8,13 @@
 //
 // An entry:
 //   name      the JS name; cpp: the C++ core's function and the binding's `<cpp>_js`
-//   args      [{name, kind, axes}] in call order. kind: 'sequence' (B, T, C) or unbatched (T, C);
-//             'tokens' Int32 (B, L) or (L); 'tensor' any float32 tensor as given; 'weights' an object of
+//   args      [{name, kind, axes, note?}] in call order. kind: 'sequence' (B, T, C) or unbatched (T, C);
+//             'tokens' Int32 (B, L) or (L); 'tensor' a float32 tensor as given (of any rank, or of its axes'
+//             when it names them: matmul's b (K, N)); 'weights' an object of
 //             tensors with `keys` (those ending in Bias, and outWeight, optional) and `shapes`: each key's
 //             named axes ('heads[].query': every head's). Axes are checked in call order: a name takes its
-//             size where first seen and every later axis of that name must agree ("[d_in=3, d_out]")
+//             size where first seen and every later axis of that name must agree ("[d_in=3, d_out]"); `note`
+//             is said after a disagreement's expectation ("(the batch size of xQuery)"), as a tensor option's
 //   options   {name: option spec} or null (the function takes no options argument). A spec:
 //             {type: 'boolean'|'choice'|'number'|'integer'|'mask'|'tensor', default, expected (the words of a message),
 //              nullable (null is allowed: the default is computed, e.g. scale 1/√E); a 'mask' is null or
@@ -25,7 +27,8 @@
 //              option's axes, its note in a shape message, and weights: the weights' shapes when it is given}
 //   results   {name: {batched}}: the results a call may return; batched ones lose B for unbatched input
 //   paths     the planner's paths that can run it: 'teaching', 'fused', 'workers', 'webgpu'
-//   gpu       how the webgpu backend runs it: 'kernels' (WGSL passes) or 'reference' (no matrix work)
+//   gpu       how the webgpu backend runs it: 'kernels' (WGSL passes) or 'reference' (the JS reference: no
+//             matrix work, or matrix work no WGSL pass of the API takes; then `gpuReason` says which)
 //   fixture   true when tests/fixtures/<name>.json holds PyTorch cases for it
 //   memory    floats held at once, per path, as a sum of terms [coefficient, ...size names] over the
 //             sizes its check returns (registry-checks.js estimateFloats; the C++ checks read the same terms)
@@ -99,7 +102,7 @@ const FORWARD_ARGS = {
     { name: 'weights', kind: 'weights', keys: ['inProjection', 'inBias', ...OUT_KEYS], shapes: { inProjection: ['d_in', '3·d_out'], inBias: ['3·d_out'], ...OUT_SHAPES } }],
   crossAttention: [
     { name: 'xQuery', kind: 'sequence', axes: ['B', 'Tq', 'd_q'] },
-    { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'] },
+    { name: 'xContext', kind: 'sequence', axes: ['B', 'Tk', 'd_kv'], note: 'the batch size of xQuery' },
     { name: 'weights', kind: 'weights', keys: [...PROJECTION_KEYS, ...OUT_KEYS], shapes: { ...projectionShapes('d_q', 'd_kv', 'd_out'), ...OUT_SHAPES } },
   ],
 };
@@ -132,6 +135,7 @@ function backwardEntry(forward, cpp, paths, inputs, gradients) {
     options: FORWARD_OPTIONS[forward],
     results: { ...batched(inputs), ...Object.fromEntries(gradients.map((name) => [name, { batched: false }])) },
     paths, gpu: 'reference', fixture: true, forward,
+    gpuReason: `${forward}Backward does matrix work (the gradients' products), but the API's WGSL passes are forward only (the trainer's WebGPU engine, web/src/gpu/train/, has its own backward); the JS reference computes it`,
     // multiheadAttentionFused's: the (B, T, 3·d_out) projection and its gradient
     memory: backwardMemory(forward === 'multiheadAttentionFused' ? [[12, 'B', 'Tq', 'dOut']] : []),
   };
@@ -272,16 +276,17 @@ export const REGISTRY = Object.freeze([
     results: Object.fromEntries(['scores', 'scaled', 'masked', 'weights', 'dropped', 'output'].map((name) => [name, { batched: false }])),
     paths: ['teaching', 'fused'], gpu: 'reference', fixture: true,
     gpuReason: 'scaledDotProductAttention does matrix work (Q·Kᵀ, weights·V), but the WGSL passes project (B, T, C) inputs and take no (…, L, E) batches of q, k, v, attnMask or Ev ≠ E; the JS reference computes it',
-    // q, k, v, the (…, L, S) stages (scores, scaled, masked, weights, dropped) and the output; fused (the JS
-    // reference's row-at-a-time form): q, k, v, the output and one row of S scores
+    // q, k, v, the (…, L, S) stages (scores, scaled, masked, weights, dropped: 5; one where the WASM teaching code
+    // returns the output alone: planner.js sdpaRoute) and the output; fused (the JS reference's row-at-a-time
+    // form, or the WASM kernel): q, k, v, the output and one row of S scores
     memory: {
-      teaching: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [5, 'batch', 'L', 'S'], [1, 'batch', 'L', 'Ev']],
+      teaching: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [1, 'stages', 'batch', 'L', 'S'], [1, 'batch', 'L', 'Ev']],
       fused: [[1, 'batch', 'L', 'E'], [1, 'batch', 'S', 'E'], [1, 'batch', 'S', 'Ev'], [1, 'S'], [1, 'batch', 'L', 'Ev']],
     },
   },
   {
     name: 'matmul', cpp: 'matmul', step: null,
-    args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor' }],
+    args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor', axes: ['K', 'N'] }],
     options: { transposeB: { type: 'boolean', default: false } },
     results: batched(['output']),
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: false,

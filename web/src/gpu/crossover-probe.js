@@ -4,7 +4,8 @@
 // where WASM wins at every size). A real GPU is different on every machine, so the first time a call
 // could go to the GPU, a short probe times our GEMM and fused attention on this adapter against WASM at a
 // few sizes and stores the answer in the browser under a key of the adapter and the browser's version
-// (a new browser, a new driver string: measured again). The router then decides from that record.
+// (a new browser, a new driver string: measured again). The router then decides from that record
+// (web/src/core/gpu-crossover.js gpuCrossoverDecision, which also puts it in words).
 //
 // Nothing here touches the DOM or a device: the timings come from two functions the caller gives
 // (the real backends in the browser, fake ones in the tests), and the store is any Storage-like object.
@@ -173,17 +174,4 @@ export function crossoverOf(rows) {
   let threshold = null;
   for (let i = sizes.length - 1; i >= 0 && gpuWinsAt(sizes[i]); i--) threshold = sizes[i];
   return threshold;
-}
-
-/**
- * Words for `lastCall.reason` and the page's badge: which measurement decided.
- * @param {CrossoverRecord} record @param {string} adapterLabel
- */
-export function describeRecord(record, adapterLabel) {
-  const when = record.measuredAt?.slice(0, 10) ?? 'an unknown date';
-  if (record.source === 'set') return `the crossover set for ${adapterLabel} (thresholdN ${record.thresholdN ?? 'null'})`;
-  const verdict = record.thresholdN === null
-    ? 'WASM was faster at every size measured'
-    : `the GPU was faster from n=${record.thresholdN}`;
-  return `measured in this browser on ${adapterLabel} on ${when}: ${verdict}`;
 }

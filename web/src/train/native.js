@@ -6,7 +6,8 @@
 // JS-engine paths, and copies back only when one of them asks (pull); evaluate(), predict() and attention()
 // run the resident model's forward on its own state, no copy back. With threads, workers hold copies of the
 // model and a step's rows are shared among them (shards.js); this thread's model stays the one that counts.
-import { headGroups } from '../core/backends/thread-plan.js';
+// the planner's contiguous split of heads among workers, here of the batch's rows
+import { headGroups } from '../core/planner.js';
 
 /** Marks a worker's error, so that step() goes on on one thread instead of raising it. */
 function workerFailed(error) {

@@ -2,7 +2,7 @@
 // this op at this size (supportsOp) and that the size is above the crossover for this adapter; every other
 // call goes to the CPU backend (WASM SIMD).
 //
-// The crossover (planner.js gpuCrossoverDecision): one forced through loadAttention's gpuCrossover option
+// The crossover (gpu-crossover.js gpuCrossoverDecision): one forced through loadAttention's gpuCrossover option
 // or set through attention.setGpuCrossover > the one measured in this browser for this adapter and browser
 // version (web/src/gpu/crossover-probe.js, kept in browser storage) > the committed crossover.json record for
 // the adapter's kind > none. On a real (not emulated) adapter with no record, the first call that could go
@@ -25,7 +25,8 @@ import {
 import { createAttention } from '../api.js';
 import { ENTRIES } from '../registry.js';
 import { composeBackend } from './compose.js';
-import { anyGpuCrossoverMeasured, gpuCrossoverDecision, plan, planGpuCall, shapesOf } from '../planner.js';
+import { anyGpuCrossoverMeasured, gpuCrossoverDecision } from '../gpu-crossover.js';
+import { plan, planGpuCall, shapesOf } from '../planner.js';
 import { loadWebGpuBackend, withDeviceLossFallback } from './webgpu.js';
 
 /**
@@ -104,19 +105,20 @@ export function createRoutingBackend(cpu, {
   budgetMs = PROBE_BUDGET_MS,
 }) {
   const key = crossoverKey(adapterInfo, browser);
+  const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
   let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
   let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
   let probing = null; // Promise of the probe while it runs
   let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
   const stored = () => record;
   const crossover = () => {
-    const decision = gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null });
+    const decision = gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null, probeBudgetMs: budgetMs });
     // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
     return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
   };
   // Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls.
   const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
-  const plainAtLoad = plainCpu(crossover()) && (!probe || probeDeclined(adapterInfo) !== null);
+  const plainAtLoad = plainCpu(crossover()) && !probeAllowed;
 
   let last = cpu;
   let lastCall = null;
@@ -153,7 +155,7 @@ export function createRoutingBackend(cpu, {
     return result;
   };
 
-  const mayProbe = () => probe && probeDeclined(adapterInfo) === null && probeFailed === null && probing === null &&
+  const mayProbe = () => probeAllowed && probeFailed === null && probing === null &&
     override === null && stored() === null;
 
   /** Times the probe's workloads on the webgpu backend and on `cpu` (probeCrossover), then stores the record. */

@@ -1,5 +1,6 @@
-// The pure half of the threaded path (threads.js runs it): how many workers a page gets, which calls go
-// to them, and each worker's share of the weights. No Worker, no WASM here, so Vitest tests it in Node.
+// The pure half of the threaded path (threads.js runs it): how many workers a page gets and each worker's
+// share of the weights. Which calls go to them, and which heads each takes, is the planner's (planner.js
+// planPoolCall, headGroups). No Worker, no WASM here, so Vitest tests it in Node.
 //
 // The split: attention is independent per head, so worker w takes a contiguous group of heads, i.e. the
 // column block [h0·d_head, h1·d_head) of Wq, Wk, Wv (and of their biases), computes those columns of the
@@ -7,7 +8,6 @@
 //   output = Σ_w context[:, :, heads_w] · Wo[heads_w, :] + bo
 // One round trip per call; no worker needs another's result.
 
-import { fusedKernelApplies, whyNotFused } from '../planner.js';
 import { functionsFor } from '../registry.js';
 
 /** The functions the pool runs (registry.js: those with the 'workers' path), each in its split layout. */
@@ -17,17 +17,6 @@ export const POOL_FUNCTIONS = functionsFor('workers');
 export const AUTO_MAX_THREADS = 4;
 /** An explicit `threads` may ask for up to this many. */
 export const MAX_THREADS = 64;
-
-/**
- * When the workers pay (measured in Chromium on this project's 2-core Xeon; docs/api.md, "Threads"). A
- * pooled call costs the main thread a copy of every float it moves (the weights' column blocks, x, the
- * partial outputs) and a round trip; it saves half the multiply-adds. So a call goes to the workers when
- * it does at least `workPerFloat` multiply-adds per float moved, which for self-attention with T < d
- * means roughly B·T ≥ 200 query rows whatever d is (T=128: one thread wins at d = 256, 512 and 768;
- * T=256: two workers win at d=768, tie at 512), and at least `minWork` multiply-adds (~6 ms on one
- * thread: below it the round trip eats the gain; at d=256, T=256 one thread still wins).
- */
-export const POOL_CROSSOVER = Object.freeze({ workPerFloat: 200, minWork: 100_000_000 });
 
 /**
  * How many threads loadAttention asks for.
@@ -45,21 +34,6 @@ export function resolveThreads(option, { crossOriginIsolated, hasWorker, hardwar
   const cores = Number.isInteger(hardwareConcurrency) ? hardwareConcurrency : 1;
   if (cores < 2) return { count: 1, reason: `threads 'auto': navigator.hardwareConcurrency is ${hardwareConcurrency}` };
   return { count: Math.min(cores, AUTO_MAX_THREADS), reason: null };
-}
-
-/** Heads 0..H-1 in `workers` contiguous groups [h0, h1), the first H % workers one head larger. */
-export function headGroups(heads, workers) {
-  const count = Math.min(heads, workers);
-  const base = Math.floor(heads / count);
-  const larger = heads % count;
-  const groups = [];
-  let start = 0;
-  for (let w = 0; w < count; w++) {
-    const size = base + (w < larger ? 1 : 0);
-    groups.push([start, start + size]);
-    start += size;
-  }
-  return groups;
 }
 
 /**
@@ -81,53 +55,6 @@ export function multiheadSizes(fn, args) {
     throw new TypeError('unsized');
   }
   return sizes;
-}
-
-/**
- * Multiply-adds of the fused path: the three projections, Q·Kᵀ and weights·V (half of the (Tq, Tk)
- * square when causal) and the output projection.
- */
-export function multiheadWork({ B, Tq, Tk, dQuery, dContext, dOut, outWeight }, causal) {
-  const projections = Tq * dQuery * dOut + 2 * Tk * dContext * dOut;
-  const attention = 2 * dOut * (causal ? (Tq * (Tq + 1)) / 2 : Tq * Tk);
-  return B * (projections + attention + (outWeight ? Tq * dOut * dOut : 0));
-}
-
-/** The floats a pooled call moves: the weights, the inputs and the output (each copied once or so). */
-export function movedFloats({ B, Tq, Tk, dQuery, dContext, dOut, outWeight }, cross) {
-  const weights = dQuery * dOut + 2 * dContext * dOut + (outWeight ? dOut * dOut : 0);
-  return weights + B * Tq * dQuery + (cross ? B * Tk * dContext : 0) + B * Tq * dOut;
-}
-
-/**
- * Whether a call goes to the pool: only the fused fast path (intermediates false, dropout 0, and the
- * 'neg_inf' mask when causal) with at least two heads, above the crossover (POOL_CROSSOVER).
- * @param {string} fn @param {Array} args normalised arguments (options last, complete)
- * @param {{workers: number, crossover?: {workPerFloat: number, minWork: number}}} pool
- * @returns {{pool: true, groups: number[][], work: number, reason: string} | {pool: false, reason: string}}
- */
-export function planPoolCall(fn, args, { workers, crossover = POOL_CROSSOVER }) {
-  const stay = (reason) => ({ pool: false, reason });
-  if (!POOL_FUNCTIONS.includes(fn)) return stay(`${fn} runs on the main thread`);
-  if (workers < 2) return stay('one thread');
-  const options = args[args.length - 1];
-  if (!options || !fusedKernelApplies(options)) return stay(`${whyNotFused(options ?? {})} on the main thread`);
-  if (options.keyPaddingMask) return stay('options.keyPaddingMask: the fused kernel on the main thread (the workers take no masks)');
-  let sizes;
-  try {
-    sizes = multiheadSizes(fn, args);
-  } catch {
-    return stay('arguments not sized; the main thread checks them');
-  }
-  if (sizes.H < 2) return stay('one head');
-  const work = multiheadWork(sizes, options.causal);
-  const perFloat = Math.round(work / movedFloats(sizes, fn === 'crossAttention'));
-  const measure = `${fn} does ${work} multiply-adds, ${perFloat} per float moved`;
-  const { workPerFloat, minWork } = crossover;
-  if (work < minWork || perFloat < workPerFloat) {
-    return stay(`${measure}: below the workers' crossover (${workPerFloat} per float, ${minWork} in all)`);
-  }
-  return { pool: true, groups: headGroups(sizes.H, workers), work, reason: `${measure}: at or above the workers' crossover` };
 }
 
 // ---- Each worker's weights: the split layout's column blocks -----------------------------------

@@ -6,9 +6,9 @@
 // own function table from JS (relaxed-tile.js), and a pthreads build shares one table and one memory; the
 // workers also need no SharedArrayBuffer, so an explicit `threads: N` works on any host. 'auto' still asks
 // for cross-origin isolation (thread-plan.js resolveThreads), the signal that the page wants threads.
-import { plan as planCall } from '../planner.js';
+import { plan as planCall, POOL_CROSSOVER } from '../planner.js';
 import { composeBackend } from './compose.js';
-import { combineParts, copyOf, groupWeights, multiheadSizes, POOL_CROSSOVER } from './thread-plan.js';
+import { combineParts, copyOf, groupWeights, multiheadSizes } from './thread-plan.js';
 import { startWorkers } from './worker-pool.js';
 
 /**

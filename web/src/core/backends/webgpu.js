@@ -1,6 +1,8 @@
 // The WebGPU backend: the API functions of docs/api.md with all matrix work (projections, Q·Kᵀ, softmax,
-// weights·V, output projection, matmul) in WGSL compute shaders (web/src/gpu/). The steps without matrix
-// work (nextTokenPairs, causalAverageLoop, compare, attentionDropout) are the JS reference's own.
+// weights·V, output projection, matmul) in WGSL compute shaders (web/src/gpu/). The functions registered
+// gpu: 'reference' are the JS reference's own: the steps without matrix work (nextTokenPairs,
+// causalAverageLoop, compare, attentionDropout), and the backwards and scaledDotProductAttention, whose
+// matrix work no pass here takes (their registry `gpuReason` says so).
 // Arguments are validated with the reference's checks, so the error messages are the same words.
 //
 // Every method is async (GPU results come back through mapAsync). Calls run one at a time: a pass owns
@@ -17,66 +19,23 @@ import { GpuRuntime, HEAD_DIM_LIMIT } from '../../gpu/runtime.js';
 import * as passes from '../../gpu/attention-passes.js';
 import * as checks from '../reference/checks.js';
 import { createReferenceBackend } from '../reference/index.js';
-import { anyGpuCrossoverMeasured, attentionSizes, gpuCrossover, gpuReferenceReason, hasMaskOptions, MASKS_ON_GPU, shapesOf, workOf } from '../planner.js';
+import { gpuCrossover } from '../gpu-crossover.js';
+import { gpuFootprint, gpuReferenceReason, hasMaskOptions, MASKS_ON_GPU, prefersGpu, shapesOf } from '../planner.js';
 import { ENTRIES, REGISTRY } from '../registry.js';
 import { composeBackend } from './compose.js';
 
 export { GpuKernelError, GpuUnavailableError, isDeviceFailure };
 
 const FLOAT_BYTES = 4;
-const product = (shape) => shape.reduce((total, size) => total * size, 1);
-
-export { shapesOf, workOf };
 
 /** The functions that run on the GPU (registry.js gpu: 'kernels'); the others are the reference's. */
 export const GPU_FUNCTIONS = REGISTRY.filter((entry) => entry.gpu === 'kernels').map((entry) => entry.name);
 
 /**
- * The largest GPU buffer (in floats) a call needs, and how many matrices one dispatch batches.
- * @returns {{largest: number, matrices: number, headDim?: number}}
- */
-function footprint(fn, shapes, options) {
-  const [x, second] = shapes;
-  const attention = attentionSizes(fn, shapes, options);
-  if (attention) {
-    const { B, Tq, Tk, dIn, dOut, H } = attention;
-    // (B, H, Tq, Tk) intermediates, unless the fused kernel runs; projections; the fused (d_in, 3·d_out) weight.
-    const square = options.intermediates === false ? 0 : B * H * Tq * Tk;
-    return { largest: Math.max(square, B * Math.max(Tq, Tk) * Math.max(dOut, dIn), dIn * 3 * dOut), matrices: B * H, headDim: dOut / H };
-  }
-  switch (fn) {
-    case 'matmul': {
-      const N = options.transposeB ? second[0] : second[1];
-      return { largest: Math.max(product(x), product(second), product(x.slice(0, -1)) * N), matrices: x.length === 3 ? x[0] : 1 };
-    }
-    case 'softmax': return { largest: product(x), matrices: 1 };
-    case 'causalAverageMatmul': case 'causalAverageSoftmax': return { largest: Math.max(product(x), x[1] * x[1]), matrices: x[0] };
-    case 'attentionWithoutWeights': return { largest: Math.max(product(x), x[0] * x[1] * x[1]), matrices: x[0] };
-    default: return null;
-  }
-}
-
-/** The crossover n measured for an adapter (planner.js gpuCrossover). */
-export const measuredCrossover = gpuCrossover;
-
-/** True when some adapter kind has a measured crossover (planner.js). */
-export const anyCrossoverMeasured = anyGpuCrossoverMeasured;
-
-/**
- * True when a call is big enough that this adapter beats WASM SIMD (planner.js planGpuCall). `thresholdN`
- * replaces the measured value (tests).
- * @param {string} fn @param {number[][]} shapes see shapesOf @param {object} options
- * @param {{emulated: boolean}} adapter the backend's `adapter` @param {number|null} [thresholdN]
- */
-export function prefersGpu(fn, shapes, options, adapter, thresholdN = gpuCrossover(adapter)) {
-  return thresholdN !== null && workOf(fn, shapes, options) >= thresholdN ** 3;
-}
-
-/**
  * Acquires a device and returns the backend. Rejects with a GpuUnavailableError (reason 'no-navigator-gpu',
  * 'no-adapter', 'adapter-request-failed', 'device-request-failed' or 'limits-too-small') when there is none.
  * `adapter`: one probeAdapter already gave; `gpuCrossover: {thresholdN}` replaces the measured crossover
- * in `prefersGpu` (tests).
+ * in `prefersGpu` (tests; planner.js prefersGpu).
  * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference, adapter?: GPUAdapter, gpuCrossover?: {thresholdN: number|null}}} [options]
  */
 export async function loadWebGpuBackend(options = {}) {
@@ -125,7 +84,7 @@ export async function loadWebGpuBackend(options = {}) {
     }
     // attnMask, keyPaddingMask, xValue: the JS reference computes the call (gpuMethod), as the CPU would
     if (hasMaskOptions(options)) return { supported: true, reason: `${MASKS_ON_GPU}; the JS reference computes it` };
-    const { largest, matrices, headDim } = footprint(fn, shapes, options);
+    const { largest, matrices, headDim } = gpuFootprint(fn, shapes, options);
     if (largest * FLOAT_BYTES > runtime.maxBindingBytes) {
       return { supported: false, reason: `webgpu: ${fn} needs a ${largest * FLOAT_BYTES}-byte buffer; this device binds at most ${runtime.maxBindingBytes} bytes` };
     }
@@ -169,7 +128,7 @@ export async function loadWebGpuBackend(options = {}) {
     },
     supportsOp,
     /** @param {string} fn @param {number[][]} shapes @param {object} [options] */
-    prefersGpu: (fn, shapes, options = {}) => prefersGpu(fn, shapes, options, adapterInfo, thresholdN),
+    prefersGpu: (fn, shapes, options = {}) => prefersGpu(fn, shapes, options, thresholdN),
     destroy: () => device.destroy(),
 
     // One method per registry function: its GPU passes (gpu: 'kernels') or the reference's own step.

@@ -31,8 +31,7 @@ export const checkChoice = (fn, name, value, choices) => checkOption(fn, name, {
 export const checkBoolean = (fn, name, value) => checkOption(fn, name, { type: 'boolean' }, value);
 export const checkDropout = (fn, p) => checkOption(fn, 'dropout', ATTENTION.dropout, p);
 export const checkSeed = (fn, seed) => checkOption(fn, 'seed', ATTENTION.seed, seed);
-export const checkTemperature = (fn, t) => checkOption(fn, 'temperature', ATTENTION.temperature, t);
-export const checkHeads = (fn, heads) => checkOption(fn, 'heads', ATTENTION.heads, heads);
+const checkHeads = (fn, heads) => checkOption(fn, 'heads', ATTENTION.heads, heads);
 export const checkSoftmaxScale = (fn, scale) => checkOption(fn, 'scale', spec('softmax', 'scale'), scale);
 export const checkTolerance = (fn, name, value) => checkOption(fn, name, spec('compare', name), value);
 
@@ -46,7 +45,7 @@ export function checkAttentionOptions(fn, options) {
 
 // ---- Tensors -------------------------------------------------------------------------------------
 
-export function checkSizes(fn, name, tensor, dimNames) {
+function checkSizes(fn, name, tensor, dimNames) {
   const zeroAxis = tensor.shape.indexOf(0);
   if (zeroAxis >= 0) {
     fail(fn, 'shape', name, tensor.shape, `every size ≥ 1 (${dimNames[zeroAxis]}=0)`);
@@ -111,10 +110,10 @@ export function checkAnyTensor(fn, name, tensor, { allowNegativeInfinity = false
   return tensor.shape;
 }
 
-/** A batch of sequences (B, T, C) (the API has already added B for unbatched input); returns [B, T, C]. */
-export function checkSequence(fn, name, x, dimNames = ['B', 'T', 'C']) {
+/** A tensor of the rank of `dimNames`, every size ≥ 1 and every value finite: a batch of sequences (B, T, C). */
+function checkSequence(fn, name, x, dimNames) {
   checkTensorStructure(fn, name, x);
-  if (x.shape.length !== 3) fail(fn, 'shape', name, x.shape, `rank 3 (${dimNames.join(', ')})`);
+  if (x.shape.length !== dimNames.length) fail(fn, 'shape', name, x.shape, `rank ${dimNames.length} (${dimNames.join(', ')})`);
   checkSizes(fn, name, x, dimNames);
   checkFinite(fn, name, x);
   return x.shape;
@@ -125,7 +124,7 @@ export function checkSequence(fn, name, x, dimNames = ['B', 'T', 'C']) {
  * when it is free (it is then read from this tensor): [['d_in', 3], ['d_out', null]] reads
  * "expected [d_in=3, d_out]". Returns the shape.
  */
-export function checkWeight(fn, name, tensor, expected) {
+function checkWeight(fn, name, tensor, expected) {
   checkTensorStructure(fn, name, tensor);
   const { shape } = tensor;
   // The expectation's words are built only for a message: this runs for every weight of every call.
@@ -141,7 +140,7 @@ export function checkWeight(fn, name, tensor, expected) {
 }
 
 /** `weights` is an object holding `required` tensors and possibly `optional` ones, nothing else. */
-export function checkWeightsObject(fn, weights, required, optional) {
+function checkWeightsObject(fn, weights, required, optional) {
   if (weights === null || typeof weights !== 'object' || Array.isArray(weights) || ArrayBuffer.isView(weights)) {
     fail(fn, 'type', 'weights', weights, `an object {${required.join(', ')}, …}`);
   }
@@ -151,16 +150,11 @@ export function checkWeightsObject(fn, weights, required, optional) {
 /** An optional tensor is absent when undefined or null. */
 export const isPresent = (tensor) => tensor !== undefined && tensor !== null;
 
-/** The output projection (d_out, d_out) and its bias (d_out) of the multi-head functions; each optional. */
-export function checkOutProjection(fn, weights, dOut) {
-  if (isPresent(weights.outWeight)) checkWeight(fn, 'weights.outWeight', weights.outWeight, [['d_out', dOut], ['d_out', dOut]]);
-  if (isPresent(weights.outBias)) checkWeight(fn, 'weights.outBias', weights.outBias, [['d_out', dOut]]);
-}
-
 /**
- * The registry's named axes of one call (registry.js: args' `axes`, the weights' `shapes`), as the C++
- * core's AxisSizes (cpp/attention/registry_rules.h): a name takes its size where first seen, in call order,
- * and every later axis of that name must agree ("expected [d_in=3, d_out]").
+ * The registry's named axes of one call (registry.js: args' `axes` and `note`, the weights' `keys` and
+ * `shapes`, a tensor option's `axes`, `note` and `weights`), as the C++ core's AxisSizes
+ * (cpp/attention/registry_rules.h): a name takes its size where first seen, in call order, and every later
+ * axis of that name must agree ("expected [d_in=3, d_out]", "expected [B=2, Tk, d_kv] (the batch size of xQuery)").
  */
 export class AxisSizes {
   constructor(fn) {
@@ -169,19 +163,61 @@ export class AxisSizes {
     this.args = ENTRIES[fn].args;
   }
 
-  /** A sequence argument (B, T, C) by its registry axes; returns its shape. */
-  sequence(name, x) {
-    const axes = this.args.find((arg) => arg.name === name).axes;
-    const shape = checkSequence(this.fn, name, x, axes);
+  /**
+   * A sequence argument (B, T, C) by its registry axes; `unbatched`: given without its batch axis (matmul's
+   * a (M, K), called on a backend directly; the API adds B). Returns its shape.
+   */
+  sequence(name, x, { unbatched = false } = {}) {
+    const { axes: all, note } = this.args.find((arg) => arg.name === name);
+    const axes = unbatched ? all.slice(1) : all;
+    return this.agree(name, checkSequence(this.fn, name, x, axes), axes, note);
+  }
+
+  /** A tensor option of rank 3 by its registry axes (crossAttention's options.xValue); returns its shape. */
+  option(name, x) {
+    const { axes, note } = ENTRIES[this.fn].options[name];
+    const shown = `options.${name}`;
+    return this.agree(shown, checkSequence(this.fn, shown, x, axes), axes, note);
+  }
+
+  /**
+   * The weights object: an object holding the registry's keys and nothing else, those ending in Bias and
+   * outWeight optional ("expected an object {query, key, value, …}").
+   */
+  weightsObject(weights) {
+    const { keys } = this.args.find((arg) => arg.kind === 'weights');
+    checkWeightsObject(this.fn, weights, keys.filter((key) => !key.endsWith('Bias') && !key.startsWith('out')),
+      keys.filter((key) => key.endsWith('Bias') || key.startsWith('out')));
+  }
+
+  /**
+   * weights.<key> by the registry's shapes ('heads[].query' for every head's); `when` names the tensor option
+   * whose presence gives it other axes (crossAttention's xValue: weights.value (d_xv, d_out)); `transposed`
+   * reads a 2-D weight's axes reversed. Returns its shape.
+   */
+  weight(key, tensor, { shown = `weights.${key}`, transposed = false, when = null } = {}) {
+    const shapes = when ? ENTRIES[this.fn].options[when].weights : this.args.find((arg) => arg.kind === 'weights').shapes;
+    return this.matrix(shown, tensor, shapes[key], transposed);
+  }
+
+  /** A tensor argument of fixed rank by its registry axes (matmul's b); `transposed` as for weight. */
+  tensor(name, tensor, { transposed = false } = {}) {
+    return this.matrix(name, tensor, this.args.find((arg) => arg.name === name).axes, transposed);
+  }
+
+  matrix(shown, tensor, named, transposed) {
+    const axes = transposed ? [...named].reverse() : named;
+    const shape = checkWeight(this.fn, shown, tensor, axes.map((axis) => [axis, this.sizes.get(axis) ?? null]));
     this.bindAll(axes, shape);
     return shape;
   }
 
-  /** weights.<key> by the registry's shapes; `transposed` reads a 2-D weight's axes reversed. */
-  weight(key, tensor, { shown = `weights.${key}`, transposed = false } = {}) {
-    const named = this.args.find((arg) => arg.kind === 'weights').shapes[key];
-    const axes = transposed ? [...named].reverse() : named;
-    const shape = checkWeight(this.fn, shown, tensor, axes.map((axis) => [axis, this.sizes.get(axis) ?? null]));
+  /** Each axis of `shape` against the sizes named before it; then its new names take their sizes. */
+  agree(shown, shape, axes, note) {
+    if (axes.some((axis, a) => this.sizes.has(axis) && this.sizes.get(axis) !== shape[a])) {
+      const expected = `[${axes.map((axis) => (this.sizes.has(axis) ? `${axis}=${this.sizes.get(axis)}` : axis)).join(', ')}]`;
+      fail(this.fn, 'shape', shown, shape, note ? `${expected} (${note})` : expected);
+    }
     this.bindAll(axes, shape);
     return shape;
   }
@@ -190,6 +226,11 @@ export class AxisSizes {
     axes.forEach((axis, a) => {
       if (!this.sizes.has(axis)) this.sizes.set(axis, shape[a]);
     });
+  }
+
+  /** Names a size the table derives no rule for (the stacked form's d_out = H·d_head). */
+  bind(axis, size) {
+    this.sizes.set(axis, size);
   }
 
   get(axis) {

@@ -4,16 +4,24 @@
 // check_* functions, and returns the sizes the computation needs. The reference backend calls them
 // before it computes; the WebGPU backend reuses them so its messages match; the API layer reuses the
 // option checks (re-exported here from check-helpers.js).
+//
+// The tensor arguments' axes, the weights' keys and shapes and the heads | d_out rule are the registry's
+// (AxisSizes, checkDivides: registry.js). Written here, because the table does not say them (as in the C++
+// core, cpp/attention/checks_attention.cpp): the order of the checks; nextTokenPairs' tokens (int32, L ≥ 2);
+// softmax's, attentionDropout's and compare's tensors of any rank; selfAttention's 'linear' layout; the
+// stacked form's list of heads (an array, options.heads its length, d_out = H·d_head); the fused form's
+// inProjection, whose width must be a multiple of 3; matmul's a of rank 2 or 3; how a memory message names
+// the sizes; and the backwards' gradOutput.
 import { checkTensorStructure, formatShape, sizeOf } from '../tensor.js';
 import { fusedKernelApplies } from '../planner.js';
 import { ApiError } from '../registry-errors.js';
 import {
-  AxisSizes, NORMALIZATIONS, checkDivides, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice, checkDropout,
-  checkFinite, checkKnownKeys, checkMemory, checkOutProjection, checkSeed, checkSequence, checkSizes,
-  checkSoftmaxScale, checkTolerance, checkWeight, checkWeightsObject, fail, isPresent,
+  AxisSizes, NORMALIZATIONS, checkDivides, checkAnyTensor, checkAttentionOptions, checkBoolean, checkChoice,
+  checkFinite, checkKnownKeys, checkMemory, checkSoftmaxScale, checkTolerance, fail, isPresent,
 } from './check-helpers.js';
 import { withoutMemoryCheck } from '../registry-checks.js';
 import { checkMasks, hasMasks } from './masks.js';
+import { checkAttentionDropout } from './dropout.js';
 import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
 export * from './check-helpers.js';
@@ -36,7 +44,7 @@ export function checkNextTokenPairs(tokens) {
 
 /** Steps 2–4 (causalAverageLoop, causalAverageMatmul, causalAverageSoftmax) take only x. */
 export function checkCausalAverage(fn, x) {
-  const [B, T, C] = checkSequence(fn, 'x', x);
+  const [B, T, C] = new AxisSizes(fn).sequence('x', x);
   checkMemory(fn, 'teaching', { B, T, C }, `B=${B}, T=${T}`);
   return { B, T, C };
 }
@@ -52,7 +60,7 @@ export function checkSoftmax(x, options) {
 
 export function checkAttentionWithoutWeights(x, options) {
   const fn = 'attentionWithoutWeights';
-  const [B, T, C] = checkSequence(fn, 'x', x);
+  const [B, T, C] = new AxisSizes(fn).sequence('x', x);
   checkChoice(fn, 'normalization', options.normalization, NORMALIZATIONS);
   checkMemory(fn, 'teaching', { B, T, C }, `B=${B}, T=${T}`);
   return { B, T, C };
@@ -68,7 +76,7 @@ export function checkSelfAttention(x, weights, options) {
   // the C++ core: the table does not say it
   const axes = new AxisSizes(fn);
   const [B, T, dIn] = axes.sequence('x', x);
-  checkWeightsObject(fn, weights, ['query', 'key', 'value'], ['queryBias', 'keyBias', 'valueBias']);
+  axes.weightsObject(weights);
   checkAttentionOptions(fn, options);
   const linear = options.layout === 'linear';
   // The math layout is (d_in, d_out) used as X·W; the Linear layout (d_out, d_in) used as X·Wᵀ.
@@ -91,15 +99,6 @@ export function checkSelfAttention(x, weights, options) {
   return { B, T, dIn, dOut };
 }
 
-export function checkAttentionDropout(weights, options) {
-  const fn = 'attentionDropout';
-  const shape = checkAnyTensor(fn, 'weights', weights);
-  checkDropout(fn, options.dropout);
-  checkSeed(fn, options.seed);
-  checkMemory(fn, 'teaching', { size: sizeOf(shape) }, `weights of shape ${formatShape(shape)}`);
-  return { size: sizeOf(shape) };
-}
-
 export function checkCompare(actual, expected, options) {
   const fn = 'compare';
   checkAnyTensor(fn, 'actual', actual);
@@ -110,11 +109,6 @@ export function checkCompare(actual, expected, options) {
   checkTolerance(fn, 'atol', options.atol);
   checkTolerance(fn, 'rtol', options.rtol);
   return { size: actual.data.length };
-}
-
-/** options.heads must divide d_out: the registry's `divides` rules (AxisSizes.checkDivides, as in C++). */
-function checkDivisible(fn, dOut, heads) {
-  checkDivides(fn, 'heads', heads, { d_out: dOut });
 }
 
 /** "B=2, H=4, T=16" or, for cross-attention, "B=2, Tq=3, Tk=5": the sizes that drive the estimate. */
@@ -144,10 +138,18 @@ function checkMultiheadMemory(fn, x, sizes, options, context = x) {
 
 const PROJECTION_BIASES = ['queryBias', 'keyBias', 'valueBias'];
 
+/** The optional output projection (d_out, d_out) and its bias (d_out), once d_out is named. */
+function checkOutProjection(axes, weights) {
+  for (const key of ['outWeight', 'outBias']) {
+    if (isPresent(weights[key])) axes.weight(key, weights[key]);
+  }
+}
+
 export function checkMultiheadAttentionStacked(x, weights, options) {
   const fn = 'multiheadAttentionStacked';
-  const [B, T, dIn] = checkSequence(fn, 'x', x, ['B', 'T', 'd_in']);
-  checkWeightsObject(fn, weights, ['heads'], ['outWeight', 'outBias']);
+  const axes = new AxisSizes(fn);
+  const [B, T, dIn] = axes.sequence('x', x);
+  axes.weightsObject(weights);
   checkAttentionOptions(fn, options);
   const { heads } = weights;
   if (!Array.isArray(heads) || heads.length === 0) {
@@ -155,22 +157,22 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
   }
   const H = heads.length;
   if (options.heads !== H) fail(fn, 'option', 'options.heads', options.heads, `${H}, the length of weights.heads`);
-  let dHead = null;
   heads.forEach((head, h) => {
     const name = `weights.heads[${h}]`;
     if (head === null || typeof head !== 'object' || Array.isArray(head)) {
       fail(fn, 'type', name, head, 'an object {query, key, value, …}');
     }
     checkKnownKeys(fn, name, head, ['query', 'key', 'value', ...PROJECTION_BIASES]);
-    dHead = checkWeight(fn, `${name}.query`, head.query, [['d_in', dIn], ['d_head', dHead]])[1];
-    checkWeight(fn, `${name}.key`, head.key, [['d_in', dIn], ['d_head', dHead]]);
-    checkWeight(fn, `${name}.value`, head.value, [['d_in', dIn], ['d_head', dHead]]);
+    // every head's d_head is the first head's: the registry's weights.heads[].query, .key, .value
+    for (const key of ['query', 'key', 'value']) axes.weight(`heads[].${key}`, head[key], { shown: `${name}.${key}` });
     for (const bias of PROJECTION_BIASES) {
-      if (isPresent(head[bias])) checkWeight(fn, `${name}.${bias}`, head[bias], [['d_head', dHead]]);
+      if (isPresent(head[bias])) axes.weight(`heads[].${bias}`, head[bias], { shown: `${name}.${bias}` });
     }
   });
+  const dHead = axes.get('d_head');
   const dOut = H * dHead;
-  checkOutProjection(fn, weights, dOut);
+  axes.bind('d_out', dOut); // the heads side by side
+  checkOutProjection(axes, weights);
   checkMasks(fn, options, { B, H, Tq: T, Tk: T });
   checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead };
@@ -178,18 +180,18 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
 
 export function checkMultiheadAttentionSplit(x, weights, options) {
   const fn = 'multiheadAttentionSplit';
-  // the axes of x and the weights are the registry's (AxisSizes)
   const axes = new AxisSizes(fn);
   const [B, T, dIn] = axes.sequence('x', x);
-  checkWeightsObject(fn, weights, ['query', 'key', 'value'], [...PROJECTION_BIASES, 'outWeight', 'outBias']);
+  axes.weightsObject(weights);
   checkAttentionOptions(fn, options);
   for (const key of ['query', 'key', 'value']) axes.weight(key, weights[key]);
-  for (const key of [...PROJECTION_BIASES, 'outWeight', 'outBias']) {
+  for (const key of PROJECTION_BIASES) {
     if (isPresent(weights[key])) axes.weight(key, weights[key]);
   }
+  checkOutProjection(axes, weights);
   const dOut = axes.get('d_out');
   const H = options.heads;
-  checkDivisible(fn, dOut, H);
+  checkDivides(fn, 'heads', H, { d_out: dOut });
   checkMasks(fn, options, { B, H, Tq: T, Tk: T });
   checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead: dOut / H };
@@ -197,21 +199,21 @@ export function checkMultiheadAttentionSplit(x, weights, options) {
 
 export function checkMultiheadAttentionFused(x, weights, options) {
   const fn = 'multiheadAttentionFused';
-  const [B, T, dIn] = checkSequence(fn, 'x', x, ['B', 'T', 'd_in']);
-  checkWeightsObject(fn, weights, ['inProjection'], ['inBias', 'outWeight', 'outBias']);
+  const axes = new AxisSizes(fn);
+  const [B, T, dIn] = axes.sequence('x', x);
+  axes.weightsObject(weights);
   checkAttentionOptions(fn, options);
-  checkTensorStructure(fn, 'weights.inProjection', weights.inProjection);
-  const { shape: inShape } = weights.inProjection;
-  const width = inShape.length === 2 && inShape[0] === dIn && inShape[1] % 3 === 0 ? inShape[1] : -1;
-  checkWeight(fn, 'weights.inProjection', weights.inProjection, [['d_in', dIn], ['3·d_out', width < 0 ? null : width]]);
-  if (width < 0) {
+  // inProjection (d_in, 3·d_out) by the registry; its width a multiple of 3, which no axis rule says
+  const [, width] = axes.weight('inProjection', weights.inProjection);
+  if (width % 3 !== 0) {
     fail(fn, 'shape', 'weights.inProjection', weights.inProjection.shape, `[d_in=${dIn}, 3·d_out] ([Wq | Wk | Wv] side by side)`);
   }
   const dOut = width / 3;
-  if (isPresent(weights.inBias)) checkWeight(fn, 'weights.inBias', weights.inBias, [['3·d_out', width]]);
-  checkOutProjection(fn, weights, dOut);
+  axes.bind('d_out', dOut);
+  if (isPresent(weights.inBias)) axes.weight('inBias', weights.inBias);
+  checkOutProjection(axes, weights);
   const H = options.heads;
-  checkDivisible(fn, dOut, H);
+  checkDivides(fn, 'heads', H, { d_out: dOut });
   checkMasks(fn, options, { B, H, Tq: T, Tk: T });
   checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
   return { B, T, dIn, dOut, H, dHead: dOut / H };
@@ -219,32 +221,23 @@ export function checkMultiheadAttentionFused(x, weights, options) {
 
 export function checkCrossAttention(xQuery, xContext, weights, options) {
   const fn = 'crossAttention';
-  const [B, Tq, dQuery] = checkSequence(fn, 'xQuery', xQuery, ['B', 'Tq', 'd_q']);
-  const [, Tk, dContext] = checkSequence(fn, 'xContext', xContext, ['B', 'Tk', 'd_kv']);
-  if (xContext.shape[0] !== B) {
-    fail(fn, 'shape', 'xContext', xContext.shape, `[B=${B}, Tk, d_kv] (the batch size of xQuery)`);
-  }
-  checkWeightsObject(fn, weights, ['query', 'key', 'value'], [...PROJECTION_BIASES, 'outWeight', 'outBias']);
+  const axes = new AxisSizes(fn);
+  const [B, Tq, dQuery] = axes.sequence('xQuery', xQuery);
+  const [, Tk, dContext] = axes.sequence('xContext', xContext);
+  axes.weightsObject(weights);
   checkAttentionOptions(fn, options);
-  // options.xValue (B, Tk, d_xv): the values' own input, with the batch and Tk of xContext
-  let dValue = dContext;
-  if (options.xValue !== null && options.xValue !== undefined) {
-    const [bv, tv, dv] = checkSequence(fn, 'options.xValue', options.xValue, ['B', 'Tk', 'd_xv']);
-    if (bv !== B || tv !== Tk) {
-      fail(fn, 'shape', 'options.xValue', options.xValue.shape, `[B=${B}, Tk=${Tk}, d_xv] (the batch size and Tk of xContext)`);
-    }
-    dValue = dv;
+  // options.xValue (B, Tk, d_xv): the values' own input, with the batch and Tk of xContext, projected by
+  // weights.value (d_xv, d_out)
+  const ownValues = isPresent(options.xValue);
+  const dValue = ownValues ? axes.option('xValue', options.xValue)[2] : dContext;
+  for (const key of ['query', 'key', 'value']) axes.weight(key, weights[key], { when: key === 'value' && ownValues ? 'xValue' : null });
+  for (const key of PROJECTION_BIASES) {
+    if (isPresent(weights[key])) axes.weight(key, weights[key]);
   }
-  const dOut = checkWeight(fn, 'weights.query', weights.query, [['d_q', dQuery], ['d_out', null]])[1];
-  checkWeight(fn, 'weights.key', weights.key, [['d_kv', dContext], ['d_out', dOut]]);
-  checkWeight(fn, 'weights.value', weights.value, dValue === dContext && options.xValue == null
-    ? [['d_kv', dContext], ['d_out', dOut]] : [['d_xv', dValue], ['d_out', dOut]]);
-  for (const bias of PROJECTION_BIASES) {
-    if (isPresent(weights[bias])) checkWeight(fn, `weights.${bias}`, weights[bias], [['d_out', dOut]]);
-  }
-  checkOutProjection(fn, weights, dOut);
+  checkOutProjection(axes, weights);
+  const dOut = axes.get('d_out');
   const H = options.heads;
-  checkDivisible(fn, dOut, H);
+  checkDivides(fn, 'heads', H, { d_out: dOut });
   checkMasks(fn, options, { B, H, Tq, Tk });
   checkMultiheadMemory(fn, xQuery, { B, Tq, Tk, dIn: dQuery, dOut, H }, options, xContext);
   return { B, Tq, Tk, dQuery, dContext, dValue, dOut, H, dHead: dOut / H };
@@ -253,17 +246,14 @@ export function checkCrossAttention(xQuery, xContext, weights, options) {
 /** matmul: a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB. */
 export function checkMatmul(a, b, options) {
   const fn = 'matmul';
+  const axes = new AxisSizes(fn);
   checkTensorStructure(fn, 'a', a);
   if (a.shape.length !== 2 && a.shape.length !== 3) fail(fn, 'shape', 'a', a.shape, '(M, K) or (B, M, K)');
-  const aAxes = a.shape.length === 3 ? ['B', 'M', 'K'] : ['M', 'K'];
-  checkSizes(fn, 'a', a, aAxes);
-  checkFinite(fn, 'a', a);
+  axes.sequence('a', a, { unbatched: a.shape.length === 2 });
   checkBoolean(fn, 'transposeB', options.transposeB);
-  const K = a.shape[a.shape.length - 1];
-  const bShape = checkWeight(fn, 'b', b, options.transposeB ? [['N', null], ['K', K]] : [['K', K], ['N', null]]);
-  const N = options.transposeB ? bShape[0] : bShape[1];
-  const batch = a.shape.length === 3 ? a.shape[0] : 1;
-  const M = a.shape[a.shape.length - 2];
+  axes.tensor('b', b, { transposed: options.transposeB });
+  const [M, K, N] = [axes.get('M'), axes.get('K'), axes.get('N')];
+  const batch = axes.get('B') ?? 1;
   checkMemory(fn, 'teaching', { batch, M, N }, `M=${M}, N=${N}`);
   return { batch, M, K, N };
 }

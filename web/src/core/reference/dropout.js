@@ -1,7 +1,8 @@
 // Step 8: dropout on the attention weights, with the counter-based random numbers of docs/api.md, so
 // that the native core, both WASM builds, WebGPU and this reference drop exactly the same elements.
 import { lowbias32 } from '../random.js';
-import { checkAttentionDropout } from './checks.js';
+import { formatShape, sizeOf } from '../tensor.js';
+import { checkAnyTensor, checkDropout, checkMemory, checkSeed } from './check-helpers.js';
 
 export { lowbias32 };
 
@@ -25,6 +26,16 @@ export function dropWeights(weights, p, seed) {
     }
   }
   return { mask, dropped };
+}
+
+/** attentionDropout's check (checks.js CHECKS holds it): weights of any rank, dropout in [0, 1), a 32-bit seed. */
+export function checkAttentionDropout(weights, options) {
+  const fn = 'attentionDropout';
+  const shape = checkAnyTensor(fn, 'weights', weights);
+  checkDropout(fn, options.dropout);
+  checkSeed(fn, options.seed);
+  checkMemory(fn, 'teaching', { size: sizeOf(shape) }, `weights of shape ${formatShape(shape)}`);
+  return { size: sizeOf(shape) };
 }
 
 /** attentionDropout(weights, {dropout, seed}): weights any shape → { mask, output } of the same shape. */

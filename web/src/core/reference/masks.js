@@ -7,6 +7,8 @@
 //                           nn.MultiheadAttention's key_padding_mask.
 // Both put −∞ (boolean) or add (float) on the scaled scores, with causal's −∞, before the softmax; a row left
 // with no key gets zero weights and a zero context. They combine only with mask: 'neg_inf'.
+// Their shape checks are written here, not read from the registry's named axes: an attnMask has 2 to 4 axes,
+// each its size or 1 (broadcasting), which a row of fixed named axes does not express.
 import { formatShape } from '../tensor.js';
 import { checkAnyTensor, fail } from './check-helpers.js';
 

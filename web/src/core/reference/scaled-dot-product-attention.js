@@ -1,10 +1,13 @@
 // scaledDotProductAttention(query, key, value, options): PyTorch's F.scaled_dot_product_attention, the
 // teaching path in plain JS (the C++ twin is cpp/attention/scaled_dot_product_attention.cpp, same words).
 // query (…, L, E), key (…, S, E), value (…, S, Ev), the leading axes equal (any number, including none).
+// Its shape checks are written here, not read from the registry's named axes: those name each axis of a
+// tensor of fixed rank, and these tensors have any number of leading axes (the C++ twin does the same).
 import { formatShape, sizeOf } from '../tensor.js';
 import { dropWeights } from './dropout.js';
 import { checkAnyTensor, checkMemory, fail } from './check-helpers.js';
-import { sdpaFusedApplies } from '../planner.js';
+import { sdpaFusedApplies, sdpaRoute } from '../planner.js';
+import { checkedBackend } from '../registry-checks.js';
 
 const FN = 'scaledDotProductAttention';
 
@@ -47,8 +50,10 @@ export function checkScaledDotProductAttention(query, key, value, options) {
   const batch = sizeOf(lead);
   const Ev = value.shape[rank - 1];
   const sizes = { batch, L, S, E, Ev, lead };
-  // estimated on the planner's path: the fused form holds one row of scores, the teaching code every stage
-  checkMemory(FN, sdpaFusedApplies(options) ? 'fused' : 'teaching', sizes, `L=${L}, S=${S}`);
+  // estimated on the planner's path for the backend that runs the call (the reference's own, checked by itself):
+  // a fused form holds no (…, L, S) stage, the teaching code its `stages`
+  const { path, stages } = sdpaRoute(E, Ev, options, checkedBackend() ?? 'js');
+  checkMemory(FN, path, { ...sizes, stages }, `L=${L}, S=${S}`);
   return sizes;
 }
 
