@@ -1,7 +1,7 @@
 // What a step's `run` returned, on the page: the tensors as heatmaps, the checks as verdicts, step 1's
 // context/target table and step 9's table of implementations. Everything shown is a value the core
 // returned; the only arithmetic here is counting kept weights for a label.
-import { renderTensors, syncChildren } from './tensor-view.js';
+import { markPatchable, renderTensors, syncChildren } from './tensor-view.js';
 import { renderFlow } from './flow.js';
 import { STRINGS, format } from './strings.js';
 
@@ -21,7 +21,7 @@ function errorText(value) {
 }
 
 function renderCheck(check) {
-  const item = element('li', { 'data-check': check.name });
+  const item = markPatchable(element('li', { 'data-check': check.name }));
   const label = format(STRINGS.checkNames[check.name], check.values ?? {});
   if (check.comparison) {
     const { maxAbsError, allclose } = check.comparison;

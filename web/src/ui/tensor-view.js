@@ -627,14 +627,24 @@ export function exportStepFigure(title, kind, name) {
  * so does one equal to its replacement (isEqualNode: same tags, attributes and text), which suits
  * the small tables and lists rebuilt on each repaint; they carry no listeners.
  */
+/** Nodes whose whole state is their markup (no listener, no property set from JS): syncChildren may patch them. */
+const PATCHABLE = new WeakSet();
+
+/** Marks `node` as markup only, so that a later node built the same way may be patched into it; returns it. */
+export function markPatchable(node) {
+  PATCHABLE.add(node);
+  return node;
+}
+
 export function syncChildren(parent, nodes) {
   nodes.forEach((node, i) => {
     const current = parent.childNodes[i];
     if (current === node) return;
     // An old node built the same way (same tags, attribute names and children) takes the new one's text and
     // attribute values in place: the flow picture's shapes change with T, and replacing the whole picture
-    // restyled and laid it out anew on every change.
-    if (current && !nodes.includes(current) && !node.isConnected && sameShape(current, node)) {
+    // restyled and laid it out anew on every change. Only markup-only nodes (markPatchable): a tensor's
+    // figure carries listeners bound to its tensor, which a patch would leave pointing at the old one.
+    if (current && PATCHABLE.has(current) && PATCHABLE.has(node) && !nodes.includes(current) && !node.isConnected && sameShape(current, node)) {
       patchNode(current, node);
       return;
     }
