@@ -14,13 +14,13 @@ const label = ({ config: c, gradClip }) => `layers ${c.layers}, LayerNorm ${c.la
 
 test.describe('createTrainer({threads})', () => {
   test.beforeEach(async ({ page }) => {
-    await page.goto('/tests/e2e/pages/trainer-threads.html');
+    await page.goto('/tests/e2e/pages/threads.html');
     await page.waitForFunction(() => window.harnessReady === true);
   });
 
   test('threads: 2 and 3 match the 50 PyTorch steps on every case, on wasm-simd and wasm-baseline, reproducibly', async ({ page }) => {
     const results = await page.evaluate(async (all) => {
-      const { trainFixture } = window.harness;
+      const { trainFixture } = window.trainerThreads;
       const out = [];
       for (const c of all) {
         for (const [backend, threads] of [['wasm-simd', 2], ['wasm-baseline', 2], ['wasm-simd', 3]]) out.push({ backend, threads, ...(await trainFixture(c, { backend, threads })) });
@@ -46,19 +46,19 @@ test.describe('createTrainer({threads})', () => {
   });
 
   test('batches of fewer rows than threads (1, 2, 3 rows on 3 threads): the idle workers still take every AdamW step', async ({ page }) => {
-    const result = await page.evaluate((c) => window.harness.fewerRowsThanThreads(c, 3, 24), cases[3]);
+    const result = await page.evaluate((c) => window.trainerThreads.fewerRowsThanThreads(c, 3, 24), cases[3]);
     expect(result.threads).toBe(3);
     expect(result.worst).toBeLessThanOrEqual(1e-6);
   });
 
   test('setParameters() between steps reaches the workers', async ({ page }) => {
-    const result = await page.evaluate((c) => window.harness.setParametersMidway(c, 2), cases[1]);
+    const result = await page.evaluate((c) => window.trainerThreads.setParametersMidway(c, 2), cases[1]);
     expect(result.threads).toBe(2);
     expect(result.lossDifference).toBeLessThanOrEqual(1e-5);
   });
 
   test('a worker that fails leaves the trainer on one thread, training on from its own model, and says why', async ({ page }) => {
-    const result = await page.evaluate((c) => window.harness.workerFailure(c), cases[3]);
+    const result = await page.evaluate((c) => window.trainerThreads.workerFailure(c), cases[3]);
     expect(result.threads).toBe(1);
     expect(result.threadsReason).toContain('the workers failed at step 7 (');
     expect(result.threadsReason).toContain('killed by the test');
@@ -67,8 +67,8 @@ test.describe('createTrainer({threads})', () => {
   });
 
   test("'auto' on a cross-origin isolated page: workers for a large model, one thread (and why) for a small one", async ({ page }) => {
-    const small = await page.evaluate(() => window.harness.autoThreads({ vocabSize: 32, contextLength: 32, dModel: 64, heads: 4, layers: 2 }));
-    const large = await page.evaluate(() => window.harness.autoThreads({ vocabSize: 256, contextLength: 128, dModel: 256, heads: 8, layers: 4 }));
+    const small = await page.evaluate(() => window.trainerThreads.autoThreads({ vocabSize: 32, contextLength: 32, dModel: 64, heads: 4, layers: 2 }));
+    const large = await page.evaluate(() => window.trainerThreads.autoThreads({ vocabSize: 256, contextLength: 128, dModel: 256, heads: 8, layers: 4 }));
     expect(small.isolated).toBe(true);
     expect(small.threads).toBe(1);
     expect(small.threadsReason).toMatch(/^threads 'auto': a sequence's forward is 1\.2 M multiply-adds, below the 20 M from which 'auto' starts workers$/);

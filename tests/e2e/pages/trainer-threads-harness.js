@@ -1,26 +1,16 @@
-// What tests/e2e/trainer-threads.spec.js drives: createTrainer({threads}) on the WASM backends, the batch's
+// What tests/e2e/trainer-threads.spec.js drives (on threads.html, as window.trainerThreads): createTrainer({threads}) on the WASM backends, the batch's
 // rows shared among the calling thread and workers (web/src/train/shards.js), on cases of
 // tests/fixtures/trainAttentionOnly.json (decoded by the spec in Node, passed in as plain arrays).
 import { createTrainer } from '/web/src/train/index.js';
+import { asTensors, trainerOptions, worstDifference } from './trainer-fixture.js';
 
-const asTensors = (batch) => ({
-  inputs: { data: Int32Array.from(batch.inputs.data), shape: batch.inputs.shape },
-  targets: { data: Int32Array.from(batch.targets.data), shape: batch.targets.shape },
-});
-
-function trainerOptions(testCase, backend, threads) {
-  const parameters = Object.fromEntries(Object.entries(testCase.initial).map(([name, t]) => [name, { data: Float32Array.from(t.data), shape: t.shape }]));
-  return { ...testCase.config, seed: 0, parameters, optimizer: testCase.optimizer, gradClip: testCase.gradClip ?? undefined, backend, threads };
-}
-
-const worstDifference = (a, b) => a.reduce((worst, x, i) => Math.max(worst, Math.abs(x - b[i])), 0);
 
 /**
  * The 50 PyTorch steps with `threads`: the worst relative loss and gradient-norm errors, the worst final
  * parameter error (k_proj.bias apart, as the unit test does), and the losses themselves.
  */
 export async function trainFixture(testCase, { backend = 'wasm-simd', threads }) {
-  const trainer = await createTrainer(trainerOptions(testCase, backend, threads));
+  const trainer = await createTrainer(trainerOptions(testCase, { backend, threads }));
   const losses = [];
   let lossError = 0;
   let gradNormError = 0;
@@ -49,7 +39,7 @@ export async function setParametersMidway(testCase, threads) {
   const doubled = { 'tok_emb.weight': { data: Float32Array.from(embedding.data, (v) => v * 2), shape: embedding.shape } };
   const runs = [];
   for (const count of [threads, 1]) {
-    const trainer = await createTrainer(trainerOptions(testCase, 'wasm-simd', count));
+    const trainer = await createTrainer(trainerOptions(testCase, { backend: 'wasm-simd', threads: count }));
     const losses = [];
     for (let s = 0; s < 20; s++) {
       if (s === 10) trainer.setParameters(doubled);
@@ -63,8 +53,8 @@ export async function setParametersMidway(testCase, threads) {
 
 /** A worker that fails mid-run: the trainer goes on on one thread from its own current model and says why. */
 export async function workerFailure(testCase) {
-  const trainer = await createTrainer(trainerOptions(testCase, 'wasm-simd', 2));
-  const reference = await createTrainer(trainerOptions(testCase, 'wasm-simd', 2));
+  const trainer = await createTrainer(trainerOptions(testCase, { backend: 'wasm-simd', threads: 2 }));
+  const reference = await createTrainer(trainerOptions(testCase, { backend: 'wasm-simd', threads: 2 }));
   let lossError = 0;
   for (let s = 0; s < 12; s++) {
     if (s === 6) trainer.native.shards.pool.fail('worker 0 failed: killed by the test');
@@ -101,7 +91,7 @@ function firstRows(batch, rows) {
 export async function fewerRowsThanThreads(testCase, threads, steps) {
   const runs = [];
   for (const count of [threads, 1]) {
-    const trainer = await createTrainer(trainerOptions(testCase, 'wasm-simd', count));
+    const trainer = await createTrainer(trainerOptions(testCase, { backend: 'wasm-simd', threads: count }));
     const losses = [];
     for (let s = 0; s < steps; s++) losses.push((await trainer.step(asTensors(firstRows(testCase.batches[s], 1 + (s % 3))))).loss);
     runs.push({ threads: trainer.threads, losses });

@@ -3,6 +3,7 @@
 // spec in Node and passed in as plain arrays).
 import { runtime } from './webgpu-train-harness.js';
 import { createAdamState } from '/web/src/train/adamw.js';
+import { asTensors, trainerOptions, worstDifference } from './trainer-fixture.js';
 
 /**
  * The WebGPU training engine on one case of tests/fixtures/trainAttentionOnly.json (50 torch.optim.AdamW
@@ -42,14 +43,6 @@ export async function checkTrainFixture(testCase) {
   return { lossError, gradNormError, finalErrors, steps: adam.step, ms: performance.now() - started };
 }
 
-const asTensors = (batch) => ({
-  inputs: { data: Int32Array.from(batch.inputs.data), shape: batch.inputs.shape },
-  targets: { data: Int32Array.from(batch.targets.data), shape: batch.targets.shape },
-});
-function trainerOptions(testCase, backend, syncEvery) {
-  const parameters = Object.fromEntries(Object.entries(testCase.initial).map(([name, t]) => [name, { data: Float32Array.from(t.data), shape: t.shape }]));
-  return { ...testCase.config, seed: 0, parameters, optimizer: testCase.optimizer, gradClip: testCase.gradClip ?? undefined, backend, syncEvery };
-}
 
 /**
  * createTrainer({backend: 'webgpu', syncEvery}) on a fixture case: the losses of every step, what
@@ -57,7 +50,7 @@ function trainerOptions(testCase, backend, syncEvery) {
  */
 export async function checkWebgpuTrainer(testCase, syncEvery) {
   const { createTrainer } = await import('/web/src/train/index.js');
-  const trainer = await createTrainer(trainerOptions(testCase, 'webgpu', syncEvery));
+  const trainer = await createTrainer(trainerOptions(testCase, { backend: 'webgpu', syncEvery }));
   let lossError = 0;
   const stepsAtCopies = [];
   let copiedStepsOk = true;
@@ -91,12 +84,12 @@ export async function checkWebgpuTrainer(testCase, syncEvery) {
  */
 export async function checkLostDevice(testCase, { syncEvery, before }) {
   const { createTrainer } = await import('/web/src/train/index.js');
-  const trainer = await createTrainer(trainerOptions(testCase, 'webgpu', syncEvery));
+  const trainer = await createTrainer(trainerOptions(testCase, { backend: 'webgpu', syncEvery }));
   for (let s = 0; s < before; s++) await trainer.step(asTensors(testCase.batches[s]));
   trainer.gpu.device.destroy();
   const { loss } = await trainer.step(asTensors(testCase.batches[before]));
   const copied = Math.floor(before / syncEvery) * syncEvery;
-  const reference = await createTrainer(trainerOptions(testCase, 'js'));
+  const reference = await createTrainer(trainerOptions(testCase, { backend: 'js' }));
   for (let s = 0; s < copied; s++) await reference.step(asTensors(testCase.batches[s]));
   const expected = (await reference.step(asTensors(testCase.batches[before]))).loss;
   return { backend: trainer.backend, reason: trainer.backendReason, steps: trainer.steps, copied,
@@ -110,7 +103,7 @@ export async function checkLostDevice(testCase, { syncEvery, before }) {
  */
 export async function checkResumeOnWebgpu(testCase, { first, more }) {
   const { createTrainer, loadTrainer } = await import('/web/src/train/index.js');
-  const cpu = await createTrainer(trainerOptions(testCase, 'js'));
+  const cpu = await createTrainer(trainerOptions(testCase, { backend: 'js' }));
   for (let s = 0; s < first; s++) await cpu.step(asTensors(testCase.batches[s]));
   const gpu = await loadTrainer(cpu.save(), { backend: 'webgpu', syncEvery: 4 });
   let lossError = 0;
@@ -135,12 +128,12 @@ export async function checkResumeOnWebgpu(testCase, { first, more }) {
 /** A device lost before sync(): sync() resumes on the CPU from the last copy instead of throwing. */
 export async function checkLostDeviceAtSync(testCase, { syncEvery, before }) {
   const { createTrainer } = await import('/web/src/train/index.js');
-  const trainer = await createTrainer(trainerOptions(testCase, 'webgpu', syncEvery));
+  const trainer = await createTrainer(trainerOptions(testCase, { backend: 'webgpu', syncEvery }));
   for (let s = 0; s < before; s++) await trainer.step(asTensors(testCase.batches[s]));
   trainer.gpu.device.destroy();
   await trainer.sync();
   const copied = Math.floor(before / syncEvery) * syncEvery;
-  const reference = await createTrainer(trainerOptions(testCase, 'js'));
+  const reference = await createTrainer(trainerOptions(testCase, { backend: 'js' }));
   for (let s = 0; s < copied; s++) await reference.step(asTensors(testCase.batches[s]));
   let parameterError = 0;
   const ours = trainer.parameters();
@@ -151,8 +144,6 @@ export async function checkLostDeviceAtSync(testCase, { syncEvery, before }) {
   return { backend: trainer.backend, reason: trainer.backendReason, steps: trainer.steps, copied, parameterError };
 }
 
-const worstDifference = (a, b) => a.reduce((worst, x, i) => Math.max(worst, Math.abs(x - b[i])), 0);
-
 /**
  * evaluate(), predict() and attention() on the device after `steps` steps with no copy back yet (syncEvery
  * larger): their answers against a JS trainer that took the same steps, and the CPU copy's step count
@@ -161,8 +152,8 @@ const worstDifference = (a, b) => a.reduce((worst, x, i) => Math.max(worst, Math
 export async function checkForwardOnDevice(testCase, steps) {
   const { createTrainer } = await import('/web/src/train/index.js');
   const { decodeSafetensors } = await import('/web/src/train/safetensors.js');
-  const gpu = await createTrainer(trainerOptions(testCase, 'webgpu', steps + 10));
-  const cpu = await createTrainer(trainerOptions(testCase, 'js'));
+  const gpu = await createTrainer(trainerOptions(testCase, { backend: 'webgpu', syncEvery: steps + 10 }));
+  const cpu = await createTrainer(trainerOptions(testCase, { backend: 'js' }));
   for (let s = 0; s < steps; s++) {
     const batch = asTensors(testCase.batches[s]);
     await gpu.step(batch);
