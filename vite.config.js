@@ -112,13 +112,14 @@ function katexWoff2Only() {
 
 // The Benchmark tab shows the latest committed benchmark report: bench/results/latest.{svg,md} (or the
 // quick run's files when no full run is committed) become dist/bench-results/latest.{svg,md}, listed in
-// dist/bench-results/index.json so the tab never asks for a file the build does not have.
-function benchmarkResults() {
+// dist/bench-results/index.json so the tab never asks for a file the build does not have. The npm package's
+// page (page/) ships the table alone: the chart is kept out of the tarball, which must stay under 1 MB.
+function benchmarkResults(extensions = ['svg', 'md']) {
   return {
     name: 'attention-playground:benchmark-results',
     generateBundle() {
       const shipped = {};
-      for (const extension of ['svg', 'md']) {
+      for (const extension of extensions) {
         const source = ['latest', 'quick'].map((name) => repo(`./bench/results/${name}.${extension}`)).find((path) => existsSync(path));
         if (!source) continue;
         const fileName = `bench-results/latest.${extension}`;
@@ -195,7 +196,7 @@ export default defineConfig(({ mode }) => {
     root: repo('./web'),
     base: './',
     publicDir: single ? false : repo('./web/public'),
-    plugins: [checkFixture(), typesetFormulas(), cppRegions(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults()]),
+    plugins: [checkFixture(), typesetFormulas(), cppRegions(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults(forPackage ? ['md'] : undefined)]),
       ...(forPackage ? [coreFilesFromPackage()] : [])],
     ...(forPackage ? { experimental: { renderBuiltUrl: packageWasmUrl } } : {}),
     build: {
