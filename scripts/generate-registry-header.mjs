@@ -7,7 +7,8 @@
 //   ap::registry::kOptionRanges  the numeric options' ranges and the words of their messages: the core's
 //                             option checks (cpp/attention/check_helpers.cpp) read them
 //   ap::registry::kAxes       every tensor argument's named axes (sequences, weights' shapes, tensor options),
-//                             with the option whose presence selects a variant (xValue's weights.value)
+//                             with the option whose presence selects a variant (xValue's weights.value), and
+//                             whether a wrong rank is said as the named axes (a 'tensor' argument: matmul's b)
 //   ap::registry::kDivisors   option | axis rules (heads | d_out)
 //   ap::registry::kMemoryTerms  each function's memory estimate per path: coefficient · Π sizes
 //   (cpp/attention/registry_rules.cpp applies the last three)
@@ -40,20 +41,20 @@ for (const { name: fn, options } of REGISTRY) {
   }
 }
 
-// Tensor arguments' named axes, in check order: {function, argument, when, rank, axes, note}.
+// Tensor arguments' named axes, in check order: {function, argument, when, rank, axes, note, named_rank}.
 const MAX_RANK = 4;
 const axesRows = [];
-const axesRow = (fn, argument, when, axes, note = '') => {
+const axesRow = (fn, argument, when, axes, note = '', namedRank = false) => {
   if (axes.length > MAX_RANK) throw new Error(`registry: ${fn} ${argument} has more than ${MAX_RANK} axes`);
   const padded = [...axes, ...Array(MAX_RANK - axes.length).fill('')].map(cString).join(', ');
-  axesRows.push(`  {${cString(fn)}, ${cString(argument)}, ${cString(when)}, ${axes.length}, {${padded}}, ${cString(note)}},`);
+  axesRows.push(`  {${cString(fn)}, ${cString(argument)}, ${cString(when)}, ${axes.length}, {${padded}}, ${cString(note)}, ${bool(namedRank)}},`);
 };
 const divisorRows = [];
 const MAX_TERM_SIZES = 5;
 const memoryRows = [];
 for (const { name: fn, args, options, memory } of REGISTRY) {
   for (const arg of args) {
-    if (arg.axes) axesRow(fn, arg.name, '', arg.axes, arg.note ?? '');
+    if (arg.axes) axesRow(fn, arg.name, '', arg.axes, arg.note ?? '', arg.kind === 'tensor');
     for (const [key, axes] of Object.entries(arg.shapes ?? {})) axesRow(fn, `${arg.name}.${key}`, '', axes);
   }
   for (const [option, spec] of Object.entries(options ?? {})) {
@@ -110,7 +111,8 @@ inline constexpr int kMaxRank = ${MAX_RANK};
 
 // A tensor argument's named axes (registry.js args' axes, weights' shapes, a tensor option's axes). \`when\`
 // names the option whose presence selects this row over the plain one ("" for the plain one); \`note\` is said
-// after a shape message's expectation ("the batch size and Tk of xContext").
+// after a shape message's expectation ("the batch size and Tk of xContext"); \`named_rank\`: a wrong rank is
+// said as the named axes with the sizes known ("[K=3, N]": a 'tensor' argument, as the JS check says it).
 struct ArgumentAxes {
   const char* function;
   const char* argument;
@@ -118,6 +120,7 @@ struct ArgumentAxes {
   int rank;
   const char* axes[${MAX_RANK}];
   const char* note;
+  bool named_rank;
 };
 
 inline constexpr ArgumentAxes kAxes[] = {

@@ -42,9 +42,24 @@ std::string AxisSizes::check(const std::string& argument, const Tensor& tensor, 
   const std::string shown = read.shown.empty() ? argument : read.shown;
   const registry::ArgumentAxes* row = find_axes(function_, argument, read.when);
   if (row == nullptr) return function_ + ": " + shown + " has no axes in the registry";
+  // The axes read: the row's, without its batch axis when unbatched, reversed when transposed.
+  const int first = read.unbatched ? 1 : 0;
+  const int rank = row->rank - first;
   const char* axes[registry::kMaxRank];
-  for (int a = 0; a < row->rank; ++a) axes[a] = row->axes[read.transposed ? row->rank - 1 - a : a];
-  if (auto message = check_tensor(function_, shown, tensor, std::vector<std::string>(axes, axes + row->rank),
+  for (int a = 0; a < rank; ++a) axes[a] = row->axes[first + (read.transposed ? rank - 1 - a : a)];
+  // "[d_in=3, d_out]": the sizes known before this tensor, the others by name
+  const auto named = [&] {
+    std::string expected = "[";
+    for (int a = 0; a < rank; ++a) {
+      const int bound = (*this)[axes[a]];
+      expected += std::string(a ? ", " : "") + axes[a] + (bound ? "=" + std::to_string(bound) : "");
+    }
+    expected += "]";
+    if (row->note[0] != '\0') expected += std::string(" (") + row->note + ")";
+    return function_ + ": " + shown + " has shape " + format_shape(tensor.shape) + "; expected " + expected + read.suffix;
+  };
+  if (row->named_rank && tensor.rank() != rank) return named();
+  if (auto message = check_tensor(function_, shown, tensor, std::vector<std::string>(axes, axes + rank),
                                   read.allow_negative_infinity);
       !message.empty()) {
     return message;
@@ -53,7 +68,7 @@ std::string AxisSizes::check(const std::string& argument, const Tensor& tensor, 
   // On disagreement the names this tensor added are dropped again (they are the last ones).
   const int named_before = count_;
   bool agrees = true;
-  for (int a = 0; a < row->rank; ++a) {
+  for (int a = 0; a < rank; ++a) {
     const int bound = (*this)[axes[a]];
     if (bound == 0) {
       bind(axes[a], tensor.shape[a]);
@@ -63,15 +78,7 @@ std::string AxisSizes::check(const std::string& argument, const Tensor& tensor, 
   }
   if (agrees) return "";
   count_ = named_before;
-  // "[d_in=3, d_out]": the sizes known before this tensor, the others by name
-  std::string expected = "[";
-  for (int a = 0; a < row->rank; ++a) {
-    const int bound = (*this)[axes[a]];
-    expected += std::string(a ? ", " : "") + axes[a] + (bound ? "=" + std::to_string(bound) : "");
-  }
-  expected += "]";
-  if (row->note[0] != '\0') expected += std::string(" (") + row->note + ")";
-  return function_ + ": " + shown + " has shape " + format_shape(tensor.shape) + "; expected " + expected + read.suffix;
+  return named();
 }
 
 std::string AxisSizes::check_divides(const char* option, int value) const {

@@ -22,13 +22,16 @@ class AxisSizes {
   // and values (check_tensor), then each axis against the sizes already named. `shown` names it in a message
   // (weights.heads[1].query for the registry's weights.heads[].query; "" = argument); `when` selects the row
   // given for an option's presence ("options.xValue"); `transposed` reads a 2-D weight's axes reversed
-  // (selfAttention's layout 'linear', said after the message as `suffix`). Returns the first failure or "".
+  // (selfAttention's layout 'linear', said after the message as `suffix`); `unbatched` reads the row without its
+  // first (batch) axis (matmul's a (M, K), as the JS check's sequence(…, {unbatched})). A row marked named_rank
+  // says a wrong rank as its axes with the sizes known ("expected [K=3, N]"). Returns the first failure or "".
   struct Read {
     std::string shown;
     const char* when = "";
     bool transposed = false;
     const char* suffix = "";
     bool allow_negative_infinity = false;
+    bool unbatched = false;
   };
   std::string check(const std::string& argument, const Tensor& tensor, const Read& read);
   std::string check(const std::string& argument, const Tensor& tensor) { return check(argument, tensor, Read{}); }

@@ -1,6 +1,7 @@
 #include "matmul.h"
 
 #include "attention/check_helpers.h"
+#include "attention/registry_rules.h"
 #include "kernels/gemm.h"
 
 namespace ap::bindings {
@@ -10,34 +11,22 @@ const char* const kFunction = "matmul";
 }  // namespace
 
 std::string check_matmul(const Tensor& a, const Tensor& b, bool transpose_b, std::size_t max_bytes) {
+  // a (B, M, K), or (M, K) without its batch axis; b (K, N), or (N, K) transposed: the registry's axes, so a
+  // wrong b reads "expected [K=3, N]" with the size it must share with a.
   if (a.rank() != 2 && a.rank() != 3) {
     return std::string(kFunction) + ": a has shape " + format_shape(a.shape) + "; expected (M, K) or (B, M, K)";
   }
-  const bool batched = a.rank() == 3;
-  if (auto message = check_tensor(kFunction, "a", a, batched ? std::vector<std::string>{"B", "M", "K"}
-                                                             : std::vector<std::string>{"M", "K"});
-      !message.empty()) {
-    return message;
-  }
-  const int k = a.shape.back();
-  const int m = a.shape[a.rank() - 2];
-  // b: (K, N), or (N, K) transposed; "[K=3, N]" names the size it must share with a.
-  const std::string wanted = transpose_b ? "[N, K=" + std::to_string(k) + "]" : "[K=" + std::to_string(k) + ", N]";
-  if (b.rank() != 2) return std::string(kFunction) + ": b has shape " + format_shape(b.shape) + "; expected " + wanted;
-  if (auto message = check_tensor(kFunction, "b", b, transpose_b ? std::vector<std::string>{"N", "K"}
-                                                                 : std::vector<std::string>{"K", "N"});
-      !message.empty()) {
-    return message;
-  }
-  if (auto message = check_shape(kFunction, "b", b, transpose_b ? std::vector<int>{-1, k} : std::vector<int>{k, -1},
-                                 wanted);
-      !message.empty()) {
-    return message;
-  }
-  const int n = transpose_b ? b.shape[0] : b.shape[1];
-  const double batch = batched ? a.shape[0] : 1;
-  return check_memory(kFunction, "M=" + std::to_string(m) + ", N=" + std::to_string(n),
-                      batch * double(m) * double(n), max_bytes);
+  AxisSizes sizes(kFunction);
+  AxisSizes::Read read_a;
+  read_a.unbatched = a.rank() == 2;
+  if (auto message = sizes.check("a", a, read_a); !message.empty()) return message;
+  AxisSizes::Read read_b;
+  read_b.transposed = transpose_b;
+  if (auto message = sizes.check("b", b, read_b); !message.empty()) return message;
+  const double batch = read_a.unbatched ? 1 : sizes["B"];
+  return check_memory(kFunction, "M=" + std::to_string(sizes["M"]) + ", N=" + std::to_string(sizes["N"]),
+                      estimate_floats(kFunction, "teaching", {{"batch", batch}, {"M", sizes["M"]}, {"N", sizes["N"]}}),
+                      max_bytes);
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_b) {

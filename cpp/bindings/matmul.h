@@ -1,7 +1,7 @@
 // The fast path's matmul (docs/api.md, "Fast path"): a (M, K) or (B, M, K); b (K, N), or (N, K) with
 // transposeB → output (M, N) or (B, M, N). It is no curriculum step, so the core has no check_* for it;
-// its check lives here, written from the core's check helpers so the messages read like every other
-// (and like checkMatmul in web/src/core/reference/checks.js).
+// its check lives here, reading the registry's axes for a and b (AxisSizes, as the core's checks do), so the
+// messages are those of checkMatmul in web/src/core/reference/checks.js.
 #pragma once
 
 #include <cstddef>

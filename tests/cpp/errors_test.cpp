@@ -362,5 +362,38 @@ TEST(Errors, MemoryEstimatesAreTheRegistrysTerms) {
             "multiheadAttentionSplit: B=1, T=8 needs 2.2 MB for its results and workspace; the memory limit is 1 KiB");
 }
 
+// matmul's check (cpp/bindings/matmul.cpp) reads the registry's axes: a (B, M, K) or, unbatched, (M, K); b (K, N),
+// a wrong rank said as the named axes. The words of tests/unit/wasm-errors.test.js and the JS checkMatmul.
+TEST(Errors, MatmulAxesComeFromTheRegistry) {
+  AxisSizes::Read unbatched;
+  unbatched.unbatched = true;
+  AxisSizes::Read transposed;
+  transposed.transposed = true;
+  {
+    AxisSizes sizes("matmul");
+    EXPECT_EQ(sizes.check("a", random_tensor({2, 2}, 1), unbatched), "");
+    EXPECT_EQ(sizes.check("b", random_tensor({3, 2}, 2)), "matmul: b has shape [3, 2]; expected [K=2, N]");
+  }
+  {
+    AxisSizes sizes("matmul");
+    EXPECT_EQ(sizes.check("a", random_tensor({5, 2, 3}, 1)), "");
+    EXPECT_EQ(sizes.check("b", random_tensor({3}, 2)), "matmul: b has shape [3]; expected [K=3, N]");
+    EXPECT_EQ(sizes.check("b", random_tensor({1, 3, 2}, 2), transposed), "matmul: b has shape [1, 3, 2]; expected [N, K=3]");
+    EXPECT_EQ(sizes.check("b", random_tensor({2, 4}, 2), transposed), "matmul: b has shape [2, 4]; expected [N, K=3]");
+    EXPECT_EQ(sizes.check("b", random_tensor({3, 4}, 2)), "");
+    EXPECT_EQ(sizes["B"], 5);
+    EXPECT_EQ(sizes["M"], 2);
+    EXPECT_EQ(sizes["N"], 4);
+  }
+  {
+    AxisSizes sizes("matmul");
+    EXPECT_EQ(sizes.check("a", random_tensor({0, 3}, 1), unbatched), "matmul: a has shape [0, 3]; expected every size ≥ 1 (M=0)");
+    EXPECT_EQ(sizes.check("a", random_tensor({0, 2, 3}, 1)), "matmul: a has shape [0, 2, 3]; expected every size ≥ 1 (B=0)");
+    EXPECT_EQ(sizes.check("a", random_tensor({2, 3}, 1), unbatched), "");
+    EXPECT_EQ(sizes.check("b", random_tensor({3, 0}, 2)), "matmul: b has shape [3, 0]; expected every size ≥ 1 (N=0)");
+    EXPECT_EQ(sizes.check("b", tensor({3, 1}, {1, nan, 1})), "matmul: b[1] is NaN; expected finite numbers");
+  }
+}
+
 }  // namespace
 }  // namespace ap

@@ -65,6 +65,21 @@ const BAD_INPUTS = [
     'crossAttention: xContext has shape [1, 5, 3]; expected [B=2, Tk, d_kv] (the batch size of xQuery)'],
   ['matmul with mismatched inner sizes', (b) => b.matmul(waveTensor([2, 2]), waveTensor([3, 2])),
     'matmul: b has shape [3, 2]; expected [K=2, N]'],
+  // matmul's axes are the registry's (a (B, M, K) or unbatched (M, K); b (K, N)), as the other checks'.
+  ['matmul with a of rank 4', (b) => b.matmul(waveTensor([1, 1, 2, 3]), waveTensor([3, 2])),
+    'matmul: a has shape [1, 1, 2, 3]; expected (M, K) or (B, M, K)'],
+  ['matmul with b of rank 1', (b) => b.matmul(waveTensor([5, 2, 3]), waveTensor([3])),
+    'matmul: b has shape [3]; expected [K=3, N]'],
+  ['matmul with a transposed b of rank 3', (b) => b.matmul(waveTensor([2, 3]), waveTensor([1, 3, 2]), { transposeB: true }),
+    'matmul: b has shape [1, 3, 2]; expected [N, K=3]'],
+  ['matmul with a transposed b of the wrong K', (b) => b.matmul(waveTensor([2, 3]), waveTensor([2, 4]), { transposeB: true }),
+    'matmul: b has shape [2, 4]; expected [N, K=3]'],
+  ['matmul with an unbatched a of M=0', (b) => b.matmul({ data: new Float32Array(0), shape: [0, 3] }, waveTensor([3, 2])),
+    'matmul: a has shape [0, 3]; expected every size ≥ 1 (M=0)'],
+  ['matmul with B=0', (b) => b.matmul({ data: new Float32Array(0), shape: [0, 2, 3] }, waveTensor([3, 2])),
+    'matmul: a has shape [0, 2, 3]; expected every size ≥ 1 (B=0)'],
+  ['matmul with NaN in b', (b) => b.matmul(waveTensor([2, 3]), withValue(waveTensor([3, 2]), 1, NaN)),
+    'matmul: b[1] is NaN; expected finite numbers'],
   // Option values.
   ['dropout = 1', (b) => b.selfAttention(JOURNEY, eye3, { dropout: 1 }),
     'selfAttention: options.dropout=1; expected a number in [0, 1)'],
@@ -100,6 +115,8 @@ const BAD_INPUTS = [
     /^selfAttention: B=1, T=20000 needs 4\.8 GB for its results and workspace; the memory limit is 2 GiB$/],
   ['sizes whose byte count overflows 32 bits', (b) => b.selfAttention(waveTensor([4, 30000, 1]), { query: one, key: one, value: one }),
     /^selfAttention: B=4, T=30000 needs 43\.2 GB for its results and workspace; the memory limit is 2 GiB$/],
+  ['a batched matmul output beyond the 2 GiB heap', (b) => b.matmul({ data: new Float32Array(24000), shape: [24000, 1, 1] }, { data: new Float32Array(24000), shape: [1, 24000] }),
+    'matmul: M=1, N=24000 needs 2.3 GB for its results and workspace; the memory limit is 2 GiB'],
 ];
 
 describe.each(BUILDS)('the %s build', (build) => {
