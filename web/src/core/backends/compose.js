@@ -1,6 +1,6 @@
 // One composition of backends: a backend made of another (or of several, one answering at a time). The
-// threads wrapper (threads.js: the main thread's WASM and a worker pool), 'auto' (auto.js: WASM and
-// WebGPU, routed per call) and the WebGPU device-loss fallback (webgpu.js: WebGPU, then WASM) each say
+// threads wrapper (threads.js: the main thread's WASM and a worker pool), 'auto' (auto-routing.js: WASM and
+// WebGPU, routed per call) and the WebGPU device-loss fallback (device-loss.js: WebGPU, then WASM) each say
 // only what they do differently; what a backend shows the API (api.js createAttention) is forwarded here,
 // in one place:
 //   name, build, scansValues, fallbackReason, lastCall, threads, threadsReason   read from the inner backend

@@ -1,0 +1,222 @@
+// The backend 'auto' runs on where the browser offers a usable adapter (loaded by auto.js, which says how calls
+// are routed): each call to the CPU backend or to a webgpu backend created on first need, by the planner's
+// GPU rule over the crossover for this adapter (gpu-crossover.js), with the in-browser probe that measures it.
+import { classifyGpuFailure, isDeviceFailure } from '../../gpu/device.js';
+import {
+  PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
+} from '../../gpu/crossover-probe.js';
+import { createAttention } from '../api.js';
+import { ENTRIES } from '../registry.js';
+import { composeBackend } from './compose.js';
+import { gpuCrossoverDecision } from '../gpu-crossover.js';
+import { plan, planGpuCall, shapesOf } from '../planner.js';
+import { withDeviceLossFallback } from './device-loss.js';
+
+/** Runs `task` when the page is idle: requestIdleCallback where it exists, else a timeout. */
+export function scheduleIdle(task) {
+  if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(() => task(), { timeout: 1000 });
+  else setTimeout(task, 0);
+}
+
+/** The probe's inputs: an (n, n) GEMM, and a causal 4-head fused attention of n queries at d = 64. */
+const PROBE_HEADS = 4;
+const PROBE_WIDTH = 64;
+function probeFill(count, seed) {
+  const data = new Float32Array(count);
+  let state = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    data[i] = state / 2 ** 32 - 0.5;
+  }
+  return data;
+}
+function probeCall(api, workload, n) {
+  if (workload === 'matmul') {
+    const a = { data: probeFill(n * n, n), shape: [n, n] };
+    return [() => api.matmul(a, a)];
+  }
+  const weight = (seed) => ({ data: probeFill(PROBE_WIDTH * PROBE_WIDTH, seed).map((v) => v / 4), shape: [PROBE_WIDTH, PROBE_WIDTH] });
+  const x = { data: probeFill(n * PROBE_WIDTH, n + 1), shape: [1, n, PROBE_WIDTH] };
+  const weights = { query: weight(1), key: weight(2), value: weight(3), outWeight: weight(4) };
+  return [() => api.multiheadAttentionSplit(x, weights, { heads: PROBE_HEADS, causal: true, intermediates: false })];
+}
+
+/**
+ * @param {object} cpu
+ * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
+ *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
+ *   schedule?: (task: () => void) => void, now?: () => number, budgetMs?: number}} gpuSide
+ *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
+ *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it;
+ *   `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on a loaded machine give more)
+ * @returns {object} a backend whose `name` and `build` are those of the backend that answered the last call,
+ *   with `lastCall` ({fn, backend, path, reason, threads}) saying where the last call went and why, and
+ *   `gpuCrossover`, `setGpuCrossover(n|null)`, `clearGpuCrossover()`, `probing` (a Promise while measuring)
+ */
+export function createRoutingBackend(cpu, {
+  adapterInfo, loadGpu, thresholdN, forced = thresholdN !== undefined ? { thresholdN } : null, probe = true,
+  store = createCrossoverStore(), browser = browserVersion(), schedule = scheduleIdle, now = () => performance.now(),
+  budgetMs = PROBE_BUDGET_MS,
+}) {
+  const key = crossoverKey(adapterInfo, browser);
+  const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
+  let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
+  let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
+  let probing = null; // Promise of the probe while it runs
+  let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
+  const stored = () => record;
+  const crossover = () => {
+    const decision = gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null, probeBudgetMs: budgetMs });
+    // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
+    return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
+  };
+  // Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls.
+  const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
+  const plainAtLoad = plainCpu(crossover()) && !probeAllowed;
+
+  let last = cpu;
+  let lastCall = null;
+  let fallbackReason = null;
+  let gpuSide = null; // Promise of { gpu, routed }: the webgpu backend and its device-loss wrapper
+  const listeners = new Set();
+
+  const giveUpGpu = (reason) => {
+    if (fallbackReason) return;
+    fallbackReason = reason;
+    for (const listener of listeners) listener({ backend: cpu.name, reason });
+  };
+  const gpuUsable = () => fallbackReason === null;
+  const loadGpuSide = (threshold) => {
+    gpuSide ??= loadGpu(threshold).then((gpu) => {
+      const routed = withDeviceLossFallback(gpu, async () => cpu);
+      routed.onBackendChange(({ reason }) => giveUpGpu(reason));
+      return { gpu, routed };
+    }, (error) => {
+      // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
+      if (!isDeviceFailure(error)) throw error;
+      giveUpGpu(`WebGPU is unavailable: ${error?.message ?? error}; now on ${cpu.name}`);
+      return null;
+    });
+    return gpuSide;
+  };
+
+  // lastCall: the planner's path on the CPU side (or a threaded cpu's own record), with why the GPU was not used.
+  const onCpu = (fn, args, reason) => {
+    const result = cpu[fn](...args);
+    last = cpu;
+    const onCpuSide = cpu.lastCall?.fn === fn && cpu.lastCall.path ? cpu.lastCall : plan(fn, args, { name: cpu.name });
+    lastCall = { fn, backend: cpu.name, path: onCpuSide.path, reason, threads: onCpuSide.threads ?? 1 };
+    return result;
+  };
+
+  const mayProbe = () => probeAllowed && probeFailed === null && probing === null &&
+    override === null && stored() === null;
+
+  /** Times the probe's workloads on the webgpu backend and on `cpu` (probeCrossover), then stores the record. */
+  const runProbe = async () => {
+    const started = now();
+    const side = await loadGpuSide(null);
+    if (!side || !gpuUsable()) throw new Error(fallbackReason ?? 'WebGPU is unavailable');
+    const apis = { gpu: createAttention(side.gpu), wasm: createAttention(cpu) };
+    const calls = new Map();
+    const time = async (which, workload, n) => {
+      const id = `${workload}@${n}`;
+      if (!calls.has(id)) calls.set(id, { gpu: probeCall(apis.gpu, workload, n)[0], wasm: probeCall(apis.wasm, workload, n)[0] });
+      const before = now();
+      await calls.get(id)[which]();
+      return now() - before;
+    };
+    // The device request counts against the budget too.
+    const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, budgetMs - (now() - started)) });
+    measured.spentMs = now() - started;
+    record = measured;
+    store.set(key, measured);
+    return measured;
+  };
+  const startProbe = () => {
+    probing = new Promise((done) => schedule(() => runProbe().then(done, (error) => {
+      probeFailed = `the GPU crossover probe failed: ${error?.message ?? error}`;
+      done(null);
+    })));
+    probing.then(() => { probing = null; });
+  };
+
+  const route = (fn, args) => {
+    if (!gpuUsable()) return onCpu(fn, args, fallbackReason);
+    if (ENTRIES[fn].paths.includes('webgpu') && mayProbe()) startProbe();
+    const current = crossover();
+    if (current.source === 'probing') return onCpu(fn, args, current.reason);
+    if (plainCpu(current)) return plain(fn, args);
+    const decision = planGpuCall(fn, args, current.thresholdN);
+    // A forced crossover is no measurement: the planner's words alone; otherwise the record that decided first.
+    const reason = current.source === 'forced' ? decision.reason
+      : current.thresholdN === null ? current.reason : `${current.reason}; ${decision.reason}`;
+    if (!decision.gpu) return onCpu(fn, args, reason); // malformed arguments: the CPU backend's error says why
+    const shapes = shapesOf(fn, args);
+    const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+    // Above the crossover: a Promise, as every webgpu result is.
+    // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
+    const loading = loadGpuSide(current.thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
+    return loading.then(async (side) => {
+      if (!side || !gpuUsable()) return onCpu(fn, args, fallbackReason);
+      const answer = side.gpu.supportsOp(fn, shapes, options);
+      if (!answer.supported) return onCpu(fn, args, answer.reason);
+      const result = await side.routed[fn](...args);
+      last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
+      lastCall = last === cpu
+        ? { fn, backend: cpu.name, path: plan(fn, args, { name: cpu.name }).path, reason: fallbackReason, threads: 1 }
+        : { fn, backend: last.name, path: 'webgpu', reason, threads: 1 };
+      return result;
+    });
+  };
+  /** Exactly the CPU backend: its own lastCall (or none, for the API's planner record). */
+  const plain = (fn, args) => {
+    const result = cpu[fn](...args);
+    last = cpu;
+    lastCall = cpu.lastCall ?? null;
+    return result;
+  };
+
+  const setGpuCrossover = (value) => {
+    if (value !== null && !(Number.isInteger(value) && value > 0)) {
+      throw new Error(`setGpuCrossover: thresholdN=${typeof value === 'string' ? `'${value}'` : String(value)}; expected a positive integer or null`);
+    }
+    override = null;
+    record = { thresholdN: value, rows: [], measuredAt: new Date().toISOString(), spentMs: 0, complete: true, source: 'set' };
+    store.set(key, record);
+  };
+  const clearGpuCrossover = () => {
+    override = null;
+    record = null;
+    probeFailed = null;
+    store.clear(key);
+  };
+
+  // Forwarded to cpu (compose.js): scansValues (the GPU side runs the reference's checks in full:
+  // webgpu.js gpuMethod), threads, threadsReason, memory and compact() (the WASM module's; the GPU side
+  // holds no WASM memory), dispose().
+  const backend = composeBackend(() => cpu, {
+    route,
+    overrides: {
+      get name() { return last.name; },
+      get build() { return last.build ?? null; },
+      get fallbackReason() { return fallbackReason; },
+      get lastCall() { return lastCall; },
+      /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
+      get gpuCrossover() { return crossover(); },
+      /** A Promise of the probe's record while it runs (null when it failed), else null. */
+      get probing() { return probing; },
+      setGpuCrossover,
+      clearGpuCrossover,
+    },
+  });
+  // Where nothing can go to the GPU at load, 'auto' is exactly the CPU backend, which has no backend changes.
+  if (!plainAtLoad) {
+    /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
+    backend.onBackendChange = (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    };
+  }
+  return backend;
+}

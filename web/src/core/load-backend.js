@@ -1,0 +1,88 @@
+// Loads the backend loadAttention's settings (load-options.js) name, and says why it is not another. Backends
+// are imported on demand, so a page that only uses the JS reference never loads WebAssembly, and a missing
+// WebGPU never breaks a CPU-only browser.
+//   'js'                                  the JS reference, on the main thread
+//   'wasm', 'wasm-simd', 'wasm-baseline'  exactly that WASM build (failing to load it is an Error), with the
+//                                         workers `threads` asks for
+//   'auto'                                WASM, else the JS reference (fallbackReason), with its workers; where
+//                                         navigator.gpu is, routed per call over it and WebGPU (backends/auto.js)
+//   'webgpu'                              WebGPU, moving to WASM (else the reference) when its device is lost; with
+//                                         no adapter or device, WASM (else the reference), with fallbackReason
+// The CPU side is loaded first and the GPU side over it; for 'webgpu' the CPU side is loaded only when needed.
+import { loadCpuBackend } from './backends/cpu.js';
+
+/** The WASM build each backend name asks for ('webgpu' falls back to the one 'auto' takes). */
+const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline', webgpu: 'auto' };
+
+/** 'webgpu' ignores `threads`, also when it falls back to WASM: one backend, one thread. */
+const WEBGPU_THREADS_REASON = "backend 'webgpu' does not use workers";
+
+const reasonOf = (error) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The backend `settings.backend` asks for, and the reasons for the API's getters ({fallbackReason,
+ * threadsReason, noGpuReason}): why another backend answers, why one thread, why no GPU.
+ * @param {Readonly<object>} settings resolveLoadOptions's answer
+ * @returns {Promise<{backend: object, reasons: object}>}
+ */
+export async function loadBackend(settings) {
+  const name = settings.backend;
+  if (name === 'js') return { backend: await loadReference(), reasons: { threadsReason: 'the js backend runs on the main thread' } };
+  // Why the backend asked for does not answer ('auto' and 'webgpu' fall back; 'wasm*' raise instead).
+  const reasons = name === 'auto' || name === 'webgpu' ? [] : null;
+
+  // 1. 'webgpu': the GPU backend, over a CPU side loaded when its device is lost. No adapter or device: on.
+  const gpu = name === 'webgpu' ? await loadWebGpu(settings, reasons) : null;
+  if (gpu) return { backend: gpu, reasons: { threadsReason: WEBGPU_THREADS_REASON } };
+
+  // 2. The CPU side: WASM ('webgpu': the build 'auto' takes, on one thread), else the JS reference where
+  // `reasons` allows; 'auto' and 'wasm*' may add workers.
+  const cpu = await loadCpuBackend(settings, { build: WASM_BUILDS[name], reasons, threads: name !== 'webgpu' });
+  if (name === 'webgpu') return { backend: cpu.backend, reasons: { fallbackReason: cpu.fallbackReason, threadsReason: WEBGPU_THREADS_REASON } };
+  const cpuReasons = { fallbackReason: cpu.fallbackReason, threadsReason: cpu.threadsReason };
+  if (name !== 'auto') return { backend: cpu.backend, reasons: cpuReasons };
+
+  // 3. 'auto': routed per call over the CPU side and WebGPU; the adapter probe (and the WebGPU modules) only
+  // where there is a navigator.gpu to ask.
+  if (!globalThis.navigator?.gpu) {
+    return { backend: cpu.backend, reasons: { ...cpuReasons, noGpuReason: 'this environment has no WebGPU (navigator.gpu is undefined): every call runs on WASM' } };
+  }
+  const { loadAutoBackend } = await import('./backends/auto.js');
+  return {
+    backend: await loadAutoBackend(cpu.backend, settings),
+    reasons: {
+      ...cpuReasons,
+      noGpuReason: settings.gpuProbe === false && !settings.gpuCrossover
+        ? 'gpuProbe is false and no GPU crossover was measured for any adapter kind: every call runs on WASM'
+        : 'no usable WebGPU adapter (none offered, or its limits are too small): every call runs on WASM',
+    },
+  };
+}
+
+async function loadReference() {
+  const { createReferenceBackend } = await import('./reference/index.js');
+  return createReferenceBackend();
+}
+
+/**
+ * 'webgpu': the GPU backend with its device-loss fallback (webgpu.js loadWebGpuOverCpu: WASM, else the
+ * reference, on one thread, loaded when needed), or null with the reason pushed onto `reasons`: its module
+ * could not load, or no adapter or device. Any other error is a bug in loading the backend, and is raised.
+ */
+async function loadWebGpu(settings, reasons) {
+  let webgpu;
+  try {
+    webgpu = await import('./backends/webgpu.js');
+  } catch (error) {
+    reasons.push(`WebGPU is unavailable: its module could not load: ${reasonOf(error)}`);
+    return null;
+  }
+  try {
+    // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see device-loss.js.
+    return await webgpu.loadWebGpuOverCpu(settings, async () => (await loadCpuBackend(settings, { build: 'auto', reasons: [], threads: false })).backend);
+  } catch (error) {
+    if (!webgpu.isDeviceFailure(error)) throw new Error(`loadAttention: backend 'webgpu' failed to load (a bug, not a missing GPU): ${error?.message ?? error}`, { cause: error });
+    reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
+    return null;
+  }
+}
