@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
 import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backends/auto.js';
+import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
 import * as entry from '../../web/src/core/index.js';
 import { FUNCTION_NAMES, loadAttention } from '../../web/src/core/index.js';
 import { createReferenceBackend } from '../../web/src/core/reference/index.js';
@@ -202,5 +203,31 @@ describe("'auto' routing (backends/auto.js) over a stand-in GPU backend", () => 
     const { attention } = loadRouted(async () => fakeGpu());
     expect(() => attention.selfAttention(large, { key: large, value: large })).toThrow(/^selfAttention: weights\.query/);
     expect(() => attention.matmul(large, randomTensor([3, 16], 3))).toThrow('matmul: b has shape [3, 16]; expected [K=16, N]');
+  });
+
+  test("the memory estimate follows the backend this call is routed to, not the one the last call ran on", async () => {
+    // scaledDotProductAttention with Ev ≠ E and intermediates false: WASM runs the teaching code with one
+    // (L, S) stage, the webgpu backend the JS reference's fused rows (planner.js sdpaRoute). 512² floats
+    // do not fit 1 MiB.
+    const cpu = await loadWasmBackend({ build: 'simd' });
+    const routed = createRoutingBackend(cpu, { adapterInfo: { emulated: false, label: 'test adapter' }, thresholdN: 8, loadGpu: async () => fakeGpu() });
+    const attention = createAttention(routed, { memoryLimit: 2 ** 20 });
+    const [query, key, value] = [randomTensor([512, 4], 3), randomTensor([512, 4], 4), randomTensor([512, 2], 5)];
+    const call = (api) => () => api.scaledDotProductAttention(query, key, value, { intermediates: false });
+    let onWasm;
+    try {
+      call(createAttention(cpu, { memoryLimit: 2 ** 20 }))();
+    } catch (error) {
+      onWasm = error.message;
+    }
+    expect(onWasm).toMatch(/^scaledDotProductAttention: L=512, S=512 needs /);
+    expect(routed.backendFor('scaledDotProductAttention', [query, key, value, {}])).toBe('wasm-simd');
+    expect(call(attention)).toThrow(onWasm);
+    await attention.matmul(large, large); // above the crossover: the GPU side answers, and is the last backend
+    expect(attention.backend).toBe('webgpu');
+    expect(routed.backendFor('matmul', [large, large, { transposeB: false }])).toBe('webgpu');
+    expect(routed.backendFor('matmul', [small, small, { transposeB: false }])).toBe('wasm-simd');
+    expect(call(attention)).toThrow(onWasm);
+    expect(attention.lastCall).toMatchObject({ fn: 'matmul', backend: 'webgpu' });
   });
 });

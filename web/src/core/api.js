@@ -260,10 +260,14 @@ export function createAttention(backend, {
       const { args, unbatched } = normalizeArguments(fn, callArgs);
       // The memory check counts the copies a WASM backend makes of the inputs (memoryRoom: it has a module)
       // and the room its module has left, so a call that would not fit is refused before anything is allocated.
+      // The estimate follows the path of the backend that runs this call: 'auto' says which it routes it to
+      // (backendFor), which need not be the one that answered the last call (`name`). Asked only by a check
+      // whose estimate differs by backend.
       const room = backend.memoryRoom;
+      const runsOn = () => backend.backendFor?.(fn, args) ?? backend.name;
       const budget = room
-        ? { limit: memoryLimit, inputBytes: inputBytesOf(args), room: () => backend.memoryRoom() ?? Infinity, backend: backend.name }
-        : { limit: memoryLimit, inputBytes: 0, backend: backend.name };
+        ? { limit: memoryLimit, inputBytes: inputBytesOf(args), room: () => backend.memoryRoom() ?? Infinity, backend: runsOn }
+        : { limit: memoryLimit, inputBytes: 0, backend: runsOn };
       // A backend whose binding scans every value (NaN, ±∞) itself, in the same words, is spared a second scan.
       if (backend.scansValues) withMemoryBudget(budget, () => withoutValueScan(() => check(...args)));
       else withMemoryBudget(budget, () => check(...args));

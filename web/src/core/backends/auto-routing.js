@@ -12,6 +12,9 @@ import { gpuCrossoverDecision } from '../gpu-crossover.js';
 import { plan, planGpuCall, shapesOf } from '../planner.js';
 import { withDeviceLossFallback } from './device-loss.js';
 
+/** The webgpu backend's name (webgpu.js): what a call routed to the GPU side runs on until it is loaded. */
+const GPU_BACKEND_NAME = 'webgpu';
+
 /** Runs `task` when the page is idle: requestIdleCallback where it exists, else a timeout. */
 export function scheduleIdle(task) {
   if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(() => task(), { timeout: 1000 });
@@ -78,6 +81,7 @@ export function createRoutingBackend(cpu, {
   let lastCall = null;
   let fallbackReason = null;
   let gpuSide = null; // Promise of { gpu, routed }: the webgpu backend and its device-loss wrapper
+  let loadedSide = null; // what gpuSide resolved to, once it has
   const listeners = new Set();
 
   const giveUpGpu = (reason) => {
@@ -90,7 +94,8 @@ export function createRoutingBackend(cpu, {
     gpuSide ??= loadGpu(threshold).then((gpu) => {
       const routed = withDeviceLossFallback(gpu, async () => cpu);
       routed.onBackendChange(({ reason }) => giveUpGpu(reason));
-      return { gpu, routed };
+      loadedSide = { gpu, routed };
+      return loadedSide;
     }, (error) => {
       // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
       if (!isDeviceFailure(error)) throw error;
@@ -141,22 +146,55 @@ export function createRoutingBackend(cpu, {
     probing.then(() => { probing = null; });
   };
 
-  const route = (fn, args) => {
-    if (!gpuUsable()) return onCpu(fn, args, fallbackReason);
-    if (ENTRIES[fn].paths.includes('webgpu') && mayProbe()) startProbe();
+  /**
+   * Where a call goes now, with no side effect: {to: 'cpu', reason}, {to: 'plain'} (exactly the CPU backend),
+   * {to: 'gpu', reason, thresholdN} (above the crossover: the GPU side, whose supportsOp has the last word),
+   * or {startsProbe: true}: the call would schedule the probe first (and then run on the CPU side).
+   */
+  const decide = (fn, args) => {
+    if (!gpuUsable()) return { to: 'cpu', reason: fallbackReason };
+    if (ENTRIES[fn].paths.includes('webgpu') && mayProbe()) return { startsProbe: true };
     const current = crossover();
-    if (current.source === 'probing') return onCpu(fn, args, current.reason);
-    if (plainCpu(current)) return plain(fn, args);
+    if (current.source === 'probing') return { to: 'cpu', reason: current.reason };
+    if (plainCpu(current)) return { to: 'plain' };
     const decision = planGpuCall(fn, args, current.thresholdN);
     // A forced crossover is no measurement: the planner's words alone; otherwise the record that decided first.
     const reason = current.source === 'forced' ? decision.reason
       : current.thresholdN === null ? current.reason : `${current.reason}; ${decision.reason}`;
-    if (!decision.gpu) return onCpu(fn, args, reason); // malformed arguments: the CPU backend's error says why
+    // !decision.gpu includes malformed arguments: the CPU backend's error says why
+    return decision.gpu ? { to: 'gpu', reason, thresholdN: current.thresholdN } : { to: 'cpu', reason };
+  };
+
+  /**
+   * The name of the backend this call would run on now (decide, and the GPU side's supportsOp once it is
+   * loaded): the API checks the call's memory on that backend's path (api.js), not on the last call's.
+   */
+  const backendFor = (fn, args) => {
+    const where = decide(fn, args);
+    if (where.to !== 'gpu') return cpu.name;
+    if (!loadedSide) return GPU_BACKEND_NAME;
+    try {
+      const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+      return loadedSide.gpu.supportsOp(fn, shapesOf(fn, args), options).supported ? loadedSide.gpu.name : cpu.name;
+    } catch {
+      return cpu.name; // arguments the check refuses anyway
+    }
+  };
+
+  const route = (fn, args) => {
+    let where = decide(fn, args);
+    if (where.startsProbe) {
+      startProbe();
+      where = decide(fn, args); // the crossover is being measured: this call runs on the CPU side
+    }
+    if (where.to === 'cpu') return onCpu(fn, args, where.reason);
+    if (where.to === 'plain') return plain(fn, args);
+    const { reason } = where;
     const shapes = shapesOf(fn, args);
     const options = ENTRIES[fn].options ? args[args.length - 1] : {};
     // Above the crossover: a Promise, as every webgpu result is.
     // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
-    const loading = loadGpuSide(current.thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
+    const loading = loadGpuSide(where.thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
     return loading.then(async (side) => {
       if (!side || !gpuUsable()) return onCpu(fn, args, fallbackReason);
       const answer = side.gpu.supportsOp(fn, shapes, options);
@@ -202,6 +240,7 @@ export function createRoutingBackend(cpu, {
       get build() { return last.build ?? null; },
       get fallbackReason() { return fallbackReason; },
       get lastCall() { return lastCall; },
+      backendFor,
       /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
       get gpuCrossover() { return crossover(); },
       /** A Promise of the probe's record while it runs (null when it failed), else null. */
