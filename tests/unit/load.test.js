@@ -46,6 +46,14 @@ describe('loadAttention', () => {
     expect(attention.fallbackReason).toMatch(/^WebGPU is unavailable: .*navigator\.gpu/);
   });
 
+  test("'webgpu' with neither WebGPU nor WebAssembly falls back to the JS reference, on one thread, with both reasons", async () => {
+    const attention = await loadAttention({ backend: 'webgpu', wasmBinary: NOT_WASM, threads: 4 });
+    expect(attention.backend).toBe('js');
+    expect(attention.fallbackReason).toMatch(/^WebGPU is unavailable: .*navigator\.gpu.*; WebAssembly could not load: loadWasmBackend: could not instantiate .*attention-simd\.wasm/);
+    expect([attention.threads, attention.threadsReason]).toEqual([1, "backend 'webgpu' does not use workers"]);
+    expect(attention.attentionWithoutWeights(JOURNEY).weights.data[7]).toBeCloseTo(0.2379, 4);
+  });
+
   test("'auto' without navigator.gpu (Node) is plain WebAssembly, as before WebGPU routing: the planner's record", async () => {
     expect(globalThis.navigator?.gpu).toBeUndefined();
     const attention = await loadAttention({ backend: 'auto', gpuCrossover: { thresholdN: 8 } });
