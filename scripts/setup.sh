@@ -4,6 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# npm ci when node_modules is missing or older than the lockfile. It needs only node, so it runs beside
+# apt-get: both mostly wait on the network and the disk (about 15 s saved on a fresh machine).
+npm_pid=
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error &
+  npm_pid=$!
+  # An early exit (apt-get failing, not root) takes the install down with it.
+  trap 'kill "$npm_pid" 2>/dev/null || true' EXIT
+fi
+
 missing=()
 command -v emcc >/dev/null             || missing+=(emscripten)
 [ -f /usr/include/eigen3/Eigen/Core ]  || missing+=(libeigen3-dev)
@@ -25,8 +36,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# npm ci when node_modules is missing or older than the lockfile.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error
+if [ -n "$npm_pid" ]; then
+  trap - EXIT
+  wait "$npm_pid" || { echo "setup: npm ci failed" >&2; exit 1; }
 fi
