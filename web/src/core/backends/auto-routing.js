@@ -5,7 +5,6 @@ import { classifyGpuFailure, isDeviceFailure } from '../../gpu/device.js';
 import {
   PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
 } from '../../gpu/crossover-probe.js';
-import { createAttention } from '../api.js';
 import { ENTRIES } from '../registry.js';
 import { composeBackend } from './compose.js';
 import { gpuCrossoverDecision } from '../gpu-crossover.js';
@@ -33,15 +32,25 @@ function probeFill(count, seed) {
   }
   return data;
 }
-function probeCall(api, workload, n) {
+/** Every option of `fn` at the registry's default, then `given`: the complete options a backend takes. */
+function backendOptions(fn, given) {
+  const defaults = Object.entries(ENTRIES[fn].options).map(([name, spec]) => [name, spec.default ?? null]);
+  return { ...Object.fromEntries(defaults), ...given };
+}
+/**
+ * The probe's call of `workload` at size n, as a backend takes it (batched, every option filled: what the API
+ * hands a backend), so that each backend is timed on its own call.
+ */
+function probeCall(workload, n) {
   if (workload === 'matmul') {
     const a = { data: probeFill(n * n, n), shape: [n, n] };
-    return [() => api.matmul(a, a)];
+    return { fn: 'matmul', args: [a, a, backendOptions('matmul', {})] };
   }
   const weight = (seed) => ({ data: probeFill(PROBE_WIDTH * PROBE_WIDTH, seed).map((v) => v / 4), shape: [PROBE_WIDTH, PROBE_WIDTH] });
   const x = { data: probeFill(n * PROBE_WIDTH, n + 1), shape: [1, n, PROBE_WIDTH] };
   const weights = { query: weight(1), key: weight(2), value: weight(3), outWeight: weight(4) };
-  return [() => api.multiheadAttentionSplit(x, weights, { heads: PROBE_HEADS, causal: true, intermediates: false })];
+  const options = backendOptions('multiheadAttentionSplit', { heads: PROBE_HEADS, causal: true, intermediates: false });
+  return { fn: 'multiheadAttentionSplit', args: [x, weights, options] };
 }
 
 /**
@@ -117,18 +126,19 @@ export function createRoutingBackend(cpu, {
   const mayProbe = () => probeAllowed && probeFailed === null && probing === null &&
     override === null && stored() === null;
 
-  /** Times the probe's workloads on the webgpu backend and on `cpu` (probeCrossover), then stores the record. */
+  /** Times the probe's workloads on the webgpu backend and on `cpu`, each its own call (probeCrossover), then stores the record. */
   const runProbe = async () => {
     const started = now();
     const side = await loadGpuSide(null);
     if (!side || !gpuUsable()) throw new Error(fallbackReason ?? 'WebGPU is unavailable');
-    const apis = { gpu: createAttention(side.gpu), wasm: createAttention(cpu) };
-    const calls = new Map();
+    const backends = { gpu: side.gpu, wasm: cpu };
+    const calls = new Map(); // each backend's own inputs, made once per workload and size
     const time = async (which, workload, n) => {
-      const id = `${workload}@${n}`;
-      if (!calls.has(id)) calls.set(id, { gpu: probeCall(apis.gpu, workload, n)[0], wasm: probeCall(apis.wasm, workload, n)[0] });
+      const id = `${which}:${workload}@${n}`;
+      if (!calls.has(id)) calls.set(id, probeCall(workload, n));
+      const { fn, args } = calls.get(id);
       const before = now();
-      await calls.get(id)[which]();
+      await backends[which][fn](...args);
       return now() - before;
     };
     // The device request counts against the budget too.
