@@ -9,7 +9,6 @@ import { ENTRIES } from '../registry.js';
 import { composeBackend } from './compose.js';
 import { gpuCrossoverDecision } from '../gpu-crossover.js';
 import { plan, planGpuCall, shapesOf } from '../planner.js';
-import { withDeviceLossFallback } from './device-loss.js';
 
 /** The webgpu backend's name (webgpu.js): what a call routed to the GPU side runs on until it is loaded. */
 const GPU_BACKEND_NAME = 'webgpu';
@@ -58,6 +57,8 @@ function probeCall(workload, n) {
  * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
  *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
  *   schedule?: (task: () => void) => void, now?: () => number, budgetMs?: number}} gpuSide
+ *   `loadGpu(thresholdN)` gives the GPU side, loaded on first need: the webgpu backend over its device-loss
+ *   fallback to `cpu` (webgpu.js loadWebGpuOverCpu(options, async () => cpu); its `gpu` is the webgpu backend);
  *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
  *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it;
  *   `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on a loaded machine give more)
@@ -89,7 +90,7 @@ export function createRoutingBackend(cpu, {
   let last = cpu;
   let lastCall = null;
   let fallbackReason = null;
-  let gpuSide = null; // Promise of { gpu, routed }: the webgpu backend and its device-loss wrapper
+  let gpuSide = null; // Promise of { gpu, routed }: the webgpu backend and the device-loss wrapper loadGpu gave
   let loadedSide = null; // what gpuSide resolved to, once it has
   const listeners = new Set();
 
@@ -100,10 +101,9 @@ export function createRoutingBackend(cpu, {
   };
   const gpuUsable = () => fallbackReason === null;
   const loadGpuSide = (threshold) => {
-    gpuSide ??= loadGpu(threshold).then((gpu) => {
-      const routed = withDeviceLossFallback(gpu, async () => cpu);
+    gpuSide ??= loadGpu(threshold).then((routed) => {
       routed.onBackendChange(({ reason }) => giveUpGpu(reason));
-      loadedSide = { gpu, routed };
+      loadedSide = { gpu: routed.gpu, routed };
       return loadedSide;
     }, (error) => {
       // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
