@@ -31,25 +31,19 @@ function probeFill(count, seed) {
   }
   return data;
 }
-/** Every option of `fn` at the registry's default, then `given`: the complete options a backend takes. */
-function backendOptions(fn, given) {
-  const defaults = Object.entries(ENTRIES[fn].options).map(([name, spec]) => [name, spec.default ?? null]);
-  return { ...Object.fromEntries(defaults), ...given };
-}
-/**
- * The probe's call of `workload` at size n, as a backend takes it (batched, every option filled: what the API
- * hands a backend), so that each backend is timed on its own call.
- */
+/** `given` over every option's default: a backend's own options (what the API hands it). */
+const backendOptions = (fn, given) => ({
+  ...Object.fromEntries(Object.entries(ENTRIES[fn].options).map(([name, spec]) => [name, spec.default ?? null])), ...given,
+});
 function probeCall(workload, n) {
   if (workload === 'matmul') {
     const a = { data: probeFill(n * n, n), shape: [n, n] };
-    return { fn: 'matmul', args: [a, a, backendOptions('matmul', {})] };
+    return ['matmul', a, a, backendOptions('matmul', {})];
   }
   const weight = (seed) => ({ data: probeFill(PROBE_WIDTH * PROBE_WIDTH, seed).map((v) => v / 4), shape: [PROBE_WIDTH, PROBE_WIDTH] });
   const x = { data: probeFill(n * PROBE_WIDTH, n + 1), shape: [1, n, PROBE_WIDTH] };
   const weights = { query: weight(1), key: weight(2), value: weight(3), outWeight: weight(4) };
-  const options = backendOptions('multiheadAttentionSplit', { heads: PROBE_HEADS, causal: true, intermediates: false });
-  return { fn: 'multiheadAttentionSplit', args: [x, weights, options] };
+  return ['multiheadAttentionSplit', x, weights, backendOptions('multiheadAttentionSplit', { heads: PROBE_HEADS, causal: true, intermediates: false })];
 }
 
 /**
@@ -57,8 +51,7 @@ function probeCall(workload, n) {
  * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
  *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
  *   schedule?: (task: () => void) => void, now?: () => number, budgetMs?: number}} gpuSide
- *   `loadGpu(thresholdN)` gives the GPU side, loaded on first need: the webgpu backend over its device-loss
- *   fallback to `cpu` (webgpu.js loadWebGpuOverCpu(options, async () => cpu); its `gpu` is the webgpu backend);
+ *   `loadGpu`: the webgpu backend over its device-loss fallback to `cpu` (webgpu.js loadWebGpuOverCpu);
  *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
  *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it;
  *   `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on a loaded machine give more)
@@ -90,7 +83,7 @@ export function createRoutingBackend(cpu, {
   let last = cpu;
   let lastCall = null;
   let fallbackReason = null;
-  let gpuSide = null; // Promise of { gpu, routed }: the webgpu backend and the device-loss wrapper loadGpu gave
+  let gpuSide = null; // Promise of { gpu, routed }: the webgpu backend and its device-loss wrapper
   let loadedSide = null; // what gpuSide resolved to, once it has
   const listeners = new Set();
 
@@ -126,17 +119,17 @@ export function createRoutingBackend(cpu, {
   const mayProbe = () => probeAllowed && probeFailed === null && probing === null &&
     override === null && stored() === null;
 
-  /** Times the probe's workloads on the webgpu backend and on `cpu`, each its own call (probeCrossover), then stores the record. */
+  /** Times the probe's workloads on the webgpu backend and on `cpu` (probeCrossover), then stores the record. */
   const runProbe = async () => {
     const started = now();
     const side = await loadGpuSide(null);
     if (!side || !gpuUsable()) throw new Error(fallbackReason ?? 'WebGPU is unavailable');
     const backends = { gpu: side.gpu, wasm: cpu };
-    const calls = new Map(); // each backend's own inputs, made once per workload and size
+    const calls = new Map();
     const time = async (which, workload, n) => {
       const id = `${which}:${workload}@${n}`;
       if (!calls.has(id)) calls.set(id, probeCall(workload, n));
-      const { fn, args } = calls.get(id);
+      const [fn, ...args] = calls.get(id);
       const before = now();
       await backends[which][fn](...args);
       return now() - before;

@@ -53,7 +53,6 @@ export async function loadAutoBackend(cpu, options = {}) {
     forced: options.gpuCrossover ?? null,
     probe: probing,
     store,
-    // The GPU side is what backend 'webgpu' loads, its device-loss fallback being `cpu`.
     loadGpu: (thresholdN) => loadWebGpuOverCpu({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }, async () => cpu),
   });
 }

@@ -1,6 +1,5 @@
-// Web Workers that answer every message: {id, ...} or {id, error}. The inference threads (startWorkerPool,
-// for cpu.js and threads.js) and the trainer's shards (web/src/train/shards.js) each start a pool of their
-// own worker script with it.
+// Web Workers that answer every message: {id, ...} or {id, error}. The inference threads (startWorkerPool)
+// and the trainer's shards (web/src/train/shards.js) each start a pool of their own worker script with it.
 
 /** A pool that does not answer its load message within this long has failed to start. */
 const START_TIMEOUT_MS = 20_000;
@@ -77,8 +76,7 @@ export async function startWorkers(count, spawn, load) {
 }
 
 /**
- * Starts `count` attention workers (attention-worker.js), each loading the WASM build `build`. Rejects when
- * any cannot start.
+ * Starts `count` workers of attention-worker.js, each loading the WASM build `build`. Rejects when any cannot start.
  * @param {number} count @param {{build: 'simd'|'baseline', binaryUrl?: string, wasmBinary?: ArrayBuffer|Uint8Array, memoryLimit?: number}} wasm
  * @returns {Promise<{pool: WorkerPool, relaxed: boolean}>}
  */
