@@ -165,7 +165,7 @@ test.describe('auto: WebGPU above the crossover, WASM below', () => {
     const result = await page.evaluate(async () => {
       localStorage.clear();
       const { createRoutingBackend } = await import('/web/src/core/backends/auto.js');
-      const { loadWebGpuBackend } = await import('/web/src/core/backends/webgpu.js');
+      const { loadWebGpuOverCpu } = await import('/web/src/core/backends/webgpu.js');
       const { probeAdapter } = await import('/web/src/gpu/device.js');
       const { loadWasmBackend } = await import('/web/src/core/backends/wasm.js');
       const { createAttention } = await import('/web/src/core/api.js');
@@ -174,7 +174,7 @@ test.describe('auto: WebGPU above the crossover, WASM below', () => {
       // SwiftShader taken for a real adapter, so that the probe runs here.
       const backend = createRoutingBackend(cpu, {
         adapterInfo: { ...adapterInfo, emulated: false },
-        loadGpu: (thresholdN) => loadWebGpuBackend({ adapter, gpuCrossover: { thresholdN } }),
+        loadGpu: (thresholdN) => loadWebGpuOverCpu({ adapter, gpuCrossover: { thresholdN } }, async () => cpu),
         // On SwiftShader, on a loaded machine, the device request and the compiles alone can spend 300 ms and
         // leave no row: a larger budget, so that the real backends are timed (the budget is tested with fakes).
         budgetMs: 5000,

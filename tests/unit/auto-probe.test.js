@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
 import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backends/auto.js';
 import { gpuCrossoverDecision } from '../../web/src/core/gpu-crossover.js';
+import { withDeviceLossFallback } from '../../web/src/core/backends/device-loss.js';
 import { shapesOf, workOf } from '../../web/src/core/planner.js';
 import { ENTRIES } from '../../web/src/core/registry.js';
 import { loadAttention } from '../../web/src/core/index.js';
@@ -75,7 +76,7 @@ function fakeWorld() {
     schedule: (task) => scheduled.push(task),
     /** Runs the idle tasks scheduled so far. */
     idle: () => { for (const task of scheduled.splice(0)) task(); },
-    loadGpu: async () => { devices.push(1); clock += 20; return gpu; },
+    loadGpu: async () => { devices.push(1); clock += 20; return withDeviceLossFallback(gpu, async () => cpu); },
   };
 }
 

@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
 import { createRoutingBackend, loadAutoBackend } from '../../web/src/core/backends/auto.js';
+import { withDeviceLossFallback } from '../../web/src/core/backends/device-loss.js';
 import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
 import * as entry from '../../web/src/core/index.js';
 import { FUNCTION_NAMES, loadAttention } from '../../web/src/core/index.js';
@@ -146,7 +147,7 @@ describe("'auto' routing (backends/auto.js) over a stand-in GPU backend", () => 
     const backend = createRoutingBackend(reference, {
       adapterInfo: { emulated: false, label: 'test adapter' },
       thresholdN: 8,
-      loadGpu: () => { requests.push(1); return loadGpu(); },
+      loadGpu: async () => { requests.push(1); return withDeviceLossFallback(await loadGpu(), async () => reference); },
     });
     return { attention: createAttention(backend), requests };
   };
@@ -218,7 +219,7 @@ describe("'auto' routing (backends/auto.js) over a stand-in GPU backend", () => 
     // (L, S) stage, the webgpu backend the JS reference's fused rows (planner.js sdpaRoute). 512² floats
     // do not fit 1 MiB.
     const cpu = await loadWasmBackend({ build: 'simd' });
-    const routed = createRoutingBackend(cpu, { adapterInfo: { emulated: false, label: 'test adapter' }, thresholdN: 8, loadGpu: async () => fakeGpu() });
+    const routed = createRoutingBackend(cpu, { adapterInfo: { emulated: false, label: 'test adapter' }, thresholdN: 8, loadGpu: async () => withDeviceLossFallback(fakeGpu(), async () => cpu) });
     const attention = createAttention(routed, { memoryLimit: 2 ** 20 });
     const [query, key, value] = [randomTensor([512, 4], 3), randomTensor([512, 4], 4), randomTensor([512, 2], 5)];
     const call = (api) => () => api.scaledDotProductAttention(query, key, value, { intermediates: false });

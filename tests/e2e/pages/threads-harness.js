@@ -3,7 +3,8 @@
 import { loadAttention } from '/web/src/core/index.js';
 import { createAttention } from '/web/src/core/api.js';
 import { loadWasmBackend } from '/web/src/core/backends/wasm.js';
-import { createThreadedBackend, startWorkerPool } from '/web/src/core/backends/threads.js';
+import { startWorkerPool } from '/web/src/core/backends/worker-pool.js';
+import { createThreadedBackend } from '/web/src/core/backends/threads.js';
 import { mulberry32 } from '/web/src/core/random.js';
 
 export { loadAttention };

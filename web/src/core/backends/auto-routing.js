@@ -5,12 +5,10 @@ import { classifyGpuFailure, isDeviceFailure } from '../../gpu/device.js';
 import {
   PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
 } from '../../gpu/crossover-probe.js';
-import { createAttention } from '../api.js';
 import { ENTRIES } from '../registry.js';
 import { composeBackend } from './compose.js';
 import { gpuCrossoverDecision } from '../gpu-crossover.js';
 import { plan, planGpuCall, shapesOf } from '../planner.js';
-import { withDeviceLossFallback } from './device-loss.js';
 
 /** The webgpu backend's name (webgpu.js): what a call routed to the GPU side runs on until it is loaded. */
 const GPU_BACKEND_NAME = 'webgpu';
@@ -33,15 +31,19 @@ function probeFill(count, seed) {
   }
   return data;
 }
-function probeCall(api, workload, n) {
+/** `given` over every option's default: a backend's own options (what the API hands it). */
+const backendOptions = (fn, given) => ({
+  ...Object.fromEntries(Object.entries(ENTRIES[fn].options).map(([name, spec]) => [name, spec.default ?? null])), ...given,
+});
+function probeCall(workload, n) {
   if (workload === 'matmul') {
     const a = { data: probeFill(n * n, n), shape: [n, n] };
-    return [() => api.matmul(a, a)];
+    return ['matmul', a, a, backendOptions('matmul', {})];
   }
   const weight = (seed) => ({ data: probeFill(PROBE_WIDTH * PROBE_WIDTH, seed).map((v) => v / 4), shape: [PROBE_WIDTH, PROBE_WIDTH] });
   const x = { data: probeFill(n * PROBE_WIDTH, n + 1), shape: [1, n, PROBE_WIDTH] };
   const weights = { query: weight(1), key: weight(2), value: weight(3), outWeight: weight(4) };
-  return [() => api.multiheadAttentionSplit(x, weights, { heads: PROBE_HEADS, causal: true, intermediates: false })];
+  return ['multiheadAttentionSplit', x, weights, backendOptions('multiheadAttentionSplit', { heads: PROBE_HEADS, causal: true, intermediates: false })];
 }
 
 /**
@@ -49,6 +51,7 @@ function probeCall(api, workload, n) {
  * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
  *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
  *   schedule?: (task: () => void) => void, now?: () => number, budgetMs?: number}} gpuSide
+ *   `loadGpu`: the webgpu backend over its device-loss fallback to `cpu` (webgpu.js loadWebGpuOverCpu);
  *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
  *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it;
  *   `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on a loaded machine give more)
@@ -91,10 +94,9 @@ export function createRoutingBackend(cpu, {
   };
   const gpuUsable = () => fallbackReason === null;
   const loadGpuSide = (threshold) => {
-    gpuSide ??= loadGpu(threshold).then((gpu) => {
-      const routed = withDeviceLossFallback(gpu, async () => cpu);
+    gpuSide ??= loadGpu(threshold).then((routed) => {
       routed.onBackendChange(({ reason }) => giveUpGpu(reason));
-      loadedSide = { gpu, routed };
+      loadedSide = { gpu: routed.gpu, routed };
       return loadedSide;
     }, (error) => {
       // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
@@ -122,13 +124,14 @@ export function createRoutingBackend(cpu, {
     const started = now();
     const side = await loadGpuSide(null);
     if (!side || !gpuUsable()) throw new Error(fallbackReason ?? 'WebGPU is unavailable');
-    const apis = { gpu: createAttention(side.gpu), wasm: createAttention(cpu) };
+    const backends = { gpu: side.gpu, wasm: cpu };
     const calls = new Map();
     const time = async (which, workload, n) => {
-      const id = `${workload}@${n}`;
-      if (!calls.has(id)) calls.set(id, { gpu: probeCall(apis.gpu, workload, n)[0], wasm: probeCall(apis.wasm, workload, n)[0] });
+      const id = `${which}:${workload}@${n}`;
+      if (!calls.has(id)) calls.set(id, probeCall(workload, n));
+      const [fn, ...args] = calls.get(id);
       const before = now();
-      await calls.get(id)[which]();
+      await backends[which][fn](...args);
       return now() - before;
     };
     // The device request counts against the budget too.

@@ -24,7 +24,7 @@ import { probeAdapter } from '../../gpu/device.js';
 import { createCrossoverStore } from '../../gpu/crossover-probe.js';
 import { anyGpuCrossoverMeasured } from '../gpu-crossover.js';
 import { createRoutingBackend } from './auto-routing.js';
-import { loadWebGpuBackend } from './webgpu.js';
+import { loadWebGpuOverCpu } from './webgpu.js';
 
 export { createRoutingBackend, scheduleIdle } from './auto-routing.js';
 
@@ -53,6 +53,6 @@ export async function loadAutoBackend(cpu, options = {}) {
     forced: options.gpuCrossover ?? null,
     probe: probing,
     store,
-    loadGpu: (thresholdN) => loadWebGpuBackend({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }),
+    loadGpu: (thresholdN) => loadWebGpuOverCpu({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }, async () => cpu),
   });
 }

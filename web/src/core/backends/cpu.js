@@ -2,6 +2,7 @@
 // allows it, and the worker pool loadAttention's `threads` asks for. Modules are imported on demand, so a
 // page that only uses the JS reference never loads WebAssembly.
 import { resolveThreads } from './thread-plan.js';
+import { startWorkerPool } from './worker-pool.js';
 
 const reasonOf = (error) => (error instanceof Error ? error.message : String(error));
 
@@ -34,7 +35,7 @@ export async function loadCpuBackend(settings, { build, reasons, threads }) {
   });
   if (count < 2) return { backend: cpu, fallbackReason, threadsReason: reason };
   try {
-    const { createThreadedBackend, startWorkerPool } = await import('./threads.js');
+    const { createThreadedBackend } = await import('./threads.js');
     const glueDirectory = new URL(/* @vite-ignore */ '../wasm/', import.meta.url).href;
     const { pool } = await startWorkerPool(count, {
       build: cpu.build,

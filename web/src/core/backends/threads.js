@@ -1,6 +1,7 @@
-// The threaded path: a pool of Web Workers (attention-worker.js), each with its own instance of the WASM
-// core, and a backend over the main thread's WASM backend that sends the large fused multi-head calls to
-// them, heads split into contiguous groups (thread-plan.js), and every other call to the main thread.
+// The threaded path: a backend over the main thread's WASM backend and a pool of Web Workers
+// (attention-worker.js, started by cpu.js), each with its own instance of the WASM core, that sends the large
+// fused multi-head calls to them, heads split into contiguous groups (thread-plan.js), and every other call
+// to the main thread.
 //
 // Why workers and not an Emscripten pthreads build: the relaxed-SIMD tile is swapped into each instance's
 // own function table from JS (relaxed-tile.js), and a pthreads build shares one table and one memory; the
@@ -9,7 +10,6 @@
 import { plan as planCall, POOL_CROSSOVER } from '../planner.js';
 import { composeBackend } from './compose.js';
 import { combineParts, copyOf, groupWeights, multiheadSizes } from './thread-plan.js';
-import { startWorkers } from './worker-pool.js';
 
 /**
  * Float32Arrays to reuse, by length. A call's inputs travel to the workers as fresh copies (transferred,
@@ -40,19 +40,6 @@ class ArrayRecycler {
 }
 
 const messageOf = (error) => (error instanceof Error ? error.message : String(error?.message ?? error));
-
-/**
- * Starts `count` workers, each loading the WASM build `build`. Rejects when any cannot start.
- * @param {number} count @param {{build: 'simd'|'baseline', binaryUrl?: string, wasmBinary?: ArrayBuffer|Uint8Array, memoryLimit?: number}} wasm
- * @returns {Promise<{pool: WorkerPool, relaxed: boolean}>}
- */
-export async function startWorkerPool(count, { build, binaryUrl, wasmBinary, memoryLimit }) {
-  // The literal `new Worker(new URL(...), {type: 'module'})` is the form Vite recognises and bundles.
-  const spawn = () => new Worker(new URL('./attention-worker.js', import.meta.url), { type: 'module' });
-  const bytes = wasmBinary ? new Uint8Array(wasmBinary) : null;
-  const { pool, answers } = await startWorkers(count, spawn, () => ({ type: 'load', build, binaryUrl, wasmBinary: bytes, memoryLimit }));
-  return { pool, relaxed: answers.every((answer) => answer.relaxed === '') };
-}
 
 /**
  * A backend over `cpu` (the main thread's WASM backend) that sends the calls the planner gives the 'workers' path to

@@ -1,5 +1,5 @@
-// Web Workers that answer every message: {id, ...} or {id, error}. The inference threads (threads.js) and
-// the trainer's shards (web/src/train/shards.js) each start a pool of their own worker script with it.
+// Web Workers that answer every message: {id, ...} or {id, error}. The inference threads (startWorkerPool)
+// and the trainer's shards (web/src/train/shards.js) each start a pool of their own worker script with it.
 
 /** A pool that does not answer its load message within this long has failed to start. */
 const START_TIMEOUT_MS = 20_000;
@@ -73,4 +73,17 @@ export async function startWorkers(count, spawn, load) {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Starts `count` workers of attention-worker.js, each loading the WASM build `build`. Rejects when any cannot start.
+ * @param {number} count @param {{build: 'simd'|'baseline', binaryUrl?: string, wasmBinary?: ArrayBuffer|Uint8Array, memoryLimit?: number}} wasm
+ * @returns {Promise<{pool: WorkerPool, relaxed: boolean}>}
+ */
+export async function startWorkerPool(count, { build, binaryUrl, wasmBinary, memoryLimit }) {
+  // The literal `new Worker(new URL(...), {type: 'module'})` is the form Vite recognises and bundles.
+  const spawn = () => new Worker(new URL('./attention-worker.js', import.meta.url), { type: 'module' });
+  const bytes = wasmBinary ? new Uint8Array(wasmBinary) : null;
+  const { pool, answers } = await startWorkers(count, spawn, () => ({ type: 'load', build, binaryUrl, wasmBinary: bytes, memoryLimit }));
+  return { pool, relaxed: answers.every((answer) => answer.relaxed === '') };
 }
