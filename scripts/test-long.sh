@@ -14,7 +14,11 @@ FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
 status=0
 
 echo "test:long: Playwright, every test ${REPEATS} times (--repeat-each=${REPEATS})"
-npx playwright test --repeat-each="${REPEATS}" || status=1
+if bash scripts/setup.sh --wait-browser; then
+  npx playwright test --repeat-each="${REPEATS}" || status=1
+else
+  status=1
+fi
 
 echo "test:long: fuzzing for ${FUZZ_SECONDS} s (scripts/fuzz.sh)"
 bash scripts/fuzz.sh "${FUZZ_SECONDS}" || status=1

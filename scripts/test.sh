@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every suite: native GoogleTest (plain and under ASan+UBSan), a bounded libFuzzer run, Vitest, Playwright.
 # The sanitized GoogleTest binaries and the fuzzer share one clang-14 build of the core (build/fuzz).
-# Expects scripts/build.sh to have run.
+# Expects scripts/build.sh to have run; Chromium may still be installing (setup.sh --browser-later), and
+# Playwright waits for it.
 #
 # On two cores the native suites are compile-bound (both cores) while Vitest runs its files in one worker
 # (one core), so Vitest runs beside the sanitizer build, its tests and the fuzzer instead of after them; its
@@ -62,7 +63,12 @@ took "Vitest (from its start)" "$vitest_started"
 
 echo "test: Playwright"
 stage=$SECONDS
-npx playwright test || status=1
+# On a fresh machine Chromium has been installing in the background since setup (setup.sh --browser-later).
+if bash scripts/setup.sh --wait-browser; then
+  npx playwright test || status=1
+else
+  status=1
+fi
 took "Playwright" "$stage"
 
 echo "test: all stages took $(( SECONDS - started )) s; $([ "$status" = 0 ] && echo 'every suite passed' || echo 'a suite FAILED')"
