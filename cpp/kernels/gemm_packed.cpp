@@ -28,28 +28,6 @@ constexpr int kDepthBlock = 256;
 constexpr int kRowBlock = 72;
 constexpr int kColBlock = 2048;
 
-// Four steps p..p+4 of a whole panel of kRows rows of A (each row a contiguous run over p) into the packed
-// layout (for each p, the kRows values side by side): rows 0–3 by a 4×4 transpose, rows 4–5 as interleaved pairs.
-template <int kRows>
-void pack_four_steps(const float* const* row, int p, float* packed) {
-  f32x4 r0 = load(row[0] + p), r1 = load(row[1] + p), r2 = load(row[2] + p), r3 = load(row[3] + p);
-  transpose(r0, r1, r2, r3);
-  store(packed, r0);
-  store(packed + kRows, r1);
-  store(packed + 2 * kRows, r2);
-  store(packed + 3 * kRows, r3);
-  if constexpr (kRows == 5) {
-    for (int q = 0; q < kLanes; ++q) packed[q * kRows + 4] = row[4][p + q];
-  } else if constexpr (kRows == 6) {
-    const f32x4 r4 = load(row[4] + p), r5 = load(row[5] + p);
-    const f32x4 low = interleave_low(r4, r5), high = interleave_high(r4, r5);
-    store_low_pair(packed + 4, low);
-    store_high_pair(packed + kRows + 4, low);
-    store_low_pair(packed + 2 * kRows + 4, high);
-    store_high_pair(packed + 3 * kRows + 4, high);
-  }
-}
-
 // A's block rows [row0, row0+rows) × depth [p0, p0+depth) → panels of kRows rows, zero-padded.
 // With transpose_a, row i of op(A) is column i of the stored A: each p of a panel is a run of A's row p.
 template <int kRows>
@@ -72,13 +50,11 @@ void pack_a(const float* a, const MatmulShape& s, int row0, int rows, int p0, in
       continue;
     }
     if (valid == kRows) {
-      // a whole panel: kRows rows read side by side, four steps of p at a time, then the leftover steps
+      // a whole panel: kRows rows read side by side (register_tile.h)
       const float* row[kRows];
       for (int r = 0; r < kRows; ++r) row[r] = a + static_cast<size_t>(row0 + i0 + r) * lda + p0;
-      int p = 0;
-      for (; p + kLanes <= depth; p += kLanes, packed += kLanes * kRows) pack_four_steps<kRows>(row, p, packed);
-      for (; p < depth; ++p, packed += kRows)
-        for (int r = 0; r < kRows; ++r) packed[r] = row[r][p];
+      pack_panel<kRows>(row, depth, packed);
+      packed += static_cast<size_t>(depth) * kRows;
       continue;
     }
     for (int p = 0; p < depth; ++p) {
@@ -104,26 +80,10 @@ void pack_b(const float* b, const MatmulShape& s, int p0, int depth, int col0, i
     }
     if (s.transpose_b && valid == kTileCols) {
       // Bᵀ stored: the panel's 8 columns are 8 stored rows, read side by side
-      // (two 4×4 transposes per four steps of p)
       const float* column[kTileCols];
       for (int j = 0; j < kTileCols; ++j) column[j] = b + static_cast<size_t>(col0 + j0 + j) * s.ldb + p0;
-      int p = 0;
-      for (; p + kLanes <= depth; p += kLanes, packed += kLanes * kTileCols) {
-        f32x4 c0 = load(column[0] + p), c1 = load(column[1] + p), c2 = load(column[2] + p), c3 = load(column[3] + p);
-        f32x4 c4 = load(column[4] + p), c5 = load(column[5] + p), c6 = load(column[6] + p), c7 = load(column[7] + p);
-        transpose(c0, c1, c2, c3);
-        transpose(c4, c5, c6, c7);
-        store(packed, c0);
-        store(packed + kLanes, c4);
-        store(packed + kTileCols, c1);
-        store(packed + kTileCols + kLanes, c5);
-        store(packed + 2 * kTileCols, c2);
-        store(packed + 2 * kTileCols + kLanes, c6);
-        store(packed + 3 * kTileCols, c3);
-        store(packed + 3 * kTileCols + kLanes, c7);
-      }
-      for (; p < depth; ++p, packed += kTileCols)
-        for (int j = 0; j < kTileCols; ++j) packed[j] = column[j][p];
+      pack_panel<kTileCols>(column, depth, packed);
+      packed += static_cast<size_t>(depth) * kTileCols;
       continue;
     }
     for (int p = 0; p < depth; ++p) {
