@@ -17,10 +17,13 @@ namespace {
 using namespace simd;
 
 constexpr int kKeyTile = 32;  // keys per tile of the row-by-row variant: their dK and dV (2·32·d_head floats) stay in cache
-// The GEMM variant: a strip of up to 128 query rows × 64 keys per product, so a head of T = 128 takes two key
-// tiles of five GEMM calls each (32×32 tiles took ten tile pairs of five, plus two transposes and three sums
-// each: the calls' packing and edges cost more than their arithmetic at d_head = 32). S, P, dP, dS: 2·32 KiB.
-constexpr int kFusedKeyTile = 64;
+// The GEMM variant: a strip of up to 128 query rows × 32 keys per product. Causal, the rows that see a key tile
+// start at the tile, so the half-masked diagonal block is one tile square: at T = 128, tiles of 32 take 128, 96,
+// 64 and 32 rows (320 rows × 32 keys per product) where tiles of 64 took 128 and 64 (192 × 64). Once the GEMM
+// kept its panels' memory between calls, the smaller tiles' extra calls cost less than the work they save.
+// (32×32 query-by-key tiles took ten tile pairs of five calls plus two transposes and three sums each, and were
+// slower.) S, P, dP, dS: 2·16 KiB.
+constexpr int kFusedKeyTile = 32;
 constexpr int kFusedQueryBlock = 128;
 
 // Σ_p a[p]·b[p], four lanes at a time, then the leftover elements.

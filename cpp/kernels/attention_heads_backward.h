@@ -38,11 +38,11 @@ void attention_heads_backward_reference(const AttentionHeadsBackward& problem);
 // d_head (simd.h). Scratch O(tq + tile·d_head): never a (tq, tk) matrix.
 void attention_heads_backward_rowwise(const AttentionHeadsBackward& problem);
 
-// Variant 3, the fused backward the pipeline runs: per head, key tiles of 64 outside, blocks of up to 128 of
+// Variant 3, the fused backward the pipeline runs: per head, key tiles of 32 outside, blocks of up to 128 of
 // the query rows that see the tile inside, each product one GEMM call (gemm.h: S = Q·Kᵀ, dP = dO·Vᵀ,
 // dV (=|+=) Pᵀ·dO and dK (=|+=) dSᵀ·Q read transposed by the GEMM's packing, dQ += dS·K), written straight
 // into the outputs; P and dS computed four keys at a time; causal query rows before a key tile are skipped.
-// Scratch O(tq + 128·64): never a (tq, tk) matrix beyond one block.
+// Scratch O(tq + 128·32): never a (tq, tk) matrix beyond one block.
 void attention_heads_backward_fused(const AttentionHeadsBackward& problem);
 
 }  // namespace ap::kernels

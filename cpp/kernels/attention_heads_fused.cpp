@@ -97,9 +97,9 @@ void tile(const Scratch& w, int rows, int depth, const float* packed_a, const fl
 // compiler unrolls it: the general loops below cost ~3 ms of a T=1024, 12-head call.
 template <int kRows>
 void pack_key_panel(const float* key, size_t stride, int d_head, float* packed) {
-  for (int p = 0; p < d_head; ++p) {
-    for (int r = 0; r < kRows; ++r) packed[p * kRows + r] = key[r * stride + p];
-  }
+  const float* row[kRows];
+  for (int r = 0; r < kRows; ++r) row[r] = key + r * stride;
+  pack_panel<kRows>(row, d_head, packed);
 }
 
 // K (tk, d_head) of head `column` → panels of R keys, zero beyond tk: GEMM's packed-A layout.
@@ -156,6 +156,13 @@ void pack_values(const AttentionHeads& s, const float* value, int column, int ro
 // (see the top: the scale comes after the running max is subtracted).
 void pack_queries(const AttentionHeads& s, const float* query, int column, int i0, int count, float* packed) {
   for (int q0 = 0; q0 < round_up(count, kPanelQueries); q0 += kPanelQueries) {
+    if (q0 + kPanelQueries <= count) {  // a whole panel: 8 query rows side by side (register_tile.h)
+      const float* row[kPanelQueries];
+      for (int c = 0; c < kPanelQueries; ++c) row[c] = query + static_cast<size_t>(i0 + q0 + c) * s.query_stride + column;
+      pack_panel<kPanelQueries>(row, s.d_head, packed);
+      packed += static_cast<size_t>(s.d_head) * kPanelQueries;
+      continue;
+    }
     for (int p = 0; p < s.d_head; ++p) {
       for (int c = 0; c < kPanelQueries; ++c) {
         const int q = q0 + c;
@@ -285,11 +292,24 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
     alignas(16) float maxima[kPanelQueries];
     store(maxima, w.running_max[panel * 2]);
     store(maxima + kLanes, w.running_max[panel * 2 + 1]);
+    alignas(16) float factors[kPanelQueries];
+    for (int c = 0; c < kPanelQueries; ++c) factors[c] = sums[c] > 0.0f ? 1.0f / sums[c] : 0.0f;  // none seen: zeros
+    float* first_context = s.context + static_cast<size_t>(batch_index * s.tq + i0 + panel * kPanelQueries) * s.context_stride + column;
+    const bool whole = (panel + 1) * kPanelQueries <= count && s.d_head % kLanes == 0;
+    // a whole panel: Oᵀ back to rows by 4×4 transposes, four head columns of four queries at a time
+    for (int d = 0; whole && d < s.d_head; d += kLanes) {
+      for (int c0 = 0; c0 < kPanelQueries; c0 += kLanes) {
+        f32x4 rows[kLanes];
+        for (int k = 0; k < kLanes; ++k) rows[k] = load(output + (d + k) * kPanelQueries + c0);
+        transpose(rows[0], rows[1], rows[2], rows[3]);
+        for (int k = 0; k < kLanes; ++k)
+          store(first_context + static_cast<size_t>(c0 + k) * s.context_stride + d, mul(rows[k], splat(factors[c0 + k])));
+      }
+    }
     for (int c = 0; c < kPanelQueries && panel * kPanelQueries + c < count; ++c) {
       const int i = i0 + panel * kPanelQueries + c;
-      float* context = s.context + static_cast<size_t>(batch_index * s.tq + i) * s.context_stride + column;
-      const float factor = sums[c] > 0.0f ? 1.0f / sums[c] : 0.0f;  // no key seen (all padded): a zero row
-      for (int d = 0; d < s.d_head; ++d) context[d] = output[d * kPanelQueries + c] * factor;
+      float* context = first_context + static_cast<size_t>(c) * s.context_stride;
+      for (int d = 0; !whole && d < s.d_head; ++d) context[d] = output[d * kPanelQueries + c] * factors[c];
       // when asked: the row's lse = c·m + log l, as its raw max m and log l (attention_heads.h)
       if (s.row_max != nullptr) s.row_max[statistic_index(s, batch_index, column / s.d_head, i)] = maxima[c];
       if (s.log_sum != nullptr) s.log_sum[statistic_index(s, batch_index, column / s.d_head, i)] = std::log(sums[c]);

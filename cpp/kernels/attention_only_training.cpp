@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "attention_heads.h"
 #include "attention_heads_backward.h"
@@ -254,6 +255,7 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
   for (int n = 0; n < N; ++n) result.count += targets[n] != -100;
   const double divisor = normalizer > 0 ? normalizer : result.count;
   double loss = 0;
+  std::vector<double> shifted_exp(V);  // exp(logit − max) of one row, computed once for the sum and the softmax
   for (int n = 0; n < N; ++n) {
     float* row = logits + static_cast<std::size_t>(n) * V;
     const int target = targets[n];
@@ -266,12 +268,15 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
     for (int c = 1; c < V; ++c)
       if (row[c] > max) { max = row[c]; arg = c; }
     double sum = 0;
-    for (int c = 0; c < V; ++c) sum += std::exp(static_cast<double>(row[c]) - max);
+    for (int c = 0; c < V; ++c) {
+      shifted_exp[c] = std::exp(static_cast<double>(row[c]) - max);
+      sum += shifted_exp[c];
+    }
     loss += std::log(sum) + max - row[target];
     result.correct += arg == target;
     if (want_gradients) {
       const double scale = 1.0 / (sum * divisor);
-      for (int c = 0; c < V; ++c) row[c] = static_cast<float>(std::exp(static_cast<double>(row[c]) - max) * scale);
+      for (int c = 0; c < V; ++c) row[c] = static_cast<float>(shifted_exp[c] * scale);
       row[target] -= static_cast<float>(1.0 / divisor);
     }
   }

@@ -10,7 +10,8 @@
 // are zero-padded at the edges, so edge tiles run the same kernel into a scratch tile and only the
 // valid part is copied out.
 #include <algorithm>
-#include <vector>
+#include <cstddef>
+#include <memory>
 
 #include "gemm.h"
 #include "register_tile.h"
@@ -31,14 +32,29 @@ constexpr int kColBlock = 2048;
 // With transpose_a, row i of op(A) is column i of the stored A: each p of a panel is a run of A's row p.
 template <int kRows>
 void pack_a(const float* a, const MatmulShape& s, int row0, int rows, int p0, int depth, float* packed) {
+  static_assert(kRows >= kLanes && kRows <= 6, "the packing handles panels of 4 to 6 rows");
   const int lda = s.lda;
   for (int i0 = 0; i0 < rows; i0 += kRows) {
     const int valid = std::min(kRows, rows - i0);
     if (s.transpose_a) {
       for (int p = 0; p < depth; ++p) {
         const float* run = a + static_cast<size_t>(p0 + p) * lda + row0 + i0;
-        for (int r = 0; r < kRows; ++r) *packed++ = r < valid ? run[r] : 0.0f;
+        if (valid == kRows) {
+          store(packed, load(run));
+          for (int r = kLanes; r < kRows; ++r) packed[r] = run[r];
+        } else {
+          for (int r = 0; r < kRows; ++r) packed[r] = r < valid ? run[r] : 0.0f;
+        }
+        packed += kRows;
       }
+      continue;
+    }
+    if (valid == kRows) {
+      // a whole panel: kRows rows read side by side (register_tile.h)
+      const float* row[kRows];
+      for (int r = 0; r < kRows; ++r) row[r] = a + static_cast<size_t>(row0 + i0 + r) * lda + p0;
+      pack_panel<kRows>(row, depth, packed);
+      packed += static_cast<size_t>(depth) * kRows;
       continue;
     }
     for (int p = 0; p < depth; ++p) {
@@ -62,6 +78,14 @@ void pack_b(const float* b, const MatmulShape& s, int p0, int depth, int col0, i
       }
       continue;
     }
+    if (s.transpose_b && valid == kTileCols) {
+      // Bᵀ stored: the panel's 8 columns are 8 stored rows, read side by side
+      const float* column[kTileCols];
+      for (int j = 0; j < kTileCols; ++j) column[j] = b + static_cast<size_t>(col0 + j0 + j) * s.ldb + p0;
+      pack_panel<kTileCols>(column, depth, packed);
+      packed += static_cast<size_t>(depth) * kTileCols;
+      continue;
+    }
     for (int p = 0; p < depth; ++p) {
       for (int j = 0; j < kTileCols; ++j) {
         const int col = col0 + j0 + j;
@@ -75,6 +99,28 @@ void pack_b(const float* b, const MatmulShape& s, int p0, int depth, int col0, i
   }
 }
 
+// The packed panels' memory, kept from call to call (per thread): the trainer's and the attention backward's
+// many small products (T = 32: over a thousand a step) would otherwise each pay a malloc and a zero-fill, which
+// cost about as much as their arithmetic. The packing writes every element, padding included, so nothing is
+// cleared. A call needing more than kKeptFloats gets memory of its own (`fresh`, freed when it returns), so one
+// large product does not leave megabytes held.
+constexpr int kPackedA = 0, kPackedB = 1;
+constexpr size_t kKeptFloats = size_t{64} << 10;
+
+float* packing_space(int which, size_t floats, std::unique_ptr<float[]>& fresh) {
+  if (floats > kKeptFloats) {
+    fresh.reset(new float[floats]);
+    return fresh.get();
+  }
+  thread_local std::unique_ptr<float[]> kept[2];
+  thread_local size_t kept_floats[2] = {0, 0};
+  if (kept_floats[which] < floats) {
+    kept[which].reset(new float[floats]);
+    kept_floats[which] = floats;
+  }
+  return kept[which].get();
+}
+
 // `tile(depth, packed_a, packed_b, c, ldc, accumulate)` computes one kRows×8 register tile.
 template <int kRows, typename Tile>
 void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& s, Tile tile) {
@@ -86,8 +132,9 @@ void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& 
   const int col_block = std::min(kColBlock, (s.n + kTileCols - 1) / kTileCols * kTileCols);
   const int row_block = std::min(kRowBlock / kRows * kRows, (s.m + kRows - 1) / kRows * kRows);
   const int depth_block = std::min(kDepthBlock, s.k);
-  std::vector<float> packed_b(static_cast<size_t>(depth_block) * col_block);
-  std::vector<float> packed_a(static_cast<size_t>(depth_block) * row_block);
+  std::unique_ptr<float[]> fresh_a, fresh_b;
+  float* const packed_b = packing_space(kPackedB, static_cast<size_t>(depth_block) * col_block, fresh_b);
+  float* const packed_a = packing_space(kPackedA, static_cast<size_t>(depth_block) * row_block, fresh_a);
   alignas(16) float scratch[kRows * kTileCols];
 
   for (int col0 = 0; col0 < s.n; col0 += col_block) {
@@ -95,15 +142,15 @@ void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& 
     for (int p0 = 0; p0 < s.k; p0 += depth_block) {
       const int depth = std::min(depth_block, s.k - p0);
       const bool accumulate = s.accumulate || p0 > 0;  // the first depth block writes C (unless asked to add), the others add
-      pack_b(b, s, p0, depth, col0, cols, packed_b.data());
+      pack_b(b, s, p0, depth, col0, cols, packed_b);
       for (int row0 = 0; row0 < s.m; row0 += row_block) {
         const int rows = std::min(row_block, s.m - row0);
-        pack_a<kRows>(a, s, row0, rows, p0, depth, packed_a.data());
+        pack_a<kRows>(a, s, row0, rows, p0, depth, packed_a);
         for (int j0 = 0; j0 < cols; j0 += kTileCols) {
-          const float* panel_b = packed_b.data() + static_cast<size_t>(j0) * depth;
+          const float* panel_b = packed_b + static_cast<size_t>(j0) * depth;
           const int valid_cols = std::min(kTileCols, cols - j0);
           for (int i0 = 0; i0 < rows; i0 += kRows) {
-            const float* panel_a = packed_a.data() + static_cast<size_t>(i0) * depth;
+            const float* panel_a = packed_a + static_cast<size_t>(i0) * depth;
             const int valid_rows = std::min(kRows, rows - i0);
             float* c_tile = c + static_cast<size_t>(row0 + i0) * s.ldc + col0 + j0;
             if (valid_rows == kRows && valid_cols == kTileCols) {

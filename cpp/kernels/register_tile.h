@@ -40,4 +40,45 @@ inline void register_tile(int depth, const float* __restrict packed_a, const flo
   }
 }
 
+// Four steps p..p+4 of a panel of kRows rows, each row a contiguous run over p, into the packed layout the
+// tiles read (for each p, the kRows values side by side): rows 0–3 (and 4–7) by a 4×4 transpose, rows 4–5 of
+// a 6-row panel as interleaved pairs, row 4 of a 5-row panel one value at a time.
+template <int kRows>
+inline void pack_four_steps(const float* const* row, int p, float* packed) {
+  using namespace simd;
+  static_assert(kRows >= kLanes && kRows <= 2 * kLanes && kRows != 7, "panels of 4, 5, 6 or 8 rows");
+  f32x4 r0 = load(row[0] + p), r1 = load(row[1] + p), r2 = load(row[2] + p), r3 = load(row[3] + p);
+  transpose(r0, r1, r2, r3);
+  store(packed, r0);
+  store(packed + kRows, r1);
+  store(packed + 2 * kRows, r2);
+  store(packed + 3 * kRows, r3);
+  if constexpr (kRows == 5) {
+    for (int q = 0; q < kLanes; ++q) packed[q * kRows + 4] = row[4][p + q];
+  } else if constexpr (kRows == 6) {
+    const f32x4 r4 = load(row[4] + p), r5 = load(row[5] + p);
+    const f32x4 low = interleave_low(r4, r5), high = interleave_high(r4, r5);
+    store_low_pair(packed + 4, low);
+    store_high_pair(packed + kRows + 4, low);
+    store_low_pair(packed + 2 * kRows + 4, high);
+    store_high_pair(packed + 3 * kRows + 4, high);
+  } else if constexpr (kRows == 8) {
+    f32x4 r4 = load(row[4] + p), r5 = load(row[5] + p), r6 = load(row[6] + p), r7 = load(row[7] + p);
+    transpose(r4, r5, r6, r7);
+    store(packed + 4, r4);
+    store(packed + kRows + 4, r5);
+    store(packed + 2 * kRows + 4, r6);
+    store(packed + 3 * kRows + 4, r7);
+  }
+}
+
+// A whole panel of kRows rows over `depth` steps: packed[p·kRows + r] = row[r][p].
+template <int kRows>
+inline void pack_panel(const float* const* row, int depth, float* packed) {
+  int p = 0;
+  for (; p + simd::kLanes <= depth; p += simd::kLanes, packed += simd::kLanes * kRows) pack_four_steps<kRows>(row, p, packed);
+  for (; p < depth; ++p, packed += kRows)
+    for (int r = 0; r < kRows; ++r) packed[r] = row[r][p];
+}
+
 }  // namespace ap::kernels

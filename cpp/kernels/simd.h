@@ -40,6 +40,21 @@ inline float horizontal_max(f32x4 v) {
   v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
   return wasm_f32x4_extract_lane(v, 0);
 }
+// Rows a, b, c, d of a 4×4 block become its columns (the GEMM's packing: rows of A into panels).
+inline void transpose(f32x4& a, f32x4& b, f32x4& c, f32x4& d) {
+  const f32x4 ab_low = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_high = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
+  const f32x4 cd_low = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_high = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
+  a = wasm_i64x2_shuffle(ab_low, cd_low, 0, 2);
+  b = wasm_i64x2_shuffle(ab_low, cd_low, 1, 3);
+  c = wasm_i64x2_shuffle(ab_high, cd_high, 0, 2);
+  d = wasm_i64x2_shuffle(ab_high, cd_high, 1, 3);
+}
+// (a0 b0 a1 b1) and (a2 b2 a3 b3).
+inline f32x4 interleave_low(f32x4 a, f32x4 b) { return wasm_i32x4_shuffle(a, b, 0, 4, 1, 5); }
+inline f32x4 interleave_high(f32x4 a, f32x4 b) { return wasm_i32x4_shuffle(a, b, 2, 6, 3, 7); }
+// p[0..2) = lanes 0, 1 (low) or lanes 2, 3 (high).
+inline void store_low_pair(float* p, f32x4 v) { wasm_v128_store64_lane(p, v, 0); }
+inline void store_high_pair(float* p, f32x4 v) { wasm_v128_store64_lane(p, v, 1); }
 inline f32x4 floor(f32x4 v) { return wasm_f32x4_floor(v); }
 inline f32x4 clamp(f32x4 v, float lo, float hi) {
   return wasm_f32x4_pmin(wasm_f32x4_pmax(v, wasm_f32x4_splat(lo)), wasm_f32x4_splat(hi));
@@ -105,6 +120,17 @@ inline float horizontal_max(f32x4 v) {
   const float right = v.lane[2] < v.lane[3] ? v.lane[3] : v.lane[2];
   return left < right ? right : left;
 }
+inline void transpose(f32x4& a, f32x4& b, f32x4& c, f32x4& d) {
+  f32x4* rows[kLanes] = {&a, &b, &c, &d};
+  f32x4 columns[kLanes];
+  for (int i = 0; i < kLanes; ++i)
+    for (int j = 0; j < kLanes; ++j) columns[j].lane[i] = rows[i]->lane[j];
+  for (int i = 0; i < kLanes; ++i) *rows[i] = columns[i];
+}
+inline f32x4 interleave_low(f32x4 a, f32x4 b) { return {{a.lane[0], b.lane[0], a.lane[1], b.lane[1]}}; }
+inline f32x4 interleave_high(f32x4 a, f32x4 b) { return {{a.lane[2], b.lane[2], a.lane[3], b.lane[3]}}; }
+inline void store_low_pair(float* p, f32x4 v) { std::memcpy(p, v.lane, 2 * sizeof(float)); }
+inline void store_high_pair(float* p, f32x4 v) { std::memcpy(p, v.lane + 2, 2 * sizeof(float)); }
 inline f32x4 floor(f32x4 v) {
   for (float& x : v.lane) x = std::floor(x);
   return v;
