@@ -10,6 +10,8 @@ echo "build: native core and tests"
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j "$JOBS"
 
+# On a fresh machine Emscripten has been installing in the background since setup (setup.sh --later).
+bash scripts/setup.sh --wait toolchain
 for variant in simd baseline; do
   echo "build: WASM module ($variant)"
   simd=$([ "$variant" = simd ] && echo ON || echo OFF)

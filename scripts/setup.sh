@@ -2,47 +2,54 @@
 # Installs what a fresh Debian 12 machine lacks, so `npm start` and `npm test` are all a newcomer types:
 # Debian's packages (needs root; apt-get update first) and the npm packages from the lockfile.
 #
-#   bash scripts/setup.sh                  everything, and returns when it is installed
-#   bash scripts/setup.sh --browser-later  returns once the build's tools are in; Chromium installs in the
-#                                          background while `npm test` builds and runs its first stages
-#   bash scripts/setup.sh --wait-browser   waits for that background install (scripts/test.sh, before Playwright)
+#   bash scripts/setup.sh            everything, and returns when it is all installed
+#   bash scripts/setup.sh --later    returns once the native build's packages are in; the WASM toolchain
+#                                    (Emscripten, wabt, clang-14 for the fuzzer) and then Chromium install
+#                                    in the background while `npm test` builds and tests what it can
+#   bash scripts/setup.sh --wait toolchain|browser
+#                                    waits for that background install (scripts/build.sh before the WASM
+#                                    builds, scripts/test.sh before Playwright)
 #
-# On a fresh machine of this kind apt-get took 139 s, about half of it Chromium (123 s alone at load 12,
-# 2026-11-24, in a debootstrapped Debian 12): only Playwright needs it, so `npm test` does not wait for it.
+# On a debootstrapped Debian 12 with g++, cmake, GoogleTest and node (2026-11-24, load 8-12), apt-get took
+# 139 s for everything; alone, Emscripten and clang-14 took 88-95 s and Chromium 89-123 s. The native build
+# (about 50 s on two cores) runs beside the first and the WASM builds and the native, fuzz and Vitest stages
+# beside the second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 state=build/setup
-browser_lock=$state/chromium.lock
 
-# The background install's outcome: its lock is held until apt-get ends, then its status file says how.
-wait_for_browser() {
-  if [ ! -f "$browser_lock" ]; then
-    [ -x /usr/bin/chromium ] && return 0
-    echo "setup: /usr/bin/chromium is missing; run: bash scripts/setup.sh" >&2
-    exit 1
+# Each background group's lock is held until its apt-get ends; its status file then says how it ended.
+wait_for() {
+  local group=$1 lock=$state/$1.lock started=$SECONDS status
+  if [ ! -f "$lock" ]; then
+    return 0
   fi
-  local started=$SECONDS
-  if ! flock --nonblock "$browser_lock" true; then
-    echo "setup: waiting for Chromium's install (started by scripts/setup.sh --browser-later)"
-    flock "$browser_lock" true
-    echo "setup: Chromium installed after $(( SECONDS - started )) s of waiting"
+  if ! flock --nonblock "$lock" true; then
+    echo "setup: waiting for the background install of the $group (started by scripts/setup.sh --later)"
+    flock "$lock" true
+    echo "setup: the $group installed after $(( SECONDS - started )) s of waiting"
   fi
-  local status
-  status=$(cat "$state/chromium.status" 2>/dev/null || echo missing)
-  rm -f "$browser_lock"
+  status=$(cat "$state/$group.status" 2>/dev/null || echo missing)
   if [ "$status" != 0 ]; then
-    echo "setup: installing chromium failed (status $status); its apt-get output:" >&2
-    cat "$state/chromium.log" >&2 || true
+    echo "setup: installing the $group failed (status $status); its apt-get output:" >&2
+    cat "$state/$group.log" >&2 || true
     exit 1
   fi
+  rm -f "$lock"
 }
 
+later=0
+[ "${1:-}" = --wait ] || rm -f "$state"/*.lock "$state"/*.status
 case "${1:-}" in
-  --wait-browser) wait_for_browser; exit 0 ;;
-  --browser-later) browser_later=1 ;;
-  '') browser_later=0 ;;
-  *) echo "setup: unknown argument '$1' (expected --browser-later, --wait-browser or none)" >&2; exit 2 ;;
+  --wait)
+    case "${2:-}" in
+      toolchain|browser) wait_for "$2"; exit 0 ;;
+      *) echo "setup: --wait takes 'toolchain' or 'browser', got '${2:-}'" >&2; exit 2 ;;
+    esac ;;
+  --later) later=1 ;;
+  '') ;;
+  *) echo "setup: unknown argument '$1' (expected --later, --wait toolchain|browser or none)" >&2; exit 2 ;;
 esac
 
 # npm ci when node_modules is missing or older than the lockfile. It needs only node, so it runs beside
@@ -56,46 +63,63 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   trap 'kill "$npm_pid" 2>/dev/null || true' EXIT
 fi
 
-missing=()
-command -v emcc >/dev/null             || missing+=(emscripten)
-[ -f /usr/include/eigen3/Eigen/Core ]  || missing+=(libeigen3-dev)
-[ -f /usr/include/nlohmann/json.hpp ]  || missing+=(nlohmann-json3-dev)
-[ -f /usr/include/gtest/gtest.h ]      || missing+=(libgtest-dev)
-command -v wat2wasm >/dev/null         || missing+=(wabt)
-command -v cmake >/dev/null            || missing+=(cmake)
-command -v clang++-14 >/dev/null       || missing+=(clang-14)
-ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-14-dev)
-browser=()
-[ -x /usr/bin/chromium ]               || browser=(chromium)
+native=()      # the native build and its GoogleTest
+toolchain=()   # the WASM builds and the sanitizer/fuzzer build
+browser=()     # Playwright's browser
+[ -f /usr/include/eigen3/Eigen/Core ]  || native+=(libeigen3-dev)
+[ -f /usr/include/nlohmann/json.hpp ]  || native+=(nlohmann-json3-dev)
+[ -f /usr/include/gtest/gtest.h ]      || native+=(libgtest-dev)
+command -v cmake >/dev/null            || native+=(cmake)
+command -v emcc >/dev/null             || toolchain+=(emscripten)
+command -v wat2wasm >/dev/null         || toolchain+=(wabt)
+command -v clang++-14 >/dev/null       || toolchain+=(clang-14)
+ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || toolchain+=(libclang-rt-14-dev)
+[ -x /usr/bin/chromium ]               || browser+=(chromium)
 
-if [ $(( ${#missing[@]} + ${#browser[@]} )) -gt 0 ]; then
+install() {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+if [ $(( ${#native[@]} + ${#toolchain[@]} + ${#browser[@]} )) -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
-    echo "setup: not root; run: sudo apt-get update && sudo apt-get install -y ${missing[*]} ${browser[*]}" >&2
+    echo "setup: not root; run: sudo apt-get update && sudo apt-get install -y ${native[*]} ${toolchain[*]} ${browser[*]}" >&2
     exit 1
   fi
   apt-get update -qq
 fi
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing Debian packages: ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
-if [ ${#browser[@]} -gt 0 ] && [ "$browser_later" = 1 ]; then
-  echo "setup: installing chromium in the background (scripts/test.sh waits for it before Playwright)"
-  mkdir -p "$state"
-  rm -f "$state/chromium.status"
-  # The lock is taken here, before this script returns, and held by the background job's copy of the
-  # descriptor until apt-get ends: a waiter can never find it free too early.
-  exec 9>"$browser_lock"
-  flock 9
-  (
-    status=0
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >"$state/chromium.log" 2>&1 || status=$?
-    echo "$status" >"$state/chromium.status"
-  ) </dev/null >/dev/null 2>&1 &
-  exec 9>&-
-elif [ ${#browser[@]} -gt 0 ]; then
-  echo "setup: installing Debian packages: chromium"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+
+if [ "$later" = 0 ]; then
+  everything=("${native[@]}" "${toolchain[@]}" "${browser[@]}")
+  if [ ${#everything[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${everything[*]}"
+    install "${everything[@]}"
+  fi
+else
+  if [ ${#native[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${native[*]}"
+    install "${native[@]}"
+  fi
+  if [ $(( ${#toolchain[@]} + ${#browser[@]} )) -gt 0 ]; then
+    echo "setup: installing in the background: ${toolchain[*]} ${browser[*]} (the build and the tests wait for them where they need them)"
+    mkdir -p "$state"
+    # Both locks are taken here, before this script returns, and held by the background job's copies of
+    # the descriptors until each group's apt-get ends: a waiter can never find one free too early.
+    exec 8>"$state/toolchain.lock" 9>"$state/browser.lock"
+    flock 8
+    flock 9
+    (
+      for group in toolchain browser; do
+        status=0
+        if [ "$group" = toolchain ]; then packages=("${toolchain[@]}"); else packages=("${browser[@]}"); fi
+        if [ ${#packages[@]} -gt 0 ]; then
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >"$state/$group.log" 2>&1 || status=$?
+        fi
+        echo "$status" >"$state/$group.status"
+        if [ "$group" = toolchain ]; then exec 8>&-; else exec 9>&-; fi
+      done
+    ) </dev/null >/dev/null 2>&1 &
+    exec 8>&- 9>&-
+  fi
 fi
 
 if [ -n "$npm_pid" ]; then

@@ -14,7 +14,7 @@ FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
 status=0
 
 echo "test:long: Playwright, every test ${REPEATS} times (--repeat-each=${REPEATS})"
-if bash scripts/setup.sh --wait-browser; then
+if bash scripts/setup.sh --wait browser; then
   npx playwright test --repeat-each="${REPEATS}" || status=1
 else
   status=1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every suite: native GoogleTest (plain and under ASan+UBSan), a bounded libFuzzer run, Vitest, Playwright.
 # The sanitized GoogleTest binaries and the fuzzer share one clang-14 build of the core (build/fuzz).
-# Expects scripts/build.sh to have run; Chromium may still be installing (setup.sh --browser-later), and
+# Expects scripts/build.sh to have run; Chromium may still be installing (setup.sh --later), and
 # Playwright waits for it.
 #
 # On two cores the native suites are compile-bound (both cores) while Vitest runs its files in one worker
@@ -34,7 +34,8 @@ echo "test: Vitest started beside the sanitizer and fuzzer stages (pid $vitest_p
 echo "test: one ASan + UBSan build (clang-14) of the GoogleTest binaries and the libFuzzer target"
 stage=$SECONDS
 sanitized_built=0
-cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAP_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null &&
+bash scripts/setup.sh --wait toolchain &&
+  cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAP_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null &&
   cmake --build build/fuzz -j "$JOBS" --target attention_tests kernels_test fuzz_core && sanitized_built=1
 [ "$sanitized_built" = 1 ] || status=1
 took "ASan + UBSan build (GoogleTest and libFuzzer)" "$stage"
@@ -63,8 +64,8 @@ took "Vitest (from its start)" "$vitest_started"
 
 echo "test: Playwright"
 stage=$SECONDS
-# On a fresh machine Chromium has been installing in the background since setup (setup.sh --browser-later).
-if bash scripts/setup.sh --wait-browser; then
+# On a fresh machine Chromium has been installing in the background since setup (setup.sh --later).
+if bash scripts/setup.sh --wait browser; then
   npx playwright test || status=1
 else
   status=1
