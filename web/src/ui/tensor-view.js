@@ -188,9 +188,18 @@ function drawPending(pooled) {
   pooled.drawn = { key, values: panel.values.slice() };
 }
 
-/** Draws the canvases a repaint left for after its frame (off-screen ones); app.js calls it once the frame is painted. */
+// The screen-reader tables a repaint left for after its frame, by figure: no one sees them, and writing their
+// cells cost the frame a layout of every changed cell (a few hundred elements at T=6).
+const pendingTables = new Map();
+
+/**
+ * Draws the canvases a repaint left for after its frame (off-screen ones) and writes its screen-reader tables;
+ * app.js calls it once the frame is painted, before it tells its listeners that the repaint is done.
+ */
 export function drawDeferred() {
   for (const pooled of [...deferred]) drawPending(pooled);
+  for (const [entry, { view, panels }] of pendingTables) updateEagerTables(entry, view, panels);
+  pendingTables.clear();
 }
 if (typeof window !== 'undefined') window.addEventListener('beforeprint', drawDeferred);
 
@@ -522,8 +531,12 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
   const eager = view.tensor.data.length <= EAGER_TABLE_CELLS;
   setHidden(entry.tables, !eager);
   setHidden(entry.details, eager);
-  if (eager) updateEagerTables(entry, view, panels);
-  else updateLazyTables(entry, view, valuesChanged);
+  if (eager) {
+    pendingTables.set(entry, { view, panels });
+  } else {
+    pendingTables.delete(entry);
+    updateLazyTables(entry, view, valuesChanged);
+  }
   return entry.figure;
 }
 
