@@ -305,7 +305,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       snippetTimer = setTimeout(() => {
         if (mine !== generation) return;
         const snippet = step.torch({ state: runState, inputs, fixture }); // the trained model's sizes and weights when model=trained
-        if (shell.torch.textContent !== snippet) shell.torch.textContent = snippet;
+        shell.writeTorch(snippet);
       }, renderedSnippetStep === step.id ? 150 : 0);
       renderedSnippetStep = step.id;
     });
