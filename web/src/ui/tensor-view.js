@@ -89,7 +89,10 @@ function scaleTop(view) {
 
 function maxAbsFinite(data) {
   let max = 0;
-  for (const v of data) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
+  for (let i = 0; i < data.length; i++) {
+    const size = Math.abs(data[i]);
+    if (size > max && size !== Infinity) max = size; // NaN is never greater
+  }
   return max;
 }
 
@@ -181,11 +184,11 @@ function watchVisibility(entry) {
 }
 
 function drawPending(pooled) {
-  const { panel, layout, colors, key } = pooled.pending;
+  const { panel, layout, colors, key, frameKey } = pooled.pending;
   pooled.pending = null;
   deferred.delete(pooled);
-  drawCanvas(pooled, panel, layout, colors);
-  pooled.drawn = { key, values: panel.values.slice() };
+  drawCanvas(pooled, panel, layout, colors, frameKey);
+  pooled.drawn = { key, frameKey, values: panel.values.slice() };
 }
 
 // The screen-reader tables a repaint left for after its frame, by figure: no one sees them, and writing their
@@ -205,11 +208,14 @@ if (typeof window !== 'undefined') window.addEventListener('beforeprint', drawDe
 
 // What a tensor's pixels depend on, besides its values (the panel's title comes on top): a canvas that already
 // shows the same is not drawn again, so a control that leaves a matrix as it was (W_query under a temperature
-// change) costs nothing. Built once per tensor, not per panel: eight heads made it eight times over.
-function drawingKey(view, panels, layouts, colors, maxAbs) {
+// change) costs nothing. Built once per tensor, not per panel: eight heads made it eight times over. `frame` is
+// what the background and the labels around the cells depend on: a canvas whose frame is drawn already has its
+// cells drawn again and nothing else (a temperature change at T=32 wrote 64 labels per panel again, each a
+// fillText, the diagonal ones with a save, a rotation and a restore).
+function drawingKeys(view, panels, layouts, colors, maxAbs) {
   const { scale, ...paletteColors } = colors; // the scale follows from kind and the tensor's largest value
-  return JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbs, panels[0].rows,
-    panels[0].cols, panels[0].rowLabels, panels[0].colLabels, layouts, paletteColors, window.devicePixelRatio || 1]);
+  const frame = JSON.stringify([panels[0].rows, panels[0].cols, panels[0].rowLabels, panels[0].colLabels, layouts, paletteColors, window.devicePixelRatio || 1]);
+  return { frame, pixels: `${JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbs])}${frame}` };
 }
 
 function showsAlready(pooled, key, values) {
@@ -253,6 +259,7 @@ function sizeCanvas(pooled, layout) {
     if (canvas.width !== width || canvas.height !== height) {
       canvas.width = width;
       canvas.height = height;
+      pooled.cleared = true;
     }
     setStyle(canvas.style, 'objectFit', '');
     setStyle(canvas.style, 'objectPosition', '');
@@ -263,6 +270,7 @@ function sizeCanvas(pooled, layout) {
     if (!fitsBacking(canvas.width, width) || !fitsBacking(canvas.height, height)) {
       canvas.width = roundUp(width);
       canvas.height = roundUp(height);
+      pooled.cleared = true;
     }
     if (ratio === 1) {
       setStyle(canvas.style, 'objectFit', 'none');
@@ -285,11 +293,17 @@ function sizeCanvas(pooled, layout) {
   return ratio;
 }
 
-function drawCanvas(pooled, panel, layout, colors) {
+function drawCanvas(pooled, panel, layout, colors, frameKey) {
   const { ctx } = pooled;
   const ratio = sizeCanvas(pooled, layout);
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  drawPanel(ctx, panel, layout, colors); // paints every pixel: no clear needed
+  // The cells alone where the frame around them is on the bitmap already (not cleared by a new size since), and
+  // the cells cover whole device pixels: the new cells cover the old ones exactly, so the pixels are those of a
+  // whole drawing.
+  const whole = (css) => Number.isInteger(css * ratio);
+  const cellsOnly = !pooled.cleared && pooled.drawn?.frameKey === frameKey && whole(layout.left) && whole(layout.top) && whole(layout.cell);
+  pooled.cleared = false;
+  drawPanel(ctx, panel, layout, colors, { cellsOnly }); // paints every pixel it draws over: no clear needed
 }
 
 function exportPng(view, panels, layouts, colors) {
@@ -319,8 +333,7 @@ function exportPng(view, panels, layouts, colors) {
 }
 
 // The colour key's gradient and end values: a small bar from the map's low end to its high end.
-function legendParts(view, colors) {
-  const maxAbs = scaleTop(view);
+function legendParts(view, colors, maxAbs) {
   if (view.kind === 'ids') {
     const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale((maxAbs * i) / 6)));
     return { low: '0', high: String(maxAbs), gradient: `linear-gradient(to right, ${stops.join(', ')})` };
@@ -470,16 +483,16 @@ function paintTensor(view, maxWidth, pick) {
   const layouts = panels.map((panel) => layoutPanel(panel, width, cell));
   const maxAbs = scaleTop(view);
   const colors = { ...palette(), scale: colorScale(view.kind, maxAbs, prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
-  const tensorKey = drawingKey(view, panels, layouts, colors, maxAbs);
+  const tensorKeys = drawingKeys(view, panels, layouts, colors, maxAbs);
   const canvases = panels.map((panel, i) => {
     const pooled = pooledCanvas(`${view.name}#${panel.index}`);
-    const key = `${tensorKey}${panel.title}`;
+    const key = `${tensorKeys.pixels}${panel.title}`;
     if (showsAlready(pooled, key, panel.values)) {
       pooled.pending = null; // a change undone before its drawing came
       deferred.delete(pooled);
       return pooled;
     }
-    pooled.pending = { panel, layout: layouts[i], colors, key };
+    pooled.pending = { panel, layout: layouts[i], colors, key, frameKey: `${tensorKeys.frame}${panel.title}` };
     if (pooled.visible || !pooled.drawn || !pooled.canvas.isConnected) {
       drawPending(pooled);
     } else {
@@ -490,18 +503,18 @@ function paintTensor(view, maxWidth, pick) {
     }
     return pooled;
   });
-  return { entry, view, panels, layouts, colors, canvases };
+  return { entry, view, panels, layouts, colors, canvases, maxAbs };
 }
 
 // The second pass: the figure around the pixels (shape, legend, notes, tables, inspection).
-function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit) {
+function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs }, onEdit) {
   const shownPanels = (list) => list?.map((p) => p.index).join(',');
   // New values, or another head picked: an open values table is written again.
   const valuesChanged = entry.current?.view.tensor.data !== view.tensor.data || shownPanels(entry.current?.panels) !== shownPanels(panels);
   entry.current = { view, panels, layouts, colors };
   setAttribute(entry.figure, 'class', `tensor tensor-${view.kind}`);
   setText(entry.shape, shapeText(view));
-  const legend = legendParts(view, colors);
+  const legend = legendParts(view, colors, maxAbs);
   setText(entry.legendLow, legend.low);
   setText(entry.legendHigh, legend.high);
   if (entry.legendGradient !== legend.gradient) {
