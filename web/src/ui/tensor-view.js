@@ -143,20 +143,18 @@ function describeCell(view, panel, row, col) {
 }
 
 // Canvases live on from one repaint to the next, one per tensor name and panel: a fresh canvas costs
-// a new 2-D context and backing store every time, the largest share of a small repaint. Each reuse
-// drops the previous repaint's listeners (they hold the previous tensors).
+// a new 2-D context and backing store every time, the largest share of a small repaint. Their listeners
+// are attached once and read the repaint's tensor from `inspection` (attachInspection).
 const canvasPool = new Map();
 
 function pooledCanvas(key) {
   let entry = canvasPool.get(key);
   if (!entry) {
     const canvas = document.createElement('canvas');
-    entry = { canvas, ctx: canvas.getContext('2d'), listeners: null, visible: true, pending: null };
+    entry = { canvas, ctx: canvas.getContext('2d'), inspection: null, visible: true, pending: null };
     canvasPool.set(key, entry);
     watchVisibility(entry);
   }
-  entry.listeners?.abort();
-  entry.listeners = new AbortController();
   return entry;
 }
 
@@ -529,7 +527,8 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs }
   while (entry.panelsRow.children.length < panels.length) entry.panelsRow.append(element('div', { class: 'panel' }));
   panels.forEach((panel, i) => {
     const wrap = entry.panelsRow.children[i];
-    const { canvas, listeners } = canvases[i];
+    const pooled = canvases[i];
+    const { canvas } = pooled;
     setAttribute(canvas, 'tabindex', '0');
     setAttribute(canvas, 'role', 'img');
     setAttribute(canvas, 'aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
@@ -537,7 +536,7 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs }
     // An open cell editor stays through a repaint (attachInspection moves it onto its cell's new place).
     const editor = wrap.querySelector(':scope > .cell-editor');
     if (wrap.firstChild !== canvas || wrap.childNodes.length !== (editor ? 2 : 1)) wrap.replaceChildren(canvas, ...(editor ? [editor] : []));
-    attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip: entry.tooltip, editable, onEdit, signal: listeners.signal });
+    attachInspection(pooled, { view, panel, layout: layouts[i], canvas, wrap, tooltip: entry.tooltip, editable, onEdit });
   });
   setHidden(entry.maskedNote, !view.causal);
   setHidden(entry.editNote, !editable);
@@ -714,84 +713,110 @@ export function clearInspected() {
 }
 
 // Pointer and keyboard inspection of cells, and editing of the cells of an input matrix (x, W_query…).
-function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit, signal }) {
+// A canvas's listeners are attached once and act on its `inspection`, which every repaint replaces with the
+// new tensor, panel and layout: attaching six listeners per canvas per repaint (and removing the last six)
+// showed in the repaint's profile at eight heads.
+function attachInspection(pooled, inspection) {
+  const { view, panel, wrap, editable } = inspection;
   // The keyboard's cell survives a repaint: it starts where the last inspection of this panel was.
   const last = inspected?.name === view.name && inspected.panel === panel.index ? inspected : null;
-  let focus = last && last.row < panel.rows && last.col < panel.cols ? { row: last.row, col: last.col } : { row: 0, col: 0 };
-  const showCell = (cell, x, y) => {
-    inspected = { name: view.name, panel: panel.index, row: cell.row, col: cell.col };
-    inspectListener?.(view, panel, cell.row, cell.col);
-    tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
-    tooltip.hidden = false;
-    tooltip.style.left = `${wrap.offsetLeft + x + 14}px`;
-    tooltip.style.top = `${wrap.offsetTop + y + 14}px`;
-  };
-  const cellCenter = (cell) => [layout.left + (cell.col + 0.5) * layout.cell, layout.top + (cell.row + 0.5) * layout.cell];
+  inspection.focus = last && last.row < panel.rows && last.col < panel.cols ? { row: last.row, col: last.col } : { row: 0, col: 0 };
+  pooled.inspection = inspection;
+  if (!pooled.listening) {
+    pooled.listening = true;
+    listenForInspection(pooled);
+  }
+  const open = wrap.querySelector(':scope > .cell-editor');
+  if (open) {
+    if (!editable || Number(open.dataset.row) >= panel.rows || Number(open.dataset.col) >= panel.cols) open.remove();
+    else placeEditor(inspection, open, { row: Number(open.dataset.row), col: Number(open.dataset.col) });
+  }
+}
+
+function showCell({ view, panel, wrap, tooltip }, cell, x, y) {
+  inspected = { name: view.name, panel: panel.index, row: cell.row, col: cell.col };
+  inspectListener?.(view, panel, cell.row, cell.col);
+  tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
+  tooltip.hidden = false;
+  tooltip.style.left = `${wrap.offsetLeft + x + 14}px`;
+  tooltip.style.top = `${wrap.offsetTop + y + 14}px`;
+}
+
+function showFocus(inspection) {
+  const { layout, focus } = inspection;
+  showCell(inspection, focus, layout.left + (focus.col + 0.5) * layout.cell, layout.top + (focus.row + 0.5) * layout.cell);
+}
+
+function listenForInspection(pooled) {
+  const { canvas } = pooled;
+  const hideTooltip = () => { pooled.inspection.tooltip.hidden = true; };
   canvas.addEventListener('pointermove', (event) => {
-    const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
-    if (cell) showCell(cell, event.offsetX, event.offsetY);
-    else tooltip.hidden = true;
-  }, { signal });
-  canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; }, { signal });
-  canvas.addEventListener('blur', () => { tooltip.hidden = true; }, { signal });
-  canvas.addEventListener('focus', () => showCell(focus, ...cellCenter(focus)), { signal });
+    const inspection = pooled.inspection;
+    const cell = cellAt(inspection.layout, inspection.panel, event.offsetX, event.offsetY);
+    if (cell) showCell(inspection, cell, event.offsetX, event.offsetY);
+    else hideTooltip();
+  });
+  canvas.addEventListener('pointerleave', hideTooltip);
+  canvas.addEventListener('blur', hideTooltip);
+  canvas.addEventListener('focus', () => showFocus(pooled.inspection));
   canvas.addEventListener('keydown', (event) => {
+    const inspection = pooled.inspection;
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (moves[event.key]) {
       event.preventDefault();
       event.stopPropagation(); // the stepper's ←/→ must not turn the page while a heatmap is inspected
       const [dr, dc] = moves[event.key];
-      focus = {
+      const { panel, focus } = inspection;
+      inspection.focus = {
         row: Math.min(panel.rows - 1, Math.max(0, focus.row + dr)),
         col: Math.min(panel.cols - 1, Math.max(0, focus.col + dc)),
       };
-      showCell(focus, ...cellCenter(focus));
-    } else if (event.key === 'Enter' && editable) {
+      showFocus(inspection);
+    } else if (event.key === 'Enter' && inspection.editable) {
       event.preventDefault();
-      openEditor(focus);
+      openEditor(inspection, inspection.focus);
     }
-  }, { signal });
-  const open = wrap.querySelector(':scope > .cell-editor');
-  if (open) {
-    if (!editable || Number(open.dataset.row) >= panel.rows || Number(open.dataset.col) >= panel.cols) open.remove();
-    else placeEditor(open, { row: Number(open.dataset.row), col: Number(open.dataset.col) });
-  }
-  if (!editable) return;
+  });
   canvas.addEventListener('click', (event) => {
-    const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
-    if (cell) openEditor(cell);
-  }, { signal });
-  function placeEditor(input, cell) {
-    input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
-    input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
-    input.style.width = `${Math.max(layout.cell, 72)}px`;
-  }
-  function openEditor(cell) {
-    const input = element('input', {
-      type: 'number', step: 'any', class: 'cell-editor',
-      'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
-      value: shortestFloat32(panel.values[cell.row * panel.cols + cell.col]),
-    });
-    input.dataset.row = cell.row;
-    input.dataset.col = cell.col;
-    placeEditor(input, cell);
-    let done = false;
-    const finish = (commit) => {
-      if (done) return;
-      done = true;
-      const value = Number(input.value);
-      input.remove();
-      if (commit && input.value.trim() !== '' && Number.isFinite(value)) onEdit(view.editable, cell.row, cell.col, value);
-      else canvas.focus();
-    };
-    input.addEventListener('keydown', (event) => {
-      event.stopPropagation();
-      if (event.key === 'Enter') finish(true);
-      if (event.key === 'Escape') finish(false);
-    });
-    input.addEventListener('blur', () => finish(true));
-    wrap.append(input);
-    input.focus();
-    input.select();
-  }
+    const inspection = pooled.inspection;
+    if (!inspection.editable) return;
+    const cell = cellAt(inspection.layout, inspection.panel, event.offsetX, event.offsetY);
+    if (cell) openEditor(inspection, cell);
+  });
+}
+
+function placeEditor({ canvas, layout }, input, cell) {
+  input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
+  input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
+  input.style.width = `${Math.max(layout.cell, 72)}px`;
+}
+
+function openEditor(inspection, cell) {
+  const { view, panel, canvas, wrap, onEdit } = inspection;
+  const input = element('input', {
+    type: 'number', step: 'any', class: 'cell-editor',
+    'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
+    value: shortestFloat32(panel.values[cell.row * panel.cols + cell.col]),
+  });
+  input.dataset.row = cell.row;
+  input.dataset.col = cell.col;
+  placeEditor(inspection, input, cell);
+  let done = false;
+  const finish = (commit) => {
+    if (done) return;
+    done = true;
+    const value = Number(input.value);
+    input.remove();
+    if (commit && input.value.trim() !== '' && Number.isFinite(value)) onEdit(view.editable, cell.row, cell.col, value);
+    else canvas.focus();
+  };
+  input.addEventListener('keydown', (event) => {
+    event.stopPropagation();
+    if (event.key === 'Enter') finish(true);
+    if (event.key === 'Escape') finish(false);
+  });
+  input.addEventListener('blur', () => finish(true));
+  wrap.append(input);
+  input.focus();
+  input.select();
 }
