@@ -116,8 +116,8 @@ export function createShell(root, { benchmarkUrl }) {
 
 // A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written
 // (the copy button copies it), and a new snippet rewrites only the lines that differ. At T=32, d=64 the PyTorch
-// panel holds x's 2,048 values; a T change leaves its other rows as they were, and the browser lays out the
-// changed lines alone, where one text node made it lay out and paint the whole panel again.
+// panel holds x's 2,048 values; a T change leaves its other rows' text nodes as they were, so the browser keeps
+// their shaped text, where one text node for the whole panel had all of it shaped and laid out again.
 function writeLines(pre, text) {
   const lines = text.split('\n');
   if (pre.childNodes.length !== pre.children.length) pre.replaceChildren(); // text written some other way
