@@ -661,6 +661,13 @@ export function markPatchable(node) {
   return node;
 }
 
+// The node on the page that took a patchable node's text and attributes in its place.
+const PATCHED_INTO = new WeakMap();
+/** The node that shows `node` on the page: the one syncChildren patched it into, or `node` itself. */
+export function placedNode(node) {
+  return PATCHED_INTO.get(node) ?? node;
+}
+
 export function syncChildren(parent, nodes) {
   nodes.forEach((node, i) => {
     const current = parent.childNodes[i];
@@ -671,6 +678,7 @@ export function syncChildren(parent, nodes) {
     // figure carries listeners bound to its tensor, which a patch would leave pointing at the old one.
     if (current && PATCHABLE.has(current) && PATCHABLE.has(node) && !nodes.includes(current) && !node.isConnected && sameShape(current, node)) {
       patchNode(current, node);
+      PATCHED_INTO.set(node, current);
       return;
     }
     parent.insertBefore(node, current ?? null);
