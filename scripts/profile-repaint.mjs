@@ -2,12 +2,14 @@
 // Where a control change's repaint goes: a Chromium trace (devtools.timeline) of key presses on a step's slider,
 // the renderer main thread's time per event name (self time, nested events subtracted), per key press.
 //   node scripts/profile-repaint.mjs [--dist DIR] [--presses N] [--slider NAME] [--timeline N [--depth D]] [--cpu 1] [--all 1]
-//                                   'step=self-attention&T=32&dModel=64' ...
+//                                   [--still MS] 'step=self-attention&T=32&dModel=64' ...
 // Per case: input → painted and rAF → painted medians, the main thread's CPU (thread) time per repaint (steadier
 // than wall time on a loaded machine: compare two builds with --dist), and its self time per trace event name
 // inside the input → painted windows (--all 1: the whole trace). --timeline N prints the first N windows' tasks
 // (nested D deep); --cpu 1 takes a V8 CPU profile instead (self time per JS function: build the page unminified
-// for names, e.g. `npx vite build --minify false --outDir ../build/prof-dist`).
+// for names, e.g. `npx vite build --minify false --outDir ../build/prof-dist`). --still MS leaves the slider still for
+// MS (600, say) after each repaint and reports what ran then, from 100 ms after the painted frame to the next key
+// press: the work the page leaves for when the controls stop (the PyTorch panel, the address bar).
 // Not a test: it prints a breakdown for finding what to fix.
 import { chromium } from '@playwright/test';
 import { startServer } from './serve.mjs';
@@ -21,6 +23,7 @@ const slider = option('--slider', '');
 const cpu = option('--cpu', null) !== null;
 const timeline = Number(option('--timeline', '0'));
 const depthLimit = Number(option('--depth', '2'));
+const still = Number(option('--still', '0'));
 const cases = args.length ? args : ['step=self-attention&T=32&dModel=64'];
 
 const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'gpu', 'v8.execute', 'toplevel', 'blink.user_timing'].join(',');
@@ -98,11 +101,11 @@ try {
     await cdp.send('Tracing.start', { categories: CATEGORIES, transferMode: 'ReportEvents' });
     await page.waitForTimeout(200);
     for (let i = 0; i < presses; i++) {
-      await page.waitForTimeout(40 + Math.random() * 20);
+      await page.waitForTimeout(still || 40 + Math.random() * 20);
       await page.keyboard.press(i % 2 ? 'ArrowRight' : 'ArrowLeft');
       await page.waitForFunction((n) => window.__done >= n, 4 + i + 1);
     }
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(Math.max(300, still));
     await cdp.send('Tracing.end');
     await finished;
     const marks = (name) => events.filter((e) => e.name === name && e.cat.includes('user_timing')).map((e) => e.ts).sort((a, b) => a - b);
@@ -123,6 +126,13 @@ try {
       for (const e of tops) if (!outer.length || e.ts >= outer.at(-1).ts + outer.at(-1).dur) outer.push(e);
       const cpu = windows.map(([a, b]) => outer.filter((e) => e.ts >= a - 3000 && e.ts < b).reduce((sum, e) => sum + e.tdur, 0) / 1000);
       console.log(`  main-thread CPU per repaint (input task → painted): median ${med(cpu).toFixed(2)} ms, mean ${(cpu.reduce((x, y) => x + y, 0) / cpu.length).toFixed(2)}`);
+      if (still) {
+        const after = windows.map(([, b], i) => {
+          const tasks = outer.filter((e) => e.ts > b + 100000 && e.ts < (inputs[i + 1] ?? b + still * 1000));
+          return { cpu: tasks.reduce((sum, e) => sum + e.tdur, 0) / 1000, longest: Math.max(0, ...tasks.map((e) => e.dur / 1000)) };
+        });
+        console.log(`  with the slider still (painted + 100 ms → next press): main-thread CPU median ${med(after.map((a) => a.cpu)).toFixed(2)} ms, longest task median ${med(after.map((a) => a.longest)).toFixed(2)} ms`);
+      }
     }
     const totals = selfTimes(events, option('--all', null) ? null : windows);
     if (timeline) {

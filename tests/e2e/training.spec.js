@@ -48,7 +48,10 @@ test('step 12: the one-layer model learns the sentence; the loss falls below the
   expect(entropyBefore).toBeGreaterThan(0.95);
   await page.locator('.learn-slot [data-train="play"]').click();
   await page.waitForFunction((n) => window.attentionPlayground.trainingView().getRun().step >= n, LEARN_STEP, { timeout: 150_000 });
-  await page.locator('.learn-slot [data-train="pause"]').click();
+  // On an idle machine the demo can run all its steps before a click on Pause lands (the button reads Play again
+  // then, and the click waited for a Pause button until the test timed out): a run still going is paused through
+  // the view the button drives.
+  await page.evaluate(() => { const demo = window.attentionPlayground.trainingView(); if (demo.playing) demo.pause(); });
   const run = await runOf(page);
   expect(run.losses[LEARN_STEP - 1]).toBeLessThan(LEARN_LOSS);
   const entropyAfter = await page.evaluate(() => window.attentionPlayground.trainingView().entropy());

@@ -32,7 +32,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   const shell = createShell(root, { benchmarkUrl });
   const backends = new Map(); // backend name → Promise of a loaded Attention object
   let generation = 0;
-  let lastRun = null;
+  let lastRun = null; // the last repaint on the page, complete (its tables written): what lastRun() and onRender give
+  let latestRun = null; // the last computation, set as soon as its figures are built (for the repaints it triggers)
   let renderedStep = null;
   let snippetTimer = null;
   let renderedSnippetStep = null;
@@ -71,7 +72,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     watched.add(api);
     api.onBackendChange(() => {
       delete shell.badge.dataset.fallbackShown;
-      if (backends.get(state.backend) && lastRun) recompute();
+      if (backends.get(state.backend) && latestRun) recompute();
     });
   }
 
@@ -261,6 +262,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       if (mine !== generation) return;
       showError(error);
       lastRun = { state: runState, inputs, result: null, error: error.message };
+      latestRun = lastRun;
       notify();
       return;
     }
@@ -279,18 +281,21 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (shell.viewTools.hidden !== (tensors.length === 0)) shell.viewTools.hidden = tensors.length === 0;
     const weights = tensors.some((view) => view.kind === 'weights');
     if (shell.scaleField.hidden !== !weights) shell.scaleField.hidden = !weights;
-    lastRun = { state: runState, inputs, result, error: null, backend: api.backend, ms };
+    const run = { state: runState, inputs, result, error: null, backend: api.backend, ms };
+    latestRun = run;
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.measure('ap:draw', 'ap:computed');
     requestAnimationFrame(() => {
       performance.measure('ap:repaint', 'ap:change');
-      for (const listener of frameListeners) listener(lastRun);
-      // Once this frame is painted: the canvases it left for later (off-screen, tensor-view.js drawDeferred),
-      // then the listeners, which thus see every canvas drawn.
+      for (const listener of frameListeners) listener(run);
+      // Once this frame is painted: the canvases it left for later (off-screen) and the screen-reader tables
+      // (tensor-view.js drawDeferred); then the run is the page's lastRun and the listeners hear of it, so
+      // that they see every canvas drawn and every table written.
       const channel = new MessageChannel();
       channel.port1.onmessage = () => {
         if (mine !== generation) return; // a newer repaint is on its way and will tell them
         drawDeferred();
+        lastRun = run;
         notify();
       };
       channel.port2.postMessage(null);
@@ -300,7 +305,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       snippetTimer = setTimeout(() => {
         if (mine !== generation) return;
         const snippet = step.torch({ state: runState, inputs, fixture }); // the trained model's sizes and weights when model=trained
-        if (shell.torch.textContent !== snippet) shell.torch.textContent = snippet;
+        shell.writeTorch(snippet);
       }, renderedSnippetStep === step.id ? 150 : 0);
       renderedSnippetStep = step.id;
     });
@@ -320,7 +325,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     availableWidth = width;
     // Heatmaps are sized to the column: redraw once the window has settled (a phone turned sideways).
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { if (lastRun) recompute(); }, 200);
+    resizeTimer = setTimeout(() => { if (latestRun) recompute(); }, 200);
   }).observe(shell.main);
   // Colour maps follow the colour scheme; redraw when the reader switches it.
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => recompute());
@@ -334,7 +339,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   followFlowLinks(shell.results);
   shell.scaleSelect.addEventListener('change', () => {
     setScaleMode(shell.scaleSelect.value);
-    if (lastRun) recompute();
+    if (latestRun) recompute();
   });
   for (const [button, kind] of [[shell.figureSvgButton, 'svg'], [shell.figurePngButton, 'png']]) {
     button.addEventListener('click', () => {
@@ -479,16 +484,17 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     setState: (changes) => update(changes),
     next: () => go(1),
     previous: () => go(-1),
-    /** The last computation: {state, inputs, result, error, backend, ms}. */
+    /** The last repaint, once complete (as onRender gives it): {state, inputs, result, error, backend, ms}. */
     lastRun: () => lastRun,
-    /** Calls `listener(lastRun)` after every repaint, every tensor drawn (the off-screen ones too). */
+    /** Calls `listener(lastRun)` after every repaint, every tensor drawn (the off-screen ones too) and its table written. */
     onRender: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     /**
-     * Calls `listener(lastRun)` from the animation frame that shows a repaint's tensors on screen (off-screen
-     * canvases follow right after it): what scripts/measure-page.mjs times.
+     * Calls `listener(run)` from the animation frame that shows a repaint's tensors on screen (off-screen
+     * canvases and the screen-reader tables follow right after it, and the run becomes lastRun): what
+     * scripts/measure-page.mjs times.
      */
     onFrame: (listener) => {
       frameListeners.add(listener);

@@ -2,7 +2,7 @@
 // inputs to the output, each box labelled with the operation that made it and the boxes it came from,
 // and linked to its heatmap. Derived from the step's data (the names and shapes of what `run`
 // returned), not drawn by hand per step: a step that shows another tensor gets another box.
-import { figureId, markPatchable, shapeText } from './tensor-view.js';
+import { figureId, markPatchable, placedNode, shapeText } from './tensor-view.js';
 import { STRINGS, format } from './strings.js';
 
 // What each tensor is made from, by role: alternatives tried in order, each a list of slots, each slot
@@ -62,6 +62,17 @@ function operationOf(view, inputs, byRole) {
 export function renderFlow(views) {
   const shown = views.filter((view) => !view.name.startsWith('softmax('));
   if (shown.length < 2) return null;
+  // The picture depends on the names, shapes and axes alone: a repaint that keeps them (a temperature change)
+  // keeps the picture on the page as it is, where building it again and comparing it with the old one showed in
+  // the repaint's profile.
+  const key = JSON.stringify(shown.map((view) => [view.name, shapeText(view), view.tensor.shape, Boolean(view.panels), view.axes ?? null]));
+  if (key !== lastFlow.key) lastFlow = { key, figure: buildFlow(shown) };
+  else lastFlow.figure = placedNode(lastFlow.figure); // the figure already on the page, if syncChildren patched that one
+  return lastFlow.figure;
+}
+let lastFlow = { key: null, figure: null };
+
+function buildFlow(shown) {
   const byRole = new Map();
   for (const view of shown) if (!byRole.has(roleOf(view.name))) byRole.set(roleOf(view.name), view);
   const depth = new Map();

@@ -110,7 +110,24 @@ export function createShell(root, { benchmarkUrl }) {
   const trainingRoot = element('main', { class: 'training-root', id: 'training', tabindex: '-1' });
   trainingRoot.hidden = true;
   root.append(skip, header, notices, layout, trainingRoot);
-  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  const writeTorch = (snippet) => writeLines(torch, snippet);
+  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+}
+
+// A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written
+// (the copy button copies it), and a new snippet rewrites only the lines that differ. At T=32, d=64 the PyTorch
+// panel holds x's 2,048 values; a T change leaves its other rows' text nodes as they were, so the browser keeps
+// their shaped text, where one text node for the whole panel had all of it shaped and laid out again.
+function writeLines(pre, text) {
+  const lines = text.split('\n');
+  if (pre.childNodes.length !== pre.children.length) pre.replaceChildren(); // text written some other way
+  lines.forEach((line, i) => {
+    const wanted = i < lines.length - 1 ? `${line}\n` : line;
+    const node = pre.children[i];
+    if (!node) pre.append(element('span', {}, wanted));
+    else if (node.textContent !== wanted) node.textContent = wanted;
+  });
+  while (pre.children.length > lines.length) pre.lastElementChild.remove();
 }
 
 /** Writes the step's count line. */

@@ -89,7 +89,10 @@ function scaleTop(view) {
 
 function maxAbsFinite(data) {
   let max = 0;
-  for (const v of data) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
+  for (let i = 0; i < data.length; i++) {
+    const size = Math.abs(data[i]);
+    if (size > max && size !== Infinity) max = size; // NaN is never greater
+  }
   return max;
 }
 
@@ -140,20 +143,18 @@ function describeCell(view, panel, row, col) {
 }
 
 // Canvases live on from one repaint to the next, one per tensor name and panel: a fresh canvas costs
-// a new 2-D context and backing store every time, the largest share of a small repaint. Each reuse
-// drops the previous repaint's listeners (they hold the previous tensors).
+// a new 2-D context and backing store every time, the largest share of a small repaint. Their listeners
+// are attached once and read the repaint's tensor from `inspection` (attachInspection).
 const canvasPool = new Map();
 
 function pooledCanvas(key) {
   let entry = canvasPool.get(key);
   if (!entry) {
     const canvas = document.createElement('canvas');
-    entry = { canvas, ctx: canvas.getContext('2d'), listeners: null, visible: true, pending: null };
+    entry = { canvas, ctx: canvas.getContext('2d'), inspection: null, visible: true, pending: null };
     canvasPool.set(key, entry);
     watchVisibility(entry);
   }
-  entry.listeners?.abort();
-  entry.listeners = new AbortController();
   return entry;
 }
 
@@ -181,26 +182,38 @@ function watchVisibility(entry) {
 }
 
 function drawPending(pooled) {
-  const { panel, layout, colors, key } = pooled.pending;
+  const { panel, layout, colors, key, frameKey } = pooled.pending;
   pooled.pending = null;
   deferred.delete(pooled);
-  drawCanvas(pooled, panel, layout, colors);
-  pooled.drawn = { key, values: panel.values.slice() };
+  drawCanvas(pooled, panel, layout, colors, frameKey);
+  pooled.drawn = { key, frameKey, values: panel.values.slice() };
 }
 
-/** Draws the canvases a repaint left for after its frame (off-screen ones); app.js calls it once the frame is painted. */
+// The screen-reader tables a repaint left for after its frame, by figure: no one sees them, and writing their
+// cells cost the frame a layout of every changed cell (a few hundred elements at T=6).
+const pendingTables = new Map();
+
+/**
+ * Draws the canvases a repaint left for after its frame (off-screen ones) and writes its screen-reader tables;
+ * app.js calls it once the frame is painted, before it tells its listeners that the repaint is done.
+ */
 export function drawDeferred() {
   for (const pooled of [...deferred]) drawPending(pooled);
+  for (const [entry, { view, panels }] of pendingTables) updateEagerTables(entry, view, panels);
+  pendingTables.clear();
 }
 if (typeof window !== 'undefined') window.addEventListener('beforeprint', drawDeferred);
 
 // What a tensor's pixels depend on, besides its values (the panel's title comes on top): a canvas that already
 // shows the same is not drawn again, so a control that leaves a matrix as it was (W_query under a temperature
-// change) costs nothing. Built once per tensor, not per panel: eight heads made it eight times over.
-function drawingKey(view, panels, layouts, colors, maxAbs) {
+// change) costs nothing. Built once per tensor, not per panel: eight heads made it eight times over. `frame` is
+// what the background and the labels around the cells depend on: a canvas whose frame is drawn already has its
+// cells drawn again and nothing else (a temperature change at T=32 wrote 64 labels per panel again, each a
+// fillText, the diagonal ones with a save, a rotation and a restore).
+function drawingKeys(view, panels, layouts, colors, maxAbs) {
   const { scale, ...paletteColors } = colors; // the scale follows from kind and the tensor's largest value
-  return JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbs, panels[0].rows,
-    panels[0].cols, panels[0].rowLabels, panels[0].colLabels, layouts, paletteColors, window.devicePixelRatio || 1]);
+  const frame = JSON.stringify([panels[0].rows, panels[0].cols, panels[0].rowLabels, panels[0].colLabels, layouts, paletteColors, window.devicePixelRatio || 1]);
+  return { frame, pixels: `${JSON.stringify([view.kind, view.kind === 'weights' ? scaleMode : '', view.causal ?? false, maxAbs])}${frame}` };
 }
 
 function showsAlready(pooled, key, values) {
@@ -244,6 +257,7 @@ function sizeCanvas(pooled, layout) {
     if (canvas.width !== width || canvas.height !== height) {
       canvas.width = width;
       canvas.height = height;
+      pooled.cleared = true;
     }
     setStyle(canvas.style, 'objectFit', '');
     setStyle(canvas.style, 'objectPosition', '');
@@ -254,6 +268,7 @@ function sizeCanvas(pooled, layout) {
     if (!fitsBacking(canvas.width, width) || !fitsBacking(canvas.height, height)) {
       canvas.width = roundUp(width);
       canvas.height = roundUp(height);
+      pooled.cleared = true;
     }
     if (ratio === 1) {
       setStyle(canvas.style, 'objectFit', 'none');
@@ -276,11 +291,17 @@ function sizeCanvas(pooled, layout) {
   return ratio;
 }
 
-function drawCanvas(pooled, panel, layout, colors) {
+function drawCanvas(pooled, panel, layout, colors, frameKey) {
   const { ctx } = pooled;
   const ratio = sizeCanvas(pooled, layout);
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  drawPanel(ctx, panel, layout, colors); // paints every pixel: no clear needed
+  // The cells alone where the frame around them is on the bitmap already (not cleared by a new size since), and
+  // the cells cover whole device pixels: the new cells cover the old ones exactly, so the pixels are those of a
+  // whole drawing.
+  const whole = (css) => Number.isInteger(css * ratio);
+  const cellsOnly = !pooled.cleared && pooled.drawn?.frameKey === frameKey && whole(layout.left) && whole(layout.top) && whole(layout.cell);
+  pooled.cleared = false;
+  drawPanel(ctx, panel, layout, colors, { cellsOnly }); // paints every pixel it draws over: no clear needed
 }
 
 function exportPng(view, panels, layouts, colors) {
@@ -310,8 +331,7 @@ function exportPng(view, panels, layouts, colors) {
 }
 
 // The colour key's gradient and end values: a small bar from the map's low end to its high end.
-function legendParts(view, colors) {
-  const maxAbs = scaleTop(view);
+function legendParts(view, colors, maxAbs) {
   if (view.kind === 'ids') {
     const stops = Array.from({ length: 7 }, (_, i) => css(colors.scale((maxAbs * i) / 6)));
     return { low: '0', high: String(maxAbs), gradient: `linear-gradient(to right, ${stops.join(', ')})` };
@@ -461,16 +481,16 @@ function paintTensor(view, maxWidth, pick) {
   const layouts = panels.map((panel) => layoutPanel(panel, width, cell));
   const maxAbs = scaleTop(view);
   const colors = { ...palette(), scale: colorScale(view.kind, maxAbs, prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
-  const tensorKey = drawingKey(view, panels, layouts, colors, maxAbs);
+  const tensorKeys = drawingKeys(view, panels, layouts, colors, maxAbs);
   const canvases = panels.map((panel, i) => {
     const pooled = pooledCanvas(`${view.name}#${panel.index}`);
-    const key = `${tensorKey}${panel.title}`;
+    const key = `${tensorKeys.pixels}${panel.title}`;
     if (showsAlready(pooled, key, panel.values)) {
       pooled.pending = null; // a change undone before its drawing came
       deferred.delete(pooled);
       return pooled;
     }
-    pooled.pending = { panel, layout: layouts[i], colors, key };
+    pooled.pending = { panel, layout: layouts[i], colors, key, frameKey: `${tensorKeys.frame}${panel.title}` };
     if (pooled.visible || !pooled.drawn || !pooled.canvas.isConnected) {
       drawPending(pooled);
     } else {
@@ -481,18 +501,18 @@ function paintTensor(view, maxWidth, pick) {
     }
     return pooled;
   });
-  return { entry, view, panels, layouts, colors, canvases };
+  return { entry, view, panels, layouts, colors, canvases, maxAbs };
 }
 
 // The second pass: the figure around the pixels (shape, legend, notes, tables, inspection).
-function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit) {
+function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs }, onEdit) {
   const shownPanels = (list) => list?.map((p) => p.index).join(',');
   // New values, or another head picked: an open values table is written again.
   const valuesChanged = entry.current?.view.tensor.data !== view.tensor.data || shownPanels(entry.current?.panels) !== shownPanels(panels);
   entry.current = { view, panels, layouts, colors };
   setAttribute(entry.figure, 'class', `tensor tensor-${view.kind}`);
   setText(entry.shape, shapeText(view));
-  const legend = legendParts(view, colors);
+  const legend = legendParts(view, colors, maxAbs);
   setText(entry.legendLow, legend.low);
   setText(entry.legendHigh, legend.high);
   if (entry.legendGradient !== legend.gradient) {
@@ -507,7 +527,8 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
   while (entry.panelsRow.children.length < panels.length) entry.panelsRow.append(element('div', { class: 'panel' }));
   panels.forEach((panel, i) => {
     const wrap = entry.panelsRow.children[i];
-    const { canvas, listeners } = canvases[i];
+    const pooled = canvases[i];
+    const { canvas } = pooled;
     setAttribute(canvas, 'tabindex', '0');
     setAttribute(canvas, 'role', 'img');
     setAttribute(canvas, 'aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
@@ -515,15 +536,19 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases }, onEdit
     // An open cell editor stays through a repaint (attachInspection moves it onto its cell's new place).
     const editor = wrap.querySelector(':scope > .cell-editor');
     if (wrap.firstChild !== canvas || wrap.childNodes.length !== (editor ? 2 : 1)) wrap.replaceChildren(canvas, ...(editor ? [editor] : []));
-    attachInspection({ view, panel, layout: layouts[i], canvas, wrap, tooltip: entry.tooltip, editable, onEdit, signal: listeners.signal });
+    attachInspection(pooled, { view, panel, layout: layouts[i], canvas, wrap, tooltip: entry.tooltip, editable, onEdit });
   });
   setHidden(entry.maskedNote, !view.causal);
   setHidden(entry.editNote, !editable);
   const eager = view.tensor.data.length <= EAGER_TABLE_CELLS;
   setHidden(entry.tables, !eager);
   setHidden(entry.details, eager);
-  if (eager) updateEagerTables(entry, view, panels);
-  else updateLazyTables(entry, view, valuesChanged);
+  if (eager) {
+    pendingTables.set(entry, { view, panels });
+  } else {
+    pendingTables.delete(entry);
+    updateLazyTables(entry, view, valuesChanged);
+  }
   return entry.figure;
 }
 
@@ -636,6 +661,13 @@ export function markPatchable(node) {
   return node;
 }
 
+// The node on the page that took a patchable node's text and attributes in its place.
+const PATCHED_INTO = new WeakMap();
+/** The node that shows `node` on the page: the one syncChildren patched it into, or `node` itself. */
+export function placedNode(node) {
+  return PATCHED_INTO.get(node) ?? node;
+}
+
 export function syncChildren(parent, nodes) {
   nodes.forEach((node, i) => {
     const current = parent.childNodes[i];
@@ -646,6 +678,7 @@ export function syncChildren(parent, nodes) {
     // figure carries listeners bound to its tensor, which a patch would leave pointing at the old one.
     if (current && PATCHABLE.has(current) && PATCHABLE.has(node) && !nodes.includes(current) && !node.isConnected && sameShape(current, node)) {
       patchNode(current, node);
+      PATCHED_INTO.set(node, current);
       return;
     }
     parent.insertBefore(node, current ?? null);
@@ -688,84 +721,110 @@ export function clearInspected() {
 }
 
 // Pointer and keyboard inspection of cells, and editing of the cells of an input matrix (x, W_query…).
-function attachInspection({ view, panel, layout, canvas, wrap, tooltip, editable, onEdit, signal }) {
+// A canvas's listeners are attached once and act on its `inspection`, which every repaint replaces with the
+// new tensor, panel and layout: attaching six listeners per canvas per repaint (and removing the last six)
+// showed in the repaint's profile at eight heads.
+function attachInspection(pooled, inspection) {
+  const { view, panel, wrap, editable } = inspection;
   // The keyboard's cell survives a repaint: it starts where the last inspection of this panel was.
   const last = inspected?.name === view.name && inspected.panel === panel.index ? inspected : null;
-  let focus = last && last.row < panel.rows && last.col < panel.cols ? { row: last.row, col: last.col } : { row: 0, col: 0 };
-  const showCell = (cell, x, y) => {
-    inspected = { name: view.name, panel: panel.index, row: cell.row, col: cell.col };
-    inspectListener?.(view, panel, cell.row, cell.col);
-    tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
-    tooltip.hidden = false;
-    tooltip.style.left = `${wrap.offsetLeft + x + 14}px`;
-    tooltip.style.top = `${wrap.offsetTop + y + 14}px`;
-  };
-  const cellCenter = (cell) => [layout.left + (cell.col + 0.5) * layout.cell, layout.top + (cell.row + 0.5) * layout.cell];
+  inspection.focus = last && last.row < panel.rows && last.col < panel.cols ? { row: last.row, col: last.col } : { row: 0, col: 0 };
+  pooled.inspection = inspection;
+  if (!pooled.listening) {
+    pooled.listening = true;
+    listenForInspection(pooled);
+  }
+  const open = wrap.querySelector(':scope > .cell-editor');
+  if (open) {
+    if (!editable || Number(open.dataset.row) >= panel.rows || Number(open.dataset.col) >= panel.cols) open.remove();
+    else placeEditor(inspection, open, { row: Number(open.dataset.row), col: Number(open.dataset.col) });
+  }
+}
+
+function showCell({ view, panel, wrap, tooltip }, cell, x, y) {
+  inspected = { name: view.name, panel: panel.index, row: cell.row, col: cell.col };
+  inspectListener?.(view, panel, cell.row, cell.col);
+  tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
+  tooltip.hidden = false;
+  tooltip.style.left = `${wrap.offsetLeft + x + 14}px`;
+  tooltip.style.top = `${wrap.offsetTop + y + 14}px`;
+}
+
+function showFocus(inspection) {
+  const { layout, focus } = inspection;
+  showCell(inspection, focus, layout.left + (focus.col + 0.5) * layout.cell, layout.top + (focus.row + 0.5) * layout.cell);
+}
+
+function listenForInspection(pooled) {
+  const { canvas } = pooled;
+  const hideTooltip = () => { pooled.inspection.tooltip.hidden = true; };
   canvas.addEventListener('pointermove', (event) => {
-    const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
-    if (cell) showCell(cell, event.offsetX, event.offsetY);
-    else tooltip.hidden = true;
-  }, { signal });
-  canvas.addEventListener('pointerleave', () => { tooltip.hidden = true; }, { signal });
-  canvas.addEventListener('blur', () => { tooltip.hidden = true; }, { signal });
-  canvas.addEventListener('focus', () => showCell(focus, ...cellCenter(focus)), { signal });
+    const inspection = pooled.inspection;
+    const cell = cellAt(inspection.layout, inspection.panel, event.offsetX, event.offsetY);
+    if (cell) showCell(inspection, cell, event.offsetX, event.offsetY);
+    else hideTooltip();
+  });
+  canvas.addEventListener('pointerleave', hideTooltip);
+  canvas.addEventListener('blur', hideTooltip);
+  canvas.addEventListener('focus', () => showFocus(pooled.inspection));
   canvas.addEventListener('keydown', (event) => {
+    const inspection = pooled.inspection;
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (moves[event.key]) {
       event.preventDefault();
       event.stopPropagation(); // the stepper's ←/→ must not turn the page while a heatmap is inspected
       const [dr, dc] = moves[event.key];
-      focus = {
+      const { panel, focus } = inspection;
+      inspection.focus = {
         row: Math.min(panel.rows - 1, Math.max(0, focus.row + dr)),
         col: Math.min(panel.cols - 1, Math.max(0, focus.col + dc)),
       };
-      showCell(focus, ...cellCenter(focus));
-    } else if (event.key === 'Enter' && editable) {
+      showFocus(inspection);
+    } else if (event.key === 'Enter' && inspection.editable) {
       event.preventDefault();
-      openEditor(focus);
+      openEditor(inspection, inspection.focus);
     }
-  }, { signal });
-  const open = wrap.querySelector(':scope > .cell-editor');
-  if (open) {
-    if (!editable || Number(open.dataset.row) >= panel.rows || Number(open.dataset.col) >= panel.cols) open.remove();
-    else placeEditor(open, { row: Number(open.dataset.row), col: Number(open.dataset.col) });
-  }
-  if (!editable) return;
+  });
   canvas.addEventListener('click', (event) => {
-    const cell = cellAt(layout, panel, event.offsetX, event.offsetY);
-    if (cell) openEditor(cell);
-  }, { signal });
-  function placeEditor(input, cell) {
-    input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
-    input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
-    input.style.width = `${Math.max(layout.cell, 72)}px`;
-  }
-  function openEditor(cell) {
-    const input = element('input', {
-      type: 'number', step: 'any', class: 'cell-editor',
-      'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
-      value: shortestFloat32(panel.values[cell.row * panel.cols + cell.col]),
-    });
-    input.dataset.row = cell.row;
-    input.dataset.col = cell.col;
-    placeEditor(input, cell);
-    let done = false;
-    const finish = (commit) => {
-      if (done) return;
-      done = true;
-      const value = Number(input.value);
-      input.remove();
-      if (commit && input.value.trim() !== '' && Number.isFinite(value)) onEdit(view.editable, cell.row, cell.col, value);
-      else canvas.focus();
-    };
-    input.addEventListener('keydown', (event) => {
-      event.stopPropagation();
-      if (event.key === 'Enter') finish(true);
-      if (event.key === 'Escape') finish(false);
-    });
-    input.addEventListener('blur', () => finish(true));
-    wrap.append(input);
-    input.focus();
-    input.select();
-  }
+    const inspection = pooled.inspection;
+    if (!inspection.editable) return;
+    const cell = cellAt(inspection.layout, inspection.panel, event.offsetX, event.offsetY);
+    if (cell) openEditor(inspection, cell);
+  });
+}
+
+function placeEditor({ canvas, layout }, input, cell) {
+  input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
+  input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
+  input.style.width = `${Math.max(layout.cell, 72)}px`;
+}
+
+function openEditor(inspection, cell) {
+  const { view, panel, canvas, wrap, onEdit } = inspection;
+  const input = element('input', {
+    type: 'number', step: 'any', class: 'cell-editor',
+    'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
+    value: shortestFloat32(panel.values[cell.row * panel.cols + cell.col]),
+  });
+  input.dataset.row = cell.row;
+  input.dataset.col = cell.col;
+  placeEditor(inspection, input, cell);
+  let done = false;
+  const finish = (commit) => {
+    if (done) return;
+    done = true;
+    const value = Number(input.value);
+    input.remove();
+    if (commit && input.value.trim() !== '' && Number.isFinite(value)) onEdit(view.editable, cell.row, cell.col, value);
+    else canvas.focus();
+  };
+  input.addEventListener('keydown', (event) => {
+    event.stopPropagation();
+    if (event.key === 'Enter') finish(true);
+    if (event.key === 'Escape') finish(false);
+  });
+  input.addEventListener('blur', () => finish(true));
+  wrap.append(input);
+  input.focus();
+  input.select();
 }

@@ -8,11 +8,27 @@ import { CLASSIC_EMBEDDINGS } from './inputs.js';
 import { completeConfig, demoSettings } from './training/config.js';
 import { tokenizeText } from '../train/tasks.js';
 
+// The texts of the values written lately: at T=32, d=64 a snippet writes x's 2,048 values, each up to nine
+// toPrecision calls, and the next snippet (another T, another temperature) writes mostly the same values.
+// (A Map's keys compare 0 and −0 as one: both are written 0.0.)
+const PY_FLOATS = new Map();
+const PY_FLOATS_KEPT = 1 << 15;
+
 /**
  * A short decimal that reads back as the same float32 (what torch.tensor([...]) will store): 9
  * significant digits always do; fewer are tried, from 8 down, while they still read back the same.
  */
 export function pyFloat(value) {
+  let text = PY_FLOATS.get(value);
+  if (text === undefined) {
+    text = shortestPyFloat(value);
+    if (PY_FLOATS.size >= PY_FLOATS_KEPT) PY_FLOATS.clear();
+    PY_FLOATS.set(value, text);
+  }
+  return text;
+}
+
+function shortestPyFloat(value) {
   if (Number.isNaN(value)) return 'float("nan")';
   if (!Number.isFinite(value)) return value > 0 ? 'float("inf")' : 'float("-inf")';
   const target = Math.fround(value);
