@@ -184,6 +184,45 @@ function coreFilesFromPackage() {
     },
   };
 }
+// Vite bundles each `new Worker(new URL('./x.js', import.meta.url), { type: 'module' })` on its own, with its
+// own copy of every module it imports: the training worker carried a second trainer, planner, registry,
+// GPU runtime and GPU training engine. In the package's page each such worker is instead one more entry of
+// the page's own build, so the worker and the page load the same chunks (module workers import them like
+// the page does). The literal form is rewritten before Vite's worker plugin sees it.
+// A worker has no `document`, where Vite's preloading of a dynamic import's dependencies adds <link>s:
+// dynamic imports in the chunks a worker loads import their chunk alone (build.modulePreload, below).
+const MODULE_WORKER = /new Worker\(new URL\((['"])(\.\.?\/[\w./-]+\.js)\1, import\.meta\.url\), \{ type: 'module' \}\)/g;
+function workersShareChunks(chunksWorkersLoad) {
+  const workerIds = new Set();
+  return {
+    name: 'attention-playground:workers-share-chunks',
+    enforce: 'pre',
+    // Runs before Vite's own generateBundle writes the preload lists: every chunk a worker entry imports.
+    generateBundle(_, bundle) {
+      chunksWorkersLoad.clear();
+      const visit = (fileName) => {
+        const chunk = bundle[fileName];
+        if (chunksWorkersLoad.has(fileName) || chunk?.type !== 'chunk') return;
+        chunksWorkersLoad.add(fileName);
+        chunk.imports.forEach(visit);
+        chunk.dynamicImports.forEach(visit);
+      };
+      for (const chunk of Object.values(bundle)) if (chunk.type === 'chunk' && workerIds.has(chunk.facadeModuleId)) visit(chunk.fileName);
+    },
+    async transform(code, id) {
+      if (!code.includes('new Worker(new URL(') || id.includes('node_modules')) return null;
+      let changed = null;
+      for (const match of code.matchAll(MODULE_WORKER)) {
+        const resolved = await this.resolve(match[2], id);
+        if (!resolved) throw new Error(`${id}: worker script ${match[2]} not found`);
+        workerIds.add(resolved.id);
+        const reference = this.emitFile({ type: 'chunk', id: resolved.id, name: match[2].split('/').pop().replace(/\.js$/, '') });
+        changed = (changed ?? code).replace(match[0], `new Worker(import.meta.ROLLDOWN_FILE_URL_${reference}, { type: 'module' })`);
+      }
+      return changed;
+    },
+  };
+}
 const packageWasmUrl = (fileName) => {
   const match = /^assets\/attention-(simd|baseline)-[\w-]+\.wasm$/.exec(fileName);
   return match ? `${CORE_FROM_PAGE_ASSETS}attention-${match[1]}.wasm` : { relative: true };
@@ -192,12 +231,13 @@ const packageWasmUrl = (fileName) => {
 export default defineConfig(({ mode }) => {
   const single = mode === 'single';
   const forPackage = mode === 'package';
+  const chunksWorkersLoad = new Set();
   return {
     root: repo('./web'),
     base: './',
     publicDir: single ? false : repo('./web/public'),
     plugins: [checkFixture(), typesetFormulas(), cppRegions(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults(forPackage ? ['md'] : undefined)]),
-      ...(forPackage ? [coreFilesFromPackage()] : [])],
+      ...(forPackage ? [coreFilesFromPackage(), workersShareChunks(chunksWorkersLoad)] : [])],
     ...(forPackage ? { experimental: { renderBuiltUrl: packageWasmUrl } } : {}),
     build: {
       outDir: single ? repo('./build/page-single') : forPackage ? repo('./page') : repo('./dist'),
@@ -205,6 +245,7 @@ export default defineConfig(({ mode }) => {
       target: 'es2022',
       reportCompressedSize: false,
       chunkSizeWarningLimit: 2000,
+      ...(forPackage ? { modulePreload: { resolveDependencies: (_, deps, { hostId }) => (chunksWorkersLoad.has(hostId) ? [] : deps) } } : {}),
       ...(single ? {} : { rollupOptions: { input: { index: repo('./web/index.html'), benchmark: repo('./web/benchmark.html') } } }),
     },
     // Module workers as ES modules, so their dynamic imports stay chunks of their own: the training worker

@@ -4,7 +4,7 @@
 // Vite into a page that Chromium opens. Packed, installed and built once (beforeAll: ~5 s on 2 cores).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -259,4 +259,35 @@ test('unbundled, the element finds the page beside it in the package (as from a 
   const element = page.locator('attention-playground');
   await expect(element.frameLocator('iframe').locator('.step-title')).toHaveText('Causal mask');
   expect((await element.evaluate((el) => el.getState())).step).toBe('causal');
+});
+
+test('the packaged page trains step 12 in its Web Worker, which loads the page\'s own chunks (no second copy of the trainer)', async ({ page }) => {
+  test.setTimeout(180_000);
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
+  const served = [];
+  page.context().on('response', (response) => served.push(`${response.status()} ${new URL(response.url()).pathname}`));
+  // The worker scripts are entries of the page's build, not bundles of their own: the trainer, the GPU
+  // runtime and the GPU training engine are each in one of the page's chunks (their messages, one file each).
+  const assets = join(work.project, 'node_modules', NAME, 'page', 'assets');
+  const scripts = readdirSync(assets).filter((name) => name.endsWith('.js')).map((name) => readFileSync(join(assets, name), 'utf8'));
+  for (const text of ['the attention kernels take at most', 'bytes; the device binds at most', 'per block; the WebGPU device binds at most']) {
+    expect(scripts.filter((script) => script.includes(text)), text).toHaveLength(1);
+  }
+
+  await page.goto(`${work.server.url}node_modules/${NAME}/page/index.html?step=learn`);
+  await expect(page.locator('.step-title')).toHaveText('Learn the weights');
+  await page.evaluate(async () => (await window.attentionPlayground.training()).ready());
+  await page.locator('.learn-slot [data-train="play"]').click();
+  await page.waitForFunction(() => window.attentionPlayground.trainingView()?.getRun().step >= 5, null, { timeout: 150_000 });
+  await page.evaluate(() => { const demo = window.attentionPlayground.trainingView(); if (demo.playing) demo.pause(); });
+  const where = await page.evaluate(() => window.attentionPlayground.trainingView().where);
+  const log = `requests:\n${served.join('\n')}`;
+  expect(where, log).toBe('worker');
+  expect(served.filter((line) => new RegExp(`^200 /node_modules/${NAME}/page/assets/train-worker-[\\w-]+\\.js$`).test(line)), log).toHaveLength(1);
+  // The worker ran the core's own WASM build (the package holds one copy of each).
+  expect(served.filter((line) => /\/web\/src\/core\/wasm\/attention-simd\.wasm$/.test(line)).length, log).toBeGreaterThanOrEqual(1);
+  expect(served.filter((line) => !line.startsWith('200 '))).toEqual([]);
+  expect(problems).toEqual([]);
 });
