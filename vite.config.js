@@ -45,7 +45,7 @@ function typesetFormulas() {
     ]));
     // A formula that comes to need a dropped font face fails the build instead of showing a fallback font.
     for (const [id, text] of Object.entries(html)) {
-      const needed = DROPPED_KATEX_FACES.find(({ classes }) => classes.some((name) => new RegExp(`class="[^"]*\\b${name}\\b`).test(text)));
+      const needed = [...DROPPED_KATEX_FACES, ...UNUSED_KATEX_FAMILIES].find(({ classes }) => classes.some((name) => new RegExp(`class="[^"]*\\b${name}\\b`).test(text)));
       if (needed) throw new Error(`step ${id}: its formula needs KaTeX_${needed.face}, which katexWoff2Only() drops`);
     }
     return `export default ${JSON.stringify(html)};`;
@@ -83,11 +83,17 @@ function inlineWasm() {
 // KaTeX's stylesheet offers every font as woff2, woff and ttf. Every browser that runs WebAssembly SIMD
 // or WebGPU reads woff2, so the other two are dropped: half the shipped bytes. The families our formulas
 // never use (\mathcal, \mathfrak, \mathsf, \mathtt, \mathscr) are dropped too.
-const UNUSED_KATEX_FAMILIES = ['Caligraphic', 'Fraktur', 'SansSerif', 'Script', 'Typewriter'];
+const UNUSED_KATEX_FAMILIES = [
+  { face: 'Caligraphic', classes: ['mathcal'] },
+  { face: 'Fraktur', classes: ['mathfrak'] },
+  { face: 'SansSerif', classes: ['mathsf', 'textsf'] },
+  { face: 'Script', classes: ['mathscr'] },
+  { face: 'Typewriter', classes: ['mathtt', 'texttt'] },
+];
 // Faces of the families kept that no formula uses either (no AMS symbol, no italic upright text, no bold
 // symbol): about 78 KB of the npm package. The classes that would need each are checked at typesetting.
 const DROPPED_KATEX_FACES = [
-  { face: 'AMS-Regular', classes: ['amsrm'] },
+  { face: 'AMS-Regular', classes: ['amsrm', 'mathbb', 'textbb'] },
   { face: 'Main-Italic', classes: ['mathit', 'textit'] },
   { face: 'Main-BoldItalic', classes: ['textit', 'boldsymbol'] },
   { face: 'Math-BoldItalic', classes: ['boldsymbol'] },
@@ -99,7 +105,7 @@ function katexWoff2Only() {
     transform(code, id) {
       if (!/katex(\.min)?\.css$/.test(id)) return null;
       // katex.min.css quotes some family names (font-family:"KaTeX_SansSerif").
-      const unused = new RegExp(`@font-face\\{[^}]*font-family:"?KaTeX_(${UNUSED_KATEX_FAMILIES.join('|')})"?;[^}]*\\}`, 'g');
+      const unused = new RegExp(`@font-face\\{[^}]*font-family:"?KaTeX_(${UNUSED_KATEX_FAMILIES.map(({ face }) => face).join('|')})"?;[^}]*\\}`, 'g');
       const droppedFace = new RegExp(`@font-face\\{[^}]*fonts/KaTeX_(${DROPPED_KATEX_FACES.map(({ face }) => face).join('|')})\\.woff2[^}]*\\}`, 'g');
       return code
         .replace(unused, '')

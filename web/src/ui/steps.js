@@ -315,7 +315,7 @@ export const STEPS = [
     torch: SNIPPETS['cross'],
     torchChecks: SNIPPET_CHECKS['cross'],
     controls: ['sentence', 'context', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'scale', 'temperature'],
-    formula: String.raw`Q = X_{\text{query}} W_q,\;\; K = X_{\text{context}} W_k,\;\; V = X_{\text{context}} W_v, \qquad W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_{\text{head}}}}\Big) \in \mathbb{R}^{T_q \times T_k}`,
+    formula: String.raw`Q = X_{\text{query}} W_q,\;\; K = X_{\text{context}} W_k,\;\; V = X_{\text{context}} W_v, \qquad W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_{\text{head}}}}\Big) \in \mathbf{R}^{T_q \times T_k}`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { heads: state.heads });
       const result = await api.crossAttention(inputs.x, inputs.xContext, inputs.crossProjection, options);
@@ -334,7 +334,7 @@ export const STEPS = [
     // The model learns in the page (training/learn-demo.js); `run` only names what it trains on.
     id: 'learn',
     controls: ['sentence', 'learn-task', 'seed'],
-    formula: String.raw`\mathcal{L} = -\frac{1}{T}\sum_{t=0}^{T-1} \log \operatorname{softmax}\big(h_t W_{\text{unembed}}^{\top}\big)_{x_{t+1}}, \qquad \theta \leftarrow \operatorname{AdamW}(\theta, \nabla_{\theta}\mathcal{L})`,
+    formula: String.raw`L = -\frac{1}{T}\sum_{t=0}^{T-1} \log \operatorname{softmax}\big(h_t W_{\text{unembed}}^{\top}\big)_{x_{t+1}}, \qquad \theta \leftarrow \operatorname{AdamW}(\theta, \nabla_{\theta} L)`,
     cpp: ['values-backward', 'softmax-backward', 'scores-backward'],
     torch: SNIPPETS['learn'],
     torchChecks: SNIPPET_CHECKS['learn'],
