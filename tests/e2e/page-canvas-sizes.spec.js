@@ -1,4 +1,4 @@
-// Heatmap canvases keep their bitmaps across size changes (tensor-view.js sizeCanvas) and stay as crisp as
+// Heatmap canvases keep their bitmaps across size changes (heatmap-canvas.js sizeCanvas) and stay as crisp as
 // a bitmap of the exact size: after T goes from 32 to 29, a heatmap on screen is pixel for pixel the one a
 // page opened at T=29 draws, at device pixel ratios 1, 2 and 3 (bucketed bitmaps) and 1.5 (a figure that
 // does not cover whole device pixels there: exact bitmaps). Pixels, not timings.

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { colorScale, LOG_DECADES } from '../../web/src/ui/colormap.js';
 import { layoutPanel } from '../../web/src/ui/heatmap-draw.js';
-import { shortestFloat32 } from '../../web/src/ui/tensor-view.js';
+import { shortestFloat32 } from '../../web/src/ui/cell-inspection.js';
 
 describe('cell editor text', () => {
   test('a float32 opens as the shortest decimal that reads back as the same float32', () => {

@@ -3,7 +3,7 @@
 // returned (the step's `hover` intermediates: query, key, scores, scaled, masked, and the weights); the
 // view writes q_i and k_j side by side, term by term, and multiplies nothing itself.
 import { formatValue } from './heatmap-draw.js';
-import { setText } from './tensor-view.js';
+import { setText } from './dom-sync.js';
 import { STRINGS, format } from './strings.js';
 
 const MAX_TERMS = 8; // terms written out; the rest are counted

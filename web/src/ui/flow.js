@@ -2,7 +2,8 @@
 // inputs to the output, each box labelled with the operation that made it and the boxes it came from,
 // and linked to its heatmap. Derived from the step's data (the names and shapes of what `run`
 // returned), not drawn by hand per step: a step that shows another tensor gets another box.
-import { figureId, markPatchable, placedNode, shapeText } from './tensor-view.js';
+import { markPatchable, placedNode } from './dom-sync.js';
+import { figureId, shapeText } from './tensor-labels.js';
 import { STRINGS, format } from './strings.js';
 
 // What each tensor is made from, by role: alternatives tried in order, each a list of slots, each slot

@@ -1,7 +1,8 @@
 // What a step's `run` returned, on the page: the tensors as heatmaps, the checks as verdicts, step 1's
 // context/target table and step 9's table of implementations. Everything shown is a value the core
 // returned; the only arithmetic here is counting kept weights for a label.
-import { markPatchable, renderTensors, syncChildren } from './tensor-view.js';
+import { renderTensors } from './tensor-view.js';
+import { markPatchable, syncChildren } from './dom-sync.js';
 import { renderFlow } from './flow.js';
 import { STRINGS, format } from './strings.js';
 

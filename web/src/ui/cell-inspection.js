@@ -1,0 +1,164 @@
+// Pointer and keyboard inspection of a heatmap's cells (a tooltip that explains the cell, and a listener,
+// cell-math.js, that shows its computation), and the cell editor of an input matrix (x, W_query…).
+import { cellAt, formatValue } from './heatmap-draw.js';
+import { element } from './dom-sync.js';
+import { STRINGS, format } from './strings.js';
+
+/**
+ * A float32 value as the shortest decimal that reads back as the same float32 (0.55, not
+ * 0.550000011920929): what a cell editor opens with.
+ */
+export function shortestFloat32(value) {
+  if (!Number.isFinite(value)) return String(value);
+  for (let digits = 1; digits <= 9; digits++) {
+    const text = value.toPrecision(digits);
+    if (Math.fround(Number(text)) === Math.fround(value)) return String(Number(text));
+  }
+  return String(value);
+}
+
+// What the tooltip says about cell (row, col) of a panel.
+function describeCell(view, panel, row, col) {
+  const index = panel.index * panel.rows * panel.cols + row * panel.cols + col;
+  const lines = [format(STRINGS.hoverCell, { tensor: view.name, row, col, value: formatValue(view.tensor.data[index]) })];
+  if (view.cols) {
+    lines.push(format(STRINGS.hoverQuery, { row, token: panel.rowLabels[row] }));
+    lines.push(format(STRINGS.hoverKey, { col, token: panel.colLabels[col] }));
+  } else if (view.rows) {
+    lines.push(format(STRINGS.hoverQuery, { row, token: panel.rowLabels[row] }).replace('query row', 'row'));
+  }
+  if (view.kind === 'ids' && view.words) lines.push(format(STRINGS.hoverToken, { id: view.tensor.data[index], word: view.words[view.tensor.data[index]] }));
+  if (view.hover?.scores) lines.push(format(STRINGS.hoverScore, { value: formatValue(view.hover.scores.data[index]) }));
+  if (view.hover?.scaled) lines.push(format(STRINGS.hoverScaled, { value: formatValue(view.hover.scaled.data[index]) }));
+  if (view.kind === 'weights' && view.cols) lines.push(format(STRINGS.hoverWeight, { value: formatValue(view.tensor.data[index]) }));
+  if (panel.masked(row, col)) lines.push(STRINGS.hoverMasked);
+  return lines;
+}
+
+// Who hears of the cell under the pointer or the keyboard focus (cell-math.js shows its computation).
+let inspectListener = null;
+let inspected = null; // {name, panel, row, col} of the last cell inspected: its computation follows each repaint
+/** Calls `listener(view, panel, row, col)` whenever a cell is inspected. */
+export function onInspect(listener) {
+  inspectListener = listener;
+}
+/** Forgets the inspected cell (a new step starts with none). */
+export function clearInspected() {
+  inspected = null;
+}
+
+/** Shows the new numbers of the inspected cell's computation after a repaint, when the cell still exists. */
+export function inspectAgain(painted) {
+  const still = inspected && painted.find((p) => p.view.name === inspected.name);
+  const panel = still?.panels.find((p) => p.index === inspected.panel);
+  if (panel && inspected.row < panel.rows && inspected.col < panel.cols) inspectListener?.(still.view, panel, inspected.row, inspected.col);
+}
+
+// Pointer and keyboard inspection of cells, and editing of the cells of an input matrix (x, W_query…).
+// A canvas's listeners are attached once and act on its `inspection`, which every repaint replaces with the
+// new tensor, panel and layout: attaching six listeners per canvas per repaint (and removing the last six)
+// showed in the repaint's profile at eight heads.
+export function attachInspection(pooled, inspection) {
+  const { view, panel, wrap, editable } = inspection;
+  // The keyboard's cell survives a repaint: it starts where the last inspection of this panel was.
+  const last = inspected?.name === view.name && inspected.panel === panel.index ? inspected : null;
+  inspection.focus = last && last.row < panel.rows && last.col < panel.cols ? { row: last.row, col: last.col } : { row: 0, col: 0 };
+  pooled.inspection = inspection;
+  if (!pooled.listening) {
+    pooled.listening = true;
+    listenForInspection(pooled);
+  }
+  const open = wrap.querySelector(':scope > .cell-editor');
+  if (open) {
+    if (!editable || Number(open.dataset.row) >= panel.rows || Number(open.dataset.col) >= panel.cols) open.remove();
+    else placeEditor(inspection, open, { row: Number(open.dataset.row), col: Number(open.dataset.col) });
+  }
+}
+
+function showCell({ view, panel, wrap, tooltip }, cell, x, y) {
+  inspected = { name: view.name, panel: panel.index, row: cell.row, col: cell.col };
+  inspectListener?.(view, panel, cell.row, cell.col);
+  tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
+  tooltip.hidden = false;
+  tooltip.style.left = `${wrap.offsetLeft + x + 14}px`;
+  tooltip.style.top = `${wrap.offsetTop + y + 14}px`;
+}
+
+function showFocus(inspection) {
+  const { layout, focus } = inspection;
+  showCell(inspection, focus, layout.left + (focus.col + 0.5) * layout.cell, layout.top + (focus.row + 0.5) * layout.cell);
+}
+
+function listenForInspection(pooled) {
+  const { canvas } = pooled;
+  const hideTooltip = () => { pooled.inspection.tooltip.hidden = true; };
+  canvas.addEventListener('pointermove', (event) => {
+    const inspection = pooled.inspection;
+    const cell = cellAt(inspection.layout, inspection.panel, event.offsetX, event.offsetY);
+    if (cell) showCell(inspection, cell, event.offsetX, event.offsetY);
+    else hideTooltip();
+  });
+  canvas.addEventListener('pointerleave', hideTooltip);
+  canvas.addEventListener('blur', hideTooltip);
+  canvas.addEventListener('focus', () => showFocus(pooled.inspection));
+  canvas.addEventListener('keydown', (event) => {
+    const inspection = pooled.inspection;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (moves[event.key]) {
+      event.preventDefault();
+      event.stopPropagation(); // the stepper's ←/→ must not turn the page while a heatmap is inspected
+      const [dr, dc] = moves[event.key];
+      const { panel, focus } = inspection;
+      inspection.focus = {
+        row: Math.min(panel.rows - 1, Math.max(0, focus.row + dr)),
+        col: Math.min(panel.cols - 1, Math.max(0, focus.col + dc)),
+      };
+      showFocus(inspection);
+    } else if (event.key === 'Enter' && inspection.editable) {
+      event.preventDefault();
+      openEditor(inspection, inspection.focus);
+    }
+  });
+  canvas.addEventListener('click', (event) => {
+    const inspection = pooled.inspection;
+    if (!inspection.editable) return;
+    const cell = cellAt(inspection.layout, inspection.panel, event.offsetX, event.offsetY);
+    if (cell) openEditor(inspection, cell);
+  });
+}
+
+function placeEditor({ canvas, layout }, input, cell) {
+  input.style.left = `${canvas.offsetLeft + layout.left + cell.col * layout.cell}px`;
+  input.style.top = `${canvas.offsetTop + layout.top + cell.row * layout.cell}px`;
+  input.style.width = `${Math.max(layout.cell, 72)}px`;
+}
+
+function openEditor(inspection, cell) {
+  const { view, panel, canvas, wrap, onEdit } = inspection;
+  const input = element('input', {
+    type: 'number', step: 'any', class: 'cell-editor',
+    'aria-label': format(STRINGS.editCell, { name: view.name, row: cell.row, col: cell.col }),
+    value: shortestFloat32(panel.values[cell.row * panel.cols + cell.col]),
+  });
+  input.dataset.row = cell.row;
+  input.dataset.col = cell.col;
+  placeEditor(inspection, input, cell);
+  let done = false;
+  const finish = (commit) => {
+    if (done) return;
+    done = true;
+    const value = Number(input.value);
+    input.remove();
+    if (commit && input.value.trim() !== '' && Number.isFinite(value)) onEdit(view.editable, cell.row, cell.col, value);
+    else canvas.focus();
+  };
+  input.addEventListener('keydown', (event) => {
+    event.stopPropagation();
+    if (event.key === 'Enter') finish(true);
+    if (event.key === 'Escape') finish(false);
+  });
+  input.addEventListener('blur', () => finish(true));
+  wrap.append(input);
+  input.focus();
+  input.select();
+}
