@@ -3,13 +3,7 @@
 // same table (state.js updateState) before anything is recomputed.
 import { property } from './state.js';
 import { STRINGS } from './strings.js';
-
-function element(tag, attributes = {}, text = null) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (text !== null) node.textContent = text;
-  return node;
-}
+import { element } from './dom-sync.js';
 
 // Text is applied after a short pause in typing, so each keystroke does not recompute everything.
 function debounce(action, ms) {

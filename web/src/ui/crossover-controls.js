@@ -3,6 +3,7 @@
 // stored one (attention.clearGpuCrossover), and whether this browser measures one (the probe; kept in
 // localStorage, off unless turned on: the walk's sizes are far below any GPU's crossover).
 import { STRINGS, format } from './strings.js';
+import { element } from './dom-sync.js';
 
 /** localStorage key of the page's probe setting ('on' or absent). */
 export const PROBE_SETTING_KEY = 'attention-playground:page:gpu-probe';
@@ -23,13 +24,6 @@ function storeProbeSetting(on) {
   } catch {
     // storage refused (a sandboxed embed): the setting lasts for this page only
   }
-}
-
-function element(tag, attributes = {}, text = '') {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  node.textContent = text;
-  return node;
 }
 
 /**

@@ -2,7 +2,7 @@
 // inputs to the output, each box labelled with the operation that made it and the boxes it came from,
 // and linked to its heatmap. Derived from the step's data (the names and shapes of what `run`
 // returned), not drawn by hand per step: a step that shows another tensor gets another box.
-import { markPatchable, placedNode } from './dom-sync.js';
+import { element, markPatchable, placedNode } from './dom-sync.js';
 import { figureId, shapeText } from './tensor-labels.js';
 import { STRINGS, format } from './strings.js';
 
@@ -28,13 +28,6 @@ const SOURCES = {
  */
 function roleOf(name) {
   return name.replace(/\s*\(.*\)$/, '').replace(/\.weight$/, '');
-}
-
-function element(tag, attributes = {}, text = null) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (text !== null) node.textContent = text;
-  return node;
 }
 
 // The operation's words for a box: the split into heads names the shapes it goes between.

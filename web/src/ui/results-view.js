@@ -2,16 +2,9 @@
 // context/target table and step 9's table of implementations. Everything shown is a value the core
 // returned; the only arithmetic here is counting kept weights for a label.
 import { renderTensors } from './tensor-view.js';
-import { markPatchable, syncChildren } from './dom-sync.js';
+import { element, markPatchable, syncChildren } from './dom-sync.js';
 import { renderFlow } from './flow.js';
 import { STRINGS, format } from './strings.js';
-
-function element(tag, attributes = {}, text = null) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (text !== null) node.textContent = text;
-  return node;
-}
 
 function verdict(ok) {
   return element('span', { class: ok ? 'verdict ok' : 'verdict bad' }, ok ? `✓ ${STRINGS.yes}` : `✗ ${STRINGS.no}`);

@@ -5,13 +5,7 @@ import { BACKENDS, STEP_IDS } from './state.js';
 import { STRINGS, format } from './strings.js';
 import { createCellMath } from './cell-math.js';
 import { SCALE_MODES } from './colormap.js';
-
-function element(tag, attributes = {}, text = null) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (text !== null) node.textContent = text;
-  return node;
-}
+import { element } from './dom-sync.js';
 
 /**
  * Builds the frame into `root`.

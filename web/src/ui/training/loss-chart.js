@@ -4,15 +4,9 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { STRINGS } from '../strings.js';
+import { element } from '../dom-sync.js';
 
 const S = STRINGS.training;
-
-function element(tag, attributes = {}, text = null) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (text !== null) node.textContent = text;
-  return node;
-}
 
 const fmt = (v) => (v == null ? '—' : v.toPrecision(4));
 

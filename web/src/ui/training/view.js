@@ -12,6 +12,7 @@ import { drawHeatmap, peaks, rowEntropy } from './heatmaps.js';
 import { createLossChart } from './loss-chart.js';
 import { startRunner } from './runner.js';
 import { loadRun, saveRun } from './store.js';
+import { element } from '../dom-sync.js';
 
 const S = STRINGS.training;
 const HISTORY_POINTS = 100; // saved snapshots per run (every Nth step)
@@ -22,12 +23,6 @@ const MAX_CHUNK = 8; // steps per message to the worker: the page hears from a r
 // page's frame made the repaint miss its budget.
 const READER_HOLD_MS = 250;
 
-function element(tag, attributes = {}, text = null) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (text !== null) node.textContent = text;
-  return node;
-}
 const button = (text, action) => element('button', { type: 'button', 'data-train': action }, text);
 
 /** The Training tab's settings from the page state (its `train-` parameters). */
