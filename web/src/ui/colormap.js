@@ -32,8 +32,8 @@ export function prefersDark() {
 /** The heatmaps' colours around the cells, for the page's colour scheme: background, labels, grid lines, masked cells. */
 export function heatmapPalette() {
   return prefersDark()
-    ? { background: '#17181c', label: '#d8dae0', grid: '#555a66', hatch: '#8a8f9c', maskedFill: 'rgb(43, 45, 51)', maskedRgb: [43, 45, 51] }
-    : { background: '#ffffff', label: '#222428', grid: '#b8bcc6', hatch: '#8a8f9c', maskedFill: 'rgb(236, 238, 242)', maskedRgb: [236, 238, 242] };
+    ? { background: '#17181c', label: '#d8dae0', grid: '#555a66', hatch: '#8a8f9c', maskedRgb: [43, 45, 51] }
+    : { background: '#ffffff', label: '#222428', grid: '#b8bcc6', hatch: '#8a8f9c', maskedRgb: [236, 238, 242] };
 }
 
 /** The weights' colour scales a reader can pick: linear in the value, stretched per row, or logarithmic. */

@@ -1,12 +1,6 @@
 // Heatmaps of the Training tab, drawn by the page's own heatmap code (heatmap-draw.js) onto canvases.
-import { colorScale, prefersDark } from '../colormap.js';
+import { colorScale, heatmapPalette } from '../colormap.js';
 import { drawPanel, layoutPanel } from '../heatmap-draw.js';
-
-function palette() {
-  return prefersDark()
-    ? { background: '#17181c', label: '#d8dae0', grid: '#555a66', hatch: '#8a8f9c', maskedRgb: [43, 45, 51] }
-    : { background: '#ffffff', label: '#222428', grid: '#b8bcc6', hatch: '#8a8f9c', maskedRgb: [236, 238, 242] };
-}
 
 /**
  * Draws a rows × cols slice onto `canvas` (resized to fit maxWidth CSS pixels).
@@ -29,7 +23,7 @@ export function drawHeatmap(canvas, { values, rows, cols, kind, causal = false, 
   }
   const ctx = canvas.getContext('2d');
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  drawPanel(ctx, panel, layout, { ...palette(), scale: colorScale(kind, kind === 'weights' ? Math.max(maxAbs, 1e-9) : maxAbs) });
+  drawPanel(ctx, panel, layout, { ...heatmapPalette(), scale: colorScale(kind, kind === 'weights' ? Math.max(maxAbs, 1e-9) : maxAbs) });
 }
 
 /** Normalised mean row entropy of causal weights (H, T, T), rows 1..T−1: 1 = uniform over the past, 0 = one key. */
