@@ -15,6 +15,9 @@
 //                                                            both valid until the next call
 //   .clipGradients(maxNorm)                                  the norm before clipping; maxNorm ≤ 0: no clipping
 //   .adamwStep(step, lr, beta1, beta2, eps, weightDecay)
+//   .gradientPart()                                          a view of a heap array of the gradients' size, to
+//                                                            copy a worker's gradients into (allocated on first use)
+//   .addGradientPart()                                       gradients += that array (float32, element by element)
 //   .delete()                                                frees it (embind)
 // The trainer validates the config and the tokens before calling (web/src/train/trainer.js).
 #include <emscripten/bind.h>
@@ -71,6 +74,12 @@ class TrainingModel {
 
   double clip_gradients(double max_norm) { return model_.clip_gradients(max_norm); }
 
+  val gradient_part() {
+    part_.resize(model_.parameter_count());
+    return view(part_.data());
+  }
+  void add_gradient_part() { model_.add_gradients(part_.data()); }
+
   void adamw_step(int step, double lr, double beta1, double beta2, double eps, double weight_decay) {
     model_.adamw_step(step, {lr, beta1, beta2, eps, weight_decay});
   }
@@ -102,6 +111,7 @@ class TrainingModel {
   kernels::AttentionOnlyTraining model_;
   std::vector<int> tokens_, labels_;
   std::vector<float> weights_;  // attention(layer)'s
+  std::vector<float> part_;     // gradientPart()'s
   int batch_ = 0, t_ = 0;       // the last run's
 };
 
@@ -119,7 +129,9 @@ EMSCRIPTEN_BINDINGS(training) {
       .function("logits", &TrainingModel::logits)
       .function("attention", &TrainingModel::attention)
       .function("clipGradients", &TrainingModel::clip_gradients)
-      .function("adamwStep", &TrainingModel::adamw_step);
+      .function("adamwStep", &TrainingModel::adamw_step)
+      .function("gradientPart", &TrainingModel::gradient_part)
+      .function("addGradientPart", &TrainingModel::add_gradient_part);
 }
 
 }  // namespace ap::bindings

@@ -10,6 +10,7 @@
 #include "attention_heads.h"
 #include "attention_heads_backward.h"
 #include "gemm.h"
+#include "simd.h"
 
 namespace ap::kernels {
 
@@ -421,6 +422,14 @@ void AttentionOnlyTraining::adamw_step(int step, const AdamWSettings& s) {
     const float ratio = mi / denom;
     p[i] = decayed - ratio * step_size;
   }
+}
+
+void AttentionOnlyTraining::add_gradients(const float* part) {
+  float* g = gradients_.data();
+  const std::size_t count = gradients_.size();
+  std::size_t i = 0;
+  for (; i + simd::kLanes <= count; i += simd::kLanes) simd::store(g + i, simd::add(simd::load(g + i), simd::load(part + i)));
+  for (; i < count; ++i) g[i] += part[i];
 }
 
 }  // namespace ap::kernels

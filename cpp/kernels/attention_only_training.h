@@ -70,6 +70,10 @@ class AttentionOnlyTraining {
   // torch.optim.AdamW's step number `step` (1, 2, …) on every parameter with the current gradients.
   void adamw_step(int step, const AdamWSettings& settings);
 
+  // gradients += part (parameter_count() floats, the same layout), in float32: a worker's share of a batch
+  // added to this model's (the trainer's threads, web/src/train/shards.js).
+  void add_gradients(const float* part);
+
  private:
   struct Layer {
     std::size_t ln_weight = 0, ln_bias = 0, q_weight = 0, q_bias = 0, k_weight = 0, k_bias = 0, v_weight = 0,

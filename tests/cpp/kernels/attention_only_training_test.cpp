@@ -98,9 +98,13 @@ TEST(TrainingShards, GradientsWithTheWholeBatchCountAddUpToTheBatchGradient) {
   EXPECT_EQ(all.count, 6);
   // rows 0..1 (one of them wholly ignored) and row 2
   const TrainingLoss first = shard.run(inputs.data(), targets.data(), 2, t, true, all.count);
-  std::vector<float> sum(shard.gradients(), shard.gradients() + shard.parameter_count());
+  const std::vector<float> part(shard.gradients(), shard.gradients() + shard.parameter_count());
   const TrainingLoss second = shard.run(inputs.data() + 2 * t, targets.data() + 2 * t, 1, t, true, all.count);
-  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += shard.gradients()[i];
+  std::vector<float> sum(shard.gradients(), shard.gradients() + shard.parameter_count());
+  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += part[i];
+  // add_gradients, what the calling thread uses to add a worker's part: float32, element by element
+  shard.add_gradients(part.data());
+  for (std::size_t i = 0; i < sum.size(); ++i) EXPECT_EQ(shard.gradients()[i], sum[i]) << i;
   EXPECT_EQ(first.count + second.count, all.count);
   EXPECT_NEAR((first.loss * first.count + second.loss * second.count) / all.count, all.loss, 1e-12);
   for (std::size_t i = 0; i < sum.size(); ++i) EXPECT_NEAR(sum[i], whole.gradients()[i], 1e-6) << i;

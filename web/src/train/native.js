@@ -82,7 +82,6 @@ export class NativeTraining {
   async step(inputs, targets, B, T, gradClip, optimizer, step) {
     if (this.shards) {
       try {
-        await this.shards.queued.catch(workerFailed);
         return await this.stepShared(inputs, targets, B, T, gradClip, optimizer, step);
       } catch (error) {
         if (!error.workerFailure) throw error;
@@ -108,20 +107,21 @@ export class NativeTraining {
     const groups = headGroups(B, this.threads);
     let count = 0;
     for (const target of targets) count += target !== -100;
+    // Each worker handles its messages in order: the rows go out at once, behind the last step's 'apply'
+    // (whose failure, if any, is raised below before any answer is used), and this thread starts its own.
     const asked = groups.slice(1).map(([r0, r1], k) => this.shards.gradients(k, inputs.slice(r0 * T, r1 * T), targets.slice(r0 * T, r1 * T), r1 - r0, T, count)
       .catch(workerFailed));
+    for (const answer of asked) answer.catch(() => {});
     const rows = groups[0][1] * T;
     const own = this.model.run(inputs.subarray(0, rows), targets.subarray(0, rows), groups[0][1], T, true, count);
-    if (own instanceof Error) {
-      for (const answer of asked) answer.catch(() => {});
-      throw own;
-    }
+    if (own instanceof Error) throw own;
+    await this.shards.queued.catch(workerFailed);
     const answers = await Promise.all(asked);
-    const sum = this.model.gradients();
+    // the workers' gradients added in worker order, in the heap (one copy in, a SIMD add: float32 as before)
     let loss = own.loss * own.count;
     for (const answer of answers) {
-      const part = answer.gradients;
-      for (let i = 0; i < sum.length; i++) sum[i] += part[i];
+      this.model.gradientPart().set(answer.gradients);
+      this.model.addGradientPart();
       loss += answer.loss * answer.count;
     }
     const gradNorm = this.model.clipGradients(gradClip ?? 0);
