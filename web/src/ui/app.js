@@ -421,8 +421,6 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (push || stepChanged) writeUrl(true);
     else scheduleUrlWrite();
     applyChrome();
-    // A run on the hidden Training tab leaves the CPU to the walk's repaints while its controls move.
-    if (fromControl && state.view === 'walk') trainingTab?.readerActive();
     if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout) renderStep();
     else refreshChoices(shell.controls, state);
     syncTraining({ fromControl });

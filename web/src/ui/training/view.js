@@ -18,10 +18,6 @@ const S = STRINGS.training;
 const HISTORY_POINTS = 100; // saved snapshots per run (every Nth step)
 const SLOW_MS = 400;
 const MAX_CHUNK = 8; // steps per message to the worker: the page hears from a run at least every 8 steps
-// Off screen, a run sends no new chunk until the walk's controls have been still this long (readerActive), so
-// that a reader moving a slider has the CPU for the repaints: on two cores a chunk in the worker beside the
-// page's frame made the repaint miss its budget.
-const READER_HOLD_MS = 250;
 
 const button = (text, action) => element('button', { type: 'button', 'data-train': action }, text);
 
@@ -287,7 +283,6 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   // While the view is off screen (the learner went back to the walk), a run goes on in its worker and the
   // page only keeps the numbers; the drawing waits until the view is shown again.
   let visible = true;
-  let readerAt = -Infinity; // when the walk's controls last changed (readerActive)
   let stale = false;
   function applySnapshot(snapshot) {
     latest = snapshot;
@@ -445,11 +440,6 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
         let count = slow ? 1 : Math.min(MAX_CHUNK, n - (step % n));
         if (runner.where === 'main') count = 1;
         count = Math.min(count, total() - step);
-        // Off screen, the next chunk waits while the reader is moving the walk's controls.
-        for (let wait = readerAt + READER_HOLD_MS - performance.now(); !visible && wait > 0; wait = readerAt + READER_HOLD_MS - performance.now()) {
-          await new Promise((resolve) => setTimeout(resolve, wait));
-        }
-        if (!playing || mine !== generation) break;
         const started = performance.now();
         if (!(await runChunk(count))) return;
         if (slow) await new Promise((resolve) => setTimeout(resolve, SLOW_MS));
@@ -665,10 +655,6 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     setVisible(value) {
       visible = value;
       if (visible && stale && latest) draw(latest);
-    },
-    /** The reader changed a control of the walk: off screen, the run holds its next chunk until they stop. */
-    readerActive() {
-      readerAt = performance.now();
     },
     reset,
     /** Resolves when the session has drawn its current settings (after sync or a load). */
