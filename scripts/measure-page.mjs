@@ -140,7 +140,7 @@ async function main() {
       await fresh.goto(`${server.url}${dist}/index.html?step=causal`);
       await waitForFirstRender(fresh);
       loads.push(await fresh.evaluate(() => {
-        const paint = performance.getEntriesByName('ap:repaint')[0];
+        const paint = performance.getEntriesByName('ap:first-repaint')[0];
         return paint.startTime + paint.duration; // since navigation start: the first step on screen
       }));
       await fresh.close();

@@ -249,3 +249,15 @@ test('off-screen heatmaps are drawn right after the frame: a repaint\'s listener
   expect(short.after).not.toBe(short.before);
   expect(short.after).toBe(tall.after);
 });
+
+test('the repaint timings keep one entry of each name, however many repaints there are', async ({ page }) => {
+  await openPage(page, '?step=causal');
+  const temperature = page.locator('.controls [data-control-number="temperature"]');
+  for (const value of ['1.5', '2', '2.5', '3']) {
+    await temperature.fill(value);
+    await afterRender(page, () => temperature.press('Tab'));
+  }
+  const counts = await page.evaluate(() => Object.fromEntries(['ap:change', 'ap:computed', 'ap:draw', 'ap:repaint', 'ap:first-repaint']
+    .map((name) => [name, performance.getEntriesByName(name).length])));
+  expect(counts).toEqual({ 'ap:change': 1, 'ap:computed': 1, 'ap:draw': 1, 'ap:repaint': 1, 'ap:first-repaint': 1 });
+});

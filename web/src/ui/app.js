@@ -223,6 +223,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   async function recompute() {
     const mine = ++generation;
+    // One entry of each name is kept (the latest), so the timeline does not grow with every repaint.
+    performance.clearMarks('ap:change');
     performance.mark('ap:change');
     const step = STEP_BY_ID.get(state.step);
     let api;
@@ -274,6 +276,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     showError(null);
     showBadge(api, ms);
     const hideChecks = state.hide.includes('checks');
+    performance.clearMarks('ap:computed');
     performance.mark('ap:computed');
     const editable = !state.lock.includes('edits'); // an instructor may lock the matrices as well
     const nodes = renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth(), head: runState.head, heads: runState.heads });
@@ -287,9 +290,13 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const run = { state: runState, inputs, result, error: null, backend: api.backend, ms };
     latestRun = run;
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
+    performance.clearMeasures('ap:draw');
     performance.measure('ap:draw', 'ap:computed');
     requestAnimationFrame(() => {
+      performance.clearMeasures('ap:repaint');
       performance.measure('ap:repaint', 'ap:change');
+      // The first step on screen, measured once (scripts/measure-page.mjs: load → first step drawn).
+      if (performance.getEntriesByName('ap:first-repaint').length === 0) performance.measure('ap:first-repaint', 'ap:change');
       for (const listener of frameListeners) listener(run);
       // Once this frame is painted: the canvases it left for later (off-screen) and the screen-reader tables
       // (tensor-view.js drawDeferred); then the run is the page's lastRun and the listeners hear of it, so
