@@ -7,11 +7,23 @@ import { afterRender, openPage, watchConsole } from './page-helpers.js';
 
 const canvas = 'figure[data-tensor="scores"] canvas';
 
+// The heatmap's pixels once the page has settled: two captures a frame apart that agree (as Playwright's
+// toHaveScreenshot does). Work the page does once the controls are still (the PyTorch panel writes x's rows
+// 150 ms after a change, and fewer rows move what lies below) can otherwise land between finding the element
+// and capturing it; a drawing that is wrong stays wrong in every capture and still fails the comparison.
 async function shot(page) {
   const target = page.locator(canvas);
   await target.scrollIntoViewIfNeeded();
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  return target.screenshot();
+  const nextFrames = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await nextFrames();
+  let previous = await target.screenshot();
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await nextFrames();
+    const current = await target.screenshot();
+    if (current.equals(previous)) return current;
+    previous = current;
+  }
+  throw new Error('the heatmap never held still for two captures in a row');
 }
 
 for (const ratio of [1, 2, 3, 1.5]) {
