@@ -13,7 +13,7 @@ const STEPS = [
 const NEW_VALUES = {
   sentence: 'the quick brown fox jumps over',
   context: 'le renard brun saute',
-  T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
+  T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9', dropoutRng: 'counter',
   normalization: 'sum', mask: 'renormalize', layout: 'linear', model: 'trained', head: '1',
 };
 // Where a step's own default already is the value above (state.js STEP_DEFAULTS), this one is entered.
