@@ -150,8 +150,8 @@ export const STRINGS = {
     zero: '0 before softmax (the mistake)',
     matrix: 'torch.rand: X·W',
     linear: 'nn.Linear: X·Wᵀ',
-    torch: 'PyTorch’s (torch.manual_seed, nn.Dropout)',
-    counter: 'counter-based (every backend and fast path)',
+    torch: 'PyTorch’s (nn.Dropout)',
+    counter: 'counter-based',
   },
   steps: {
     framing: {
