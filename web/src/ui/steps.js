@@ -310,6 +310,7 @@ export const STEPS = [
           show(`${api.backend} output`, rows.find((r) => r.name === api.backend)?.output ?? expected, { rows: inputs.tokens, axes }),
         ],
         backends: { fixtureName: fixture.name, reference: pytorch ? 'pytorch' : 'js', rows },
+        computeMs: rows.find((r) => r.name === api.backend)?.ms, // the badge's time: this backend's median call
       };
     },
   },
