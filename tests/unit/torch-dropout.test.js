@@ -70,11 +70,13 @@ describe('the planner sends a torch-dropout call to the teaching path', () => {
   });
 
   for (const name of BACKENDS) {
-    test(`${name}: lastCall of a torch-dropout call is the teaching path`, async () => {
+    test(`${name}: lastCall of a torch-dropout call is the teaching path, and says why`, async () => {
       const api = await attentionFor(name);
-      await api.multiheadAttentionSplit(sequence(4, 4), weights(4, 4), { heads: 2, causal: true, dropout: 0.5, seed: 1, dropoutRng: 'torch', intermediates: false });
-      expect(api.lastCall).toMatchObject({ fn: 'multiheadAttentionSplit', path: 'teaching' });
-      expect(api.lastCall.reason).toMatch(/dropoutRng 'torch'/);
+      for (const intermediates of [false, undefined]) {
+        await api.multiheadAttentionSplit(sequence(4, 4), weights(4, 4), { heads: 2, causal: true, dropout: 0.5, seed: 1, dropoutRng: 'torch', intermediates });
+        expect(api.lastCall).toMatchObject({ fn: 'multiheadAttentionSplit', path: 'teaching' });
+        expect(api.lastCall.reason).toMatch(/dropoutRng 'torch'/);
+      }
     });
   }
 });

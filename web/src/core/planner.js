@@ -341,8 +341,10 @@ function planOnOneThread(fn, options, backendName, args) {
 
 /** Why the fused kernel does not apply (fusedKernelApplies is false): the teaching code runs. */
 export function whyNotFused(options) {
+  // torch's generator first: it alone decides the path whatever else the call asks (docs/api.md "Dropout").
+  if (options.dropout > 0 && options.dropoutRng === 'torch') return `dropout > 0 with ${TORCH_DROPOUT_ON_GPU}`;
   if (options.intermediates !== false) return 'the intermediates are asked for: the teaching code';
-  if (options.dropout !== 0) return options.dropoutRng === 'torch' ? `dropout > 0 with ${TORCH_DROPOUT_ON_GPU}` : 'dropout > 0: the teaching code';
+  if (options.dropout !== 0) return 'dropout > 0: the teaching code';
   if (given(options.attnMask)) return 'options.attnMask: the teaching code (the fused kernel takes no attention mask)';
   if (given(options.xValue)) return 'options.xValue: the teaching code (the fused kernel projects the values from xContext)';
   return `mask '${options.mask}': the teaching code`;
