@@ -196,7 +196,7 @@ export const STRINGS = {
     },
     cross: {
       title: 'Cross-attention',
-      text: 'Queries come from one sequence, keys and values from another, as when a decoder reads what an encoder wrote. The weights are a Tq × Tk matrix, here 3 × 8: each of the 3 query tokens looks at every token of the longer context sentence. The weights are untrained, so the pattern carries no meaning yet (nothing makes “journey” look at “voyage” until a model learns it). Nothing is in the future here, so there is no mask. (crossAttention can take one: attnMask, where 1 = may attend, and keyPaddingMask, where 1 = padding. PyTorch\'s nn.MultiheadAttention reads its boolean attn_mask the other way round: there true = blocked.)',
+      text: 'Queries come from one sequence, keys and values from another, as when a decoder reads what an encoder wrote. The weights are a Tq × Tk matrix (3 × 8 at the defaults): each query token looks at every token of the longer context sentence. The weights are untrained, so the pattern carries no meaning yet (nothing makes “journey” look at “voyage” until a model learns it). Nothing is in the future here, so there is no mask. (crossAttention can take one: attnMask, where 1 = may attend, and keyPaddingMask, where 1 = padding. PyTorch\'s nn.MultiheadAttention reads its boolean attn_mask the other way round: there true = blocked.)',
     },
     learn: {
       title: 'Learn the weights',
