@@ -16,7 +16,7 @@ const repo = (path) => fileURLToPath(new URL(path, import.meta.url));
 
 // Step 9 compares against one PyTorch case; only that case goes into the bundle.
 const CHECK_FIXTURE_FILE = repo('./tests/fixtures/selfAttention.json');
-const CHECK_FIXTURE_CASE = "causal, mask 'neg_inf'";
+const CHECK_FIXTURE_CASE = 'step 9: the journey sentence, torch.manual_seed(789) nn.Linear weights, causal';
 
 function virtualModule(name, load) {
   const id = `\0${name}`;

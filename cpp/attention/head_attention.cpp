@@ -96,15 +96,13 @@ Tensor attention_per_head(const Tensor& query, const Tensor& key, const Tensor& 
   // endregion
 
   // region: dropout-weights
-  // 5. dropout on the weights (training only): the flat (B, H, Tq, Tk) index is the RNG counter
+  // 5. dropout on the weights (training only), over the flat (B, H, Tq, Tk) index
   const Tensor* used = &weights;
   if (options.dropout > 0.0f) {
-    const auto seed = static_cast<std::uint32_t>(options.seed);
-    const float keep_scale = 1.0f / (1.0f - options.dropout);
+    const DropoutKeeps keeps(options.dropout_rng, options.seed, options.dropout, weights.data.size());
     result.dropped = weights;
     for (std::size_t i = 0; i < result.dropped.data.size(); ++i) {
-      const bool kept = dropout_keeps(seed, static_cast<std::uint32_t>(i), options.dropout);
-      result.dropped.data[i] = kept ? result.dropped.data[i] * keep_scale : 0.0f;
+      result.dropped.data[i] = keeps(i) ? result.dropped.data[i] * keeps.scale() : 0.0f;
     }
     used = &result.dropped;
   }

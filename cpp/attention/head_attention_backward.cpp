@@ -48,8 +48,9 @@ QueryKeyValueGradients attention_per_head_backward(const Tensor& query, const Te
   const std::size_t block = static_cast<std::size_t>(rows) * cols;
   const float factor = (options.scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f) / options.temperature;
   const Tensor& dropped = options.dropout > 0.0f ? forward.dropped : forward.weights;
-  const auto seed = static_cast<std::uint32_t>(options.seed);
-  const float keep_scale = 1.0f / (1.0f - options.dropout);
+  // the forward's mask: the same generator, seed and flat (B, H, Tq, Tk) index
+  const DropoutKeeps keeps(options.dropout_rng, options.seed, options.dropout,
+                           options.dropout > 0.0f ? forward.weights.data.size() : 0);
 
   QueryKeyValueGradients gradients{zeros(query.shape), zeros(key.shape), zeros(value.shape)};
   for (int s = 0; s < batch * heads; ++s) {
@@ -68,12 +69,12 @@ QueryKeyValueGradients attention_per_head_backward(const Tensor& query, const Te
     matrix_view(gradients.value, v_at, cols, d_v).noalias() = P.transpose() * dO;
     // endregion
 
-    // 5ᵀ. dropout: P = W ⊙ keep/(1 − p), with the forward's mask (same seed, same flat (B, H, Tq, Tk) counter)
+    // 5ᵀ. dropout: P = W ⊙ keep/(1 − p), with the forward's mask
     if (options.dropout > 0.0f) {
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < cols; ++j) {
-          const auto index = static_cast<std::uint32_t>(s * block + static_cast<std::size_t>(i) * cols + j);
-          dW(i, j) = dropout_keeps(seed, index, options.dropout) ? dW(i, j) * keep_scale : 0.0f;
+          const std::size_t index = s * block + static_cast<std::size_t>(i) * cols + j;
+          dW(i, j) = keeps(index) ? dW(i, j) * keeps.scale() : 0.0f;
         }
     }
 

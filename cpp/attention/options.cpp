@@ -15,6 +15,7 @@ constexpr Choice<Normalization> normalizations[] = {
 constexpr Choice<MaskMode> mask_modes[] = {
     {"neg_inf", MaskMode::NegInf}, {"renormalize", MaskMode::Renormalize}, {"zero", MaskMode::Zero}};
 constexpr Choice<WeightLayout> layouts[] = {{"matrix", WeightLayout::Matrix}, {"linear", WeightLayout::Linear}};
+constexpr Choice<DropoutRng> dropout_rngs[] = {{"counter", DropoutRng::Counter}, {"torch", DropoutRng::Torch}};
 
 // "'a', 'b' or 'c'"
 template <typename Enum, std::size_t N>
@@ -61,8 +62,14 @@ std::string parse_option(const std::string& function, const std::string& argumen
   return parse(layouts, function, argument, text, out);
 }
 
+std::string parse_option(const std::string& function, const std::string& argument, const std::string& text,
+                         DropoutRng& out) {
+  return parse(dropout_rngs, function, argument, text, out);
+}
+
 const char* option_name(Normalization value) { return name_of(normalizations, value); }
 const char* option_name(MaskMode value) { return name_of(mask_modes, value); }
 const char* option_name(WeightLayout value) { return name_of(layouts, value); }
+const char* option_name(DropoutRng value) { return name_of(dropout_rngs, value); }
 
 }  // namespace ap

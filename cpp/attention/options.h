@@ -29,6 +29,12 @@ enum class WeightLayout {
   Linear,  // 'linear': (d_out, d_in) like torch.nn.Linear.weight, used as X·Wᵀ
 };
 
+// Which random numbers dropout draws its mask from (step 8; docs/api.md "Dropout").
+enum class DropoutRng {
+  Counter,  // 'counter': u(seed, i) from the flat index alone, the same on every path and backend
+  Torch,    // 'torch':   torch.nn.Dropout's mask after torch.manual_seed(seed) (CPU, torch 1.13), in flat order
+};
+
 // Options of self_attention, the multi-head functions and cross_attention.
 struct AttentionOptions {
   bool scale = true;          // multiply scores by 1/√d_k (d_k = d_head)
@@ -37,6 +43,7 @@ struct AttentionOptions {
   MaskMode mask = MaskMode::NegInf;
   float dropout = 0.0f;       // in [0, 1), applied to the weights after the mask
   double seed = 0.0;          // an integer in [0, 2³²); a double so a JS 1.5 or −1 can be rejected
+  DropoutRng dropout_rng = DropoutRng::Counter;
   WeightLayout layout = WeightLayout::Matrix;  // self_attention only; ignored elsewhere
   int heads = 1;              // H (split, fused, cross); stacked takes H from its weights
   bool intermediates = true;  // false: return only `output` (multi-head and cross)
@@ -57,6 +64,7 @@ struct SoftmaxOptions {
 struct DropoutOptions {
   float dropout = 0.0f;  // p in [0, 1)
   double seed = 0.0;     // an integer in [0, 2³²)
+  DropoutRng dropout_rng = DropoutRng::Counter;
 };
 
 // Options of compare (step 9): |actual − expected| ≤ atol + rtol·|expected|.
@@ -74,10 +82,13 @@ std::string parse_option(const std::string& function, const std::string& argumen
                          const std::string& text, MaskMode& out);
 std::string parse_option(const std::string& function, const std::string& argument,
                          const std::string& text, WeightLayout& out);
+std::string parse_option(const std::string& function, const std::string& argument,
+                         const std::string& text, DropoutRng& out);
 
 // The JS spelling of each value: "stable", "neg_inf", "linear", …
 const char* option_name(Normalization value);
 const char* option_name(MaskMode value);
 const char* option_name(WeightLayout value);
+const char* option_name(DropoutRng value);
 
 }  // namespace ap

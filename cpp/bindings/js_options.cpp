@@ -58,9 +58,11 @@ void read_heads(Call& call, const val& options, int& out) {
 constexpr Normalization kNormalizations[] = {Normalization::Stable, Normalization::Naive, Normalization::Sum};
 constexpr MaskMode kMaskModes[] = {MaskMode::NegInf, MaskMode::Renormalize, MaskMode::Zero};
 constexpr WeightLayout kLayouts[] = {WeightLayout::Matrix, WeightLayout::Linear};
+constexpr DropoutRng kDropoutRngs[] = {DropoutRng::Counter, DropoutRng::Torch};
 const auto& all_values(Normalization) { return kNormalizations; }
 const auto& all_values(MaskMode) { return kMaskModes; }
 const auto& all_values(WeightLayout) { return kLayouts; }
+const auto& all_values(DropoutRng) { return kDropoutRngs; }
 
 // "'stable', 'naive' or 'sum'"
 template <typename Enum>
@@ -105,6 +107,7 @@ void read_options(Call& call, const val& options, AttentionOptions& out, Attenti
   read_choice(call, options, "mask", out.mask);
   read_number(call, options, "dropout", "a number in [0, 1)", out.dropout);
   read_number(call, options, "seed", "an integer in [0, 2^32)", out.seed);
+  read_choice(call, options, "dropoutRng", out.dropout_rng);
   if (which.layout) read_choice(call, options, "layout", out.layout);
   if (which.heads) read_heads(call, options, out.heads);
   read_bool(call, options, "intermediates", out.intermediates);
@@ -121,6 +124,7 @@ void read_options(Call& call, const val& options, DropoutOptions& out) {
   check_object(call, options);
   read_number(call, options, "dropout", "a number in [0, 1)", out.dropout);
   read_number(call, options, "seed", "an integer in [0, 2^32)", out.seed);
+  read_choice(call, options, "dropoutRng", out.dropout_rng);
 }
 
 void read_options(Call& call, const val& options, CompareOptions& out) {

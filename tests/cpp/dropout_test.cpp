@@ -25,6 +25,30 @@ TEST(Dropout, MaskBitsForSeed42MatchPython) {
   EXPECT_NEAR(dropout_uniform(42, 7), 0.019354f, 1e-6f);
 }
 
+TEST(Dropout, TorchGeneratorDrawsTheBooksMask) {
+  // torch.manual_seed(123); torch.nn.Dropout(0.5)(torch.ones(6, 6)), as seed 003's §3.5.2 prints it (2 = kept).
+  const std::vector<float> book = {1, 1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1,
+                                   0, 1, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0};
+  DropoutOptions options{0.5f, 123};
+  options.dropout_rng = DropoutRng::Torch;
+  const DropoutResult result = attention_dropout(tensor({6, 6}, std::vector<float>(36, 1.0f)), options);
+  EXPECT_EQ(result.mask.data, book);
+  for (std::size_t i = 0; i < book.size(); ++i) EXPECT_EQ(result.output.data[i], 2.0f * book[i]);
+  // The default generator is the counter one, with another mask.
+  EXPECT_NE(attention_dropout(tensor({6, 6}, std::vector<float>(36, 1.0f)), {0.5f, 123}).mask.data, book);
+}
+
+TEST(Dropout, TorchGeneratorScalesAsTorchsNoiseAndIsNamedInMessages) {
+  // torch's noise is 1 / float(1 − p) in float32: for p = 0.25, 1.33333337f.
+  const DropoutKeeps keeps(DropoutRng::Torch, 7, 0.25f, 4);
+  EXPECT_EQ(keeps.scale(), 1.0f / 0.75f);
+  DropoutRng rng = DropoutRng::Counter;
+  EXPECT_EQ(parse_option("attentionDropout", "options.dropoutRng", "numpy", rng),
+            "attentionDropout: options.dropoutRng='numpy'; expected 'counter' or 'torch'");
+  EXPECT_EQ(parse_option("attentionDropout", "options.dropoutRng", "torch", rng), "");
+  EXPECT_EQ(rng, DropoutRng::Torch);
+}
+
 TEST(Dropout, SeedZeroDropsElementZero) {
   // lowbias32(0) = 0, so u(0, 0) = 0 < p for any p > 0.
   EXPECT_EQ(dropout_uniform(0, 0), 0.0f);

@@ -104,6 +104,7 @@ AttentionOptions to_attention_options(const json& value) {
   options.mask = parse_enum(value, "mask", options.mask);
   options.dropout = value.value("dropout", options.dropout);
   options.seed = value.value("seed", options.seed);
+  options.dropout_rng = parse_enum(value, "dropoutRng", options.dropout_rng);
   options.layout = parse_enum(value, "layout", options.layout);
   options.heads = value.value("heads", options.heads);
   options.intermediates = value.value("intermediates", options.intermediates);
@@ -128,6 +129,7 @@ DropoutOptions to_dropout_options(const json& value) {
   DropoutOptions options;
   options.dropout = value.value("dropout", options.dropout);
   options.seed = value.value("seed", options.seed);
+  options.dropout_rng = parse_enum(value, "dropoutRng", options.dropout_rng);
   return options;
 }
 

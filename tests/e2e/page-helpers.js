@@ -64,7 +64,7 @@ export async function expectedValues(page, backend = null) {
       case 'weights': return { name: 'weights', values: plain(await api.selfAttention(i.x, i.projection, attention).weights) };
       case 'causal': return { name: 'weights', values: plain(api.selfAttention(i.x, i.projection, { ...attention, causal: true, mask: s.mask }).weights) };
       case 'dropout': {
-        const result = api.selfAttention(i.x, i.projection, { ...attention, causal: s.causal, dropout: s.dropout, seed: s.dropoutSeed });
+        const result = api.selfAttention(i.x, i.projection, { ...attention, causal: s.causal, dropout: s.dropout, seed: s.dropoutSeed, dropoutRng: s.dropoutRng });
         return { name: 'dropped', values: plain(result.dropped ?? result.weights) };
       }
       case 'multihead': return { name: 'context (split heads)', values: plain(api.multiheadAttentionSplit(i.x, i.projection, { ...attention, causal: s.causal, heads: s.heads }).context) };

@@ -13,7 +13,7 @@ const STEPS = [
 const NEW_VALUES = {
   sentence: 'the quick brown fox jumps over',
   context: 'le renard brun saute',
-  T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9',
+  T: '5', dModel: '4', dOut: '4', heads: '1', seed: '7', temperature: '2', dropout: '0.2', dropoutSeed: '9', dropoutRng: 'counter',
   normalization: 'sum', mask: 'renormalize', layout: 'linear', model: 'trained', head: '1',
 };
 // Where a step's own default already is the value above (state.js STEP_DEFAULTS), this one is entered.
@@ -123,6 +123,14 @@ test('step 9 agrees with PyTorch on every backend this browser has', async ({ pa
   }
   // WebGPU: a verdict when the adapter exists here (SwiftShader), otherwise a reason, never a failure.
   await expect(page.locator('tr[data-backend="webgpu"]')).toContainText(/✓ yes|not available here/);
+  // Its own sentence, against the PyTorch fixture; the badge times the computation (the ★ row's median), not the loading.
+  await expect(page.locator('.backends [data-reference]')).toHaveAttribute('data-reference', 'pytorch');
+  const current = page.locator('table[data-view="backends"] tr', { hasText: '★' }).locator('td').nth(2);
+  await expect(page.locator('.badge')).toContainText(`· ${await current.textContent()} ms`);
+  // After an edit the JS reference answers, and the page says so.
+  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ T: 5 })));
+  await expect(page.locator('.backends [data-reference]')).toHaveAttribute('data-reference', 'js');
+  await expect(page.locator('table[data-tensor="JS reference output"]')).toHaveCount(1);
 });
 
 test('the backend selector recomputes with the chosen backend and the badge says which', async ({ page }) => {

@@ -50,7 +50,8 @@ describe('runnable PyTorch', () => {
     expect(RECORDED.trained.length).toBeGreaterThan(0);
     for (const record of RECORDED.trained) {
       expect(record.text).toContain('token + position embeddings');
-      expect(record.text).not.toContain('torch.manual_seed');
+      // No weight comes from a seed; step 8's dropout mask does (torch.manual_seed right before each nn.Dropout call).
+      expect(record.text.replace(/torch\.manual_seed\(\d+\)\n(mask|dropped) = dropout\(/g, '')).not.toContain('torch.manual_seed');
     }
   });
   for (const { snippet, recorded, query } of cases) {
@@ -91,8 +92,16 @@ describe('runnable PyTorch', () => {
     }
   });
 
-  test('dropout passes the mask in as a tensor and says why', () => {
+  test('dropout at the defaults is plain torch.nn.Dropout after torch.manual_seed, as the book', () => {
     const text = RECORDED_BY_ID.get('dropout').text;
+    expect(text).toContain('dropout = torch.nn.Dropout(0.5)');
+    expect(text).toContain('torch.manual_seed(123)\ndropped = dropout(weights)');
+    expect(text).not.toMatch(/keep = torch\.tensor\(/);
+  });
+
+  test('with the counter-based generator, dropout passes the mask in as a tensor and says why', () => {
+    const { state, inputs } = pageInputs('step=dropout&dropoutRng=counter');
+    const text = STEPS.find((s) => s.id === 'dropout').torch({ state, inputs, fixture: checkFixture() });
     expect(text).toMatch(/keep = torch\.tensor\(/);
     expect(text).toMatch(/not from torch's/);
     expect(text).toMatch(/docs\/api\.md/);
@@ -127,10 +136,50 @@ describe('the book’s numbers at the defaults (seed 003, Raschka ch. 3)', () =>
     expect(row(named.weights, 0)).toEqual([1, 0, 0, 0, 0, 0]);
   });
 
-  test('step 10 teaches with d_out = 4 split into H = 2 heads', async () => {
-    const { state, named } = await runStep('step=multihead');
-    expect(state).toMatchObject({ dOut: 4, heads: 2 });
+  test('step 7: the book\'s masked scores are the unscaled ones, shown beside the scaled', async () => {
+    const { named } = await runStep('step=causal');
+    expect(row(named['masked (unscaled scores, as the book prints them)'], 1).slice(0, 2)).toEqual([0.4656, 0.1723]);
+    expect(row(named['masked (unscaled scores, as the book prints them)'], 5)).toEqual([0.3408, 0.1270, 0.1290, 0.0198, 0.1290, 0.0078]);
+    expect(row(named['scores (unscaled, Q·Kᵀ)'], 0)[0]).toBe(0.2899);
+    expect(row(named.masked, 0)[0]).toBe(Number((0.28987 / Math.SQRT2).toFixed(4)));
+  });
+
+  test('step 8: torch.nn.Dropout(0.5)\'s own mask after torch.manual_seed(123), as the book prints it', async () => {
+    const { state, named } = await runStep('step=dropout');
+    expect(state).toMatchObject({ dropout: 0.5, dropoutSeed: 123, dropoutRng: 'torch' });
+    expect(row(named['dropout(ones)'], 0)).toEqual([2, 2, 0, 2, 2, 0]);
+    expect(row(named['dropout(ones)'], 5)).toEqual([0, 2, 2, 2, 2, 0]);
+    expect(row(named.dropped, 0)).toEqual([2, 0, 0, 0, 0, 0]);
+    expect(row(named.dropped, 1)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(row(named.dropped, 2)).toEqual([0.7599, 0.6194, 0.6206, 0, 0, 0]);
+    expect(row(named.dropped, 4)).toEqual([0, 0.3966, 0, 0.3775, 0, 0]);
+  });
+
+  test('step 10 is the book\'s MultiHeadAttentionWrapper (seed 123, d_out 4 as two heads of 2) and its §3.6.2 form', async () => {
+    const { state, named, result } = await runStep('step=multihead');
+    expect(state).toMatchObject({ dOut: 4, heads: 2, seed: 123 });
     expect(named.weights.shape.slice(-3)).toEqual([2, 6, 6]);
+    expect(row(named['context (stacked heads)'], 0)).toEqual([-0.4519, 0.2216, 0.4772, 0.1063]);
+    expect(row(named['context (split heads)'], 5)).toEqual([-0.5299, -0.1081, 0.5077, 0.3493]);
+    const book = named['output (§3.6.2 MultiHeadAttention: d_out 2, 2 heads, out_proj)'];
+    expect(row(book, 0)).toEqual([0.3190, 0.4858]);
+    expect(row(book, 5)).toEqual([0.2575, 0.4028]);
+    expect(result.checks.find((c) => c.name === 'stackedEqualsSplit').comparison.allclose).toBe(true);
+  });
+
+  test('step 11 opens with Tq ≠ Tk: 3 query tokens over an 8-token context', async () => {
+    const { named } = await runStep('step=cross');
+    expect(named.weights.shape.slice(-2)).toEqual([3, 8]);
+  });
+
+  test('step 9 checks its own sentence: against PyTorch at the defaults, the JS reference after an edit', async () => {
+    const atDefaults = await runStep('step=check');
+    expect(atDefaults.result.backends.reference).toBe('pytorch');
+    expect(Object.keys(atDefaults.named)).toContain('PyTorch output');
+    expect(row(atDefaults.named['PyTorch output'], 0)).toEqual([-0.0872, 0.0286]);
+    const edited = await runStep('step=check&edits=0.0:0.5');
+    expect(edited.result.backends.reference).toBe('js');
+    expect(Object.keys(edited.named)).toContain('JS reference output');
   });
 });
 

@@ -38,8 +38,10 @@ export interface AttentionOptions {
   mask?: MaskMode;
   /** Dropout probability p on the weights (after the mask), in [0, 1). [0] */
   dropout?: number;
-  /** Seed of dropout's counter-based random numbers, an integer in [0, 2³²). [0] */
+  /** Seed of dropout's random numbers, an integer in [0, 2³²). [0] */
   seed?: number;
+  /** Whose random numbers draw the dropout mask (docs/api.md "Dropout's random numbers"). ['counter'] */
+  dropoutRng?: DropoutRng;
 }
 
 /** selfAttention's options: the attention options plus the weight layout. */
@@ -87,11 +89,19 @@ export interface SoftmaxOptions {
   scale?: number;
 }
 
+/**
+ * 'counter': u(seed, i) ≥ p from the flat index alone, the same on every path and backend; 'torch': the mask
+ * torch.nn.Dropout(p) draws after torch.manual_seed(seed) on the CPU, bit for bit (the teaching path only).
+ */
+export type DropoutRng = 'counter' | 'torch';
+
 export interface DropoutOptions {
   /** p in [0, 1). [0] */
   dropout?: number;
   /** An integer in [0, 2³²). [0] */
   seed?: number;
+  /** Whose random numbers draw the mask. ['counter'] */
+  dropoutRng?: DropoutRng;
 }
 
 export interface CompareOptions {
@@ -347,7 +357,7 @@ export interface Attention {
   attentionWithoutWeights(x: Tensor, options?: { normalization?: Normalization }): MaybePromise<AttentionWithoutWeightsResult>;
   /** Steps 6–8. x (B, T, d_in), projections (d_in, d_out) → Q, K, V, every stage of the weights, output. */
   selfAttention(x: Tensor, weights: ProjectionWeights, options?: SelfAttentionOptions): MaybePromise<SelfAttentionResult>;
-  /** Step 8. weights, any shape → { mask (1 kept, 0 dropped), output = weights·mask/(1−p) }; element i is kept when u(seed, i) ≥ p (docs/api.md). */
+  /** Step 8. weights, any shape → { mask (1 kept, 0 dropped), output = weights·mask/(1−p) }; element i is kept when u(seed, i) ≥ p, or as torch.nn.Dropout with dropoutRng 'torch' (docs/api.md). */
   attentionDropout(weights: Tensor, options?: DropoutOptions): MaybePromise<{ mask: Tensor; output: Tensor }>;
   /** Step 9. Two tensors of the same shape → a Comparison. */
   compare(actual: Tensor, expected: Tensor, options?: CompareOptions): MaybePromise<Comparison>;

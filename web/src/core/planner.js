@@ -72,6 +72,16 @@ const given = (value) => value !== null && value !== undefined;
 /** Whether a call carries attnMask, keyPaddingMask or xValue (the multi-head functions' and crossAttention's). */
 export const hasMaskOptions = (options) => given(options.attnMask) || given(options.keyPaddingMask) || given(options.xValue);
 
+/** Why a call to a WGSL function runs the JS reference on the webgpu backend (masks, torch's dropout), or null. */
+export function whyReferenceOnGpu(options) {
+  if (hasMaskOptions(options)) return MASKS_ON_GPU;
+  if (options.dropout > 0 && options.dropoutRng === 'torch') return TORCH_DROPOUT_ON_GPU;
+  return null;
+}
+
+/** Why a dropout call with dropoutRng 'torch' takes the teaching code on every backend. */
+export const TORCH_DROPOUT_ON_GPU = "dropoutRng 'torch': torch's mask is drawn in order, on the teaching path only";
+
 /**
  * The fused kernel (WASM's online-softmax attention, the JS reference's row-at-a-time form) runs when nothing
  * but the output is asked for, without dropout, with the causal mask only as −∞ (the kernel skips masked keys),
@@ -258,7 +268,8 @@ export function prefersGpu(fn, shapes, options, thresholdN) {
 export function planGpuCall(fn, args, thresholdN) {
   const options = ENTRIES[fn].options ? args[args.length - 1] : {};
   if (thresholdN === null || thresholdN === undefined) return { gpu: false, reason: 'no GPU crossover measured for this adapter' };
-  if (hasMaskOptions(options)) return { gpu: false, reason: MASKS_ON_GPU };
+  const onReference = whyReferenceOnGpu(options);
+  if (onReference) return { gpu: false, reason: onReference };
   let work;
   try {
     work = workOf(fn, shapesOf(fn, args), options);
@@ -313,7 +324,8 @@ function planOnOneThread(fn, options, backendName, args) {
     return { path, reason };
   }
   if (backendName === 'webgpu') {
-    if (hasMaskOptions(options)) return { path: 'teaching', reason: `${MASKS_ON_GPU}: the webgpu backend runs the JS reference` };
+    const onReference = whyReferenceOnGpu(options);
+    if (onReference) return { path: 'teaching', reason: `${onReference}: the webgpu backend runs the JS reference` };
     return fusable && fusedKernelApplies(options)
       ? { path: 'webgpu', reason: 'the webgpu backend: its fused attention pass (intermediates false)' }
       : { path: 'webgpu', reason: 'the webgpu backend' };
@@ -329,6 +341,8 @@ function planOnOneThread(fn, options, backendName, args) {
 
 /** Why the fused kernel does not apply (fusedKernelApplies is false): the teaching code runs. */
 export function whyNotFused(options) {
+  // torch's generator first: it alone decides the path whatever else the call asks (docs/api.md "Dropout").
+  if (options.dropout > 0 && options.dropoutRng === 'torch') return `dropout > 0 with ${TORCH_DROPOUT_ON_GPU}`;
   if (options.intermediates !== false) return 'the intermediates are asked for: the teaching code';
   if (options.dropout !== 0) return 'dropout > 0: the teaching code';
   if (given(options.attnMask)) return 'options.attnMask: the teaching code (the fused kernel takes no attention mask)';

@@ -39,6 +39,9 @@
 const NORMALIZATION = { type: 'choice', choices: ['stable', 'naive', 'sum'], default: 'stable' };
 const DROPOUT = { type: 'number', min: 0, max: 1, maxExclusive: true, float32: true, default: 0, expected: 'a number in [0, 1)' };
 const SEED = { type: 'integer', min: 0, max: 2 ** 32, maxExclusive: true, default: 0, expected: 'an integer in [0, 2^32)' };
+// Dropout's random numbers (docs/api.md "Dropout"): 'counter' on every path; 'torch' (torch.nn.Dropout's own mask
+// after torch.manual_seed(seed)) on the teaching path only: the planner sends such a call there.
+const DROPOUT_RNG = { type: 'choice', choices: ['counter', 'torch'], default: 'counter' };
 const HEADS = { type: 'integer', min: 1, default: 1, divides: 'd_out', expected: 'an integer ≥ 1' };
 const INTERMEDIATES = { type: 'boolean', defaultFrom: 'planner' };
 
@@ -49,6 +52,7 @@ const ATTENTION_OPTIONS = {
   mask: { type: 'choice', choices: ['neg_inf', 'renormalize', 'zero'], default: 'neg_inf' },
   dropout: DROPOUT,
   seed: SEED,
+  dropoutRng: DROPOUT_RNG,
 };
 
 // The masks of the multi-head forwards and crossAttention (docs/api.md "Masks"; checked with the sizes of the call
@@ -203,7 +207,7 @@ export const REGISTRY = Object.freeze([
   {
     name: 'attentionDropout', cpp: 'attention_dropout', step: 8,
     args: [{ name: 'weights', kind: 'tensor' }],
-    options: { dropout: DROPOUT, seed: SEED },
+    options: { dropout: DROPOUT, seed: SEED, dropoutRng: DROPOUT_RNG },
     results: { mask: { batched: false }, output: { batched: false } },
     paths: ['teaching'], gpu: 'reference', fixture: true,
     memory: { teaching: [[2, 'size']] },

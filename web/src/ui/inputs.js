@@ -94,20 +94,51 @@ export function applyEdits(matrix, edits, name = 'x') {
  * book's seed 123); 'linear': three nn.Linear(d_in, d_out, bias=False), each weight (d_out, d_in) used
  * as X·Wᵀ (the book's seed 789). `shown` holds the matrices as PyTorch stores them; `core` the same
  * numbers as (d_in, d_out) for X·W, the layout the core's functions take.
+ * `heads` > 1 draws in the order of the book's MultiHeadAttentionWrapper (§3.6.1): each head in turn draws its
+ * own query, key and value of d_out / heads outputs, and head h's are rows (Linear) or columns (matrix)
+ * h·d_head … (h+1)·d_head − 1 of the whole matrix, as the split form takes them.
  * @param {string[]} editNames the edits' matrix names for query, key and value
  */
-export function projectionWeights({ seed, layout, dModel, dOut, edits }, editNames = ['Wq', 'Wk', 'Wv']) {
+export function projectionWeights({ seed, layout, dModel, dOut, edits }, editNames = ['Wq', 'Wk', 'Wv'], heads = 1) {
   const generator = manualSeed(seed);
+  const dHead = dOut / heads;
   const draw = layout === 'linear'
-    ? () => generator.linear(dModel, dOut, { bias: false }).weight
-    : () => ({ data: generator.rand(dModel * dOut), shape: [dModel, dOut] });
+    ? () => generator.linear(dModel, dHead, { bias: false }).weight
+    : () => ({ data: generator.rand(dModel * dHead), shape: [dModel, dHead] });
+  const drawn = Array.from({ length: heads }, () => [draw(), draw(), draw()]);
   const shown = {};
   const core = {};
   ['query', 'key', 'value'].forEach((name, i) => {
-    shown[name] = applyEdits(draw(), edits, editNames[i]);
+    const parts = drawn.map((head) => head[i]);
+    const whole = layout === 'linear' ? stackRows(parts) : stackColumns(parts);
+    shown[name] = applyEdits(whole, edits, editNames[i]);
     core[name] = layout === 'linear' ? transposed(shown[name]) : shown[name];
   });
   return { layout, shown, core };
+}
+
+function stackRows(parts) {
+  if (parts.length === 1) return parts[0];
+  const cols = parts[0].shape[1];
+  const data = new Float32Array(parts.length * parts[0].data.length);
+  parts.forEach((part, h) => data.set(part.data, h * part.data.length));
+  return { data, shape: [data.length / cols, cols] };
+}
+
+function stackColumns(parts) {
+  return parts.length === 1 ? parts[0] : transposed(stackRows(parts.map(transposed)));
+}
+
+/**
+ * The book's §3.6.2 MultiHeadAttention at its own settings, after torch.manual_seed(seed): W_query, W_key,
+ * W_value = nn.Linear(d_in, 2, bias=False) and out_proj = nn.Linear(2, 2), drawn in that order, as the core's
+ * (d_in, d_out) weights for multiheadAttentionSplit with 2 heads (outWeight = out_proj.weight transposed).
+ */
+export function bookSplitWeights(seed, dModel) {
+  const generator = manualSeed(seed);
+  const [query, key, value] = [0, 1, 2].map(() => transposed(generator.linear(dModel, 2, { bias: false }).weight));
+  const out = generator.linear(2, 2);
+  return { query, key, value, outWeight: transposed(out.weight), outBias: out.bias };
 }
 
 /** Columns [from, to) of a (rows, cols) matrix: one head's slice of a projection. */
@@ -133,7 +164,7 @@ export function transposed(matrix) {
  *   framingIds: Int32Array, framingVocabulary: string[]}}
  */
 export function buildInputs(state) {
-  const key = JSON.stringify([state.sentence, state.T, state.dModel, state.seed, state.edits, state.context, state.layout, state.dOut]);
+  const key = JSON.stringify([state.sentence, state.T, state.dModel, state.seed, state.edits, state.context, state.layout, state.dOut, drawnHeads(state)]);
   return remembered(builtInputs, key, () => freshInputs(state));
 }
 
@@ -155,10 +186,13 @@ function remembered(cache, key, build) {
   cache.set(key, value);
   return value;
 }
-function rememberedWeights(state, editNames) {
-  const key = JSON.stringify([state.seed, state.layout, state.dModel, state.dOut, state.edits, editNames]);
-  return remembered(builtWeights, key, () => projectionWeights(state, editNames));
+function rememberedWeights(state, editNames, heads = 1) {
+  const key = JSON.stringify([state.seed, state.layout, state.dModel, state.dOut, state.edits, editNames, heads]);
+  return remembered(builtWeights, key, () => projectionWeights(state, editNames, heads));
 }
+
+/** Step 10 draws its weights head by head, as the book's MultiHeadAttentionWrapper; every other step as one matrix. */
+export const drawnHeads = (state) => (state.step === 'multihead' ? state.heads : 1);
 
 function freshInputs(state) {
   const words = tokenize(state.sentence);
@@ -170,7 +204,7 @@ function freshInputs(state) {
   const contextTokens = tokenize(state.context).slice(0, 32);
   const xContext = embed(contextTokens, state.dModel, state.seed);
   // Self- and cross-attention start from the same seeded modules (each its own edits).
-  const weights = rememberedWeights(state, ['Wq', 'Wk', 'Wv']);
+  const weights = rememberedWeights(state, ['Wq', 'Wk', 'Wv'], drawnHeads(state));
   const crossWeights = rememberedWeights(state, ['crossWq', 'crossWk', 'crossWv']);
   return {
     tokens, ids, vocabulary, x, contextTokens, xContext,

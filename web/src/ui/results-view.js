@@ -69,9 +69,10 @@ function renderPairs({ contexts, targets, vocabulary }) {
   return wrap;
 }
 
-function renderBackends({ fixtureName, rows }, currentBackend) {
+function renderBackends({ fixtureName, reference = 'pytorch', rows }, currentBackend) {
   const wrap = element('div', { class: 'backends', role: 'region', tabindex: '0', 'aria-label': format(STRINGS.views.tableRegion, { name: STRINGS.compareBackends }) });
-  wrap.append(element('h3', {}, STRINGS.compareBackends), element('p', { class: 'note' }, format(STRINGS.fixtureCase, { name: fixtureName })));
+  const note = reference === 'js' ? STRINGS.againstJsReference : format(STRINGS.fixtureCase, { name: fixtureName });
+  wrap.append(element('h3', {}, STRINGS.compareBackends), element('p', { class: 'note', 'data-reference': reference }, note));
   const table = element('table', { 'data-view': 'backends' });
   const head = element('tr');
   for (const title of [STRINGS.implementation, STRINGS.maxAbsError, STRINGS.allclose, 'ms']) head.append(element('th', { scope: 'col' }, title));

@@ -58,6 +58,9 @@ export const STATE_TABLE = [
   { name: 'temperature', type: 'number', min: 0.05, max: 20, step: 0.05, default: 1, control: true },
   { name: 'dropout', type: 'number', min: 0, max: 0.95, step: 0.05, default: 0.5, control: true },
   { name: 'dropoutSeed', type: 'int', min: 0, max: MAX_UINT32, default: 0, control: true },
+  // Step 8: whose random numbers draw the dropout mask: torch.nn.Dropout's after torch.manual_seed (the book's), or
+  // the core's counter-based generator that every backend and fast path shares (docs/api.md "Dropout").
+  { name: 'dropoutRng', type: 'enum', values: ['torch', 'counter'], default: 'torch', control: true },
   { name: 'edits', type: 'edits', default: [], control: true },
   { name: 'backend', type: 'enum', values: BACKENDS, default: 'auto', control: true },
   // Steps 6–8 and 10: the seeded random weights, or the shipped trained model's (trained/walk-model.js).
@@ -87,15 +90,18 @@ export const STATE_TABLE = [
 /**
  * Defaults that differ from the table's, per step: each step opens on the numbers Raschka's chapter 3
  * prints (the seeds the curriculum follows). Step 6 uses torch.rand weights (seed 123) in the matrix
- * layout and nn.Linear weights (seed 789) in the Linear layout; steps 7–8 continue with those Linear
- * weights; steps 10–11 teach with d_out = 4 split into H = 2 heads of d_head = 2. An absent URL
- * parameter means the step's default, so a link names only what differs from it.
+ * layout and nn.Linear weights (seed 789) in the Linear layout; steps 7–9 continue with those Linear
+ * weights (step 8 drops with torch.manual_seed(123), as the book); steps 10–11 teach with d_out = 4 split into
+ * H = 2 heads of d_head = 2 (step 10 is the book's MultiHeadAttentionWrapper, seed 123); step 11's query is
+ * the sentence's first 3 tokens over a longer context sentence (Tq ≠ Tk). An absent URL parameter means the
+ * step's default, so a link names only what differs from it.
  */
 export const STEP_DEFAULTS = {
   causal: { layout: 'linear', seed: 789 },
-  dropout: { layout: 'linear', seed: 789 },
+  dropout: { layout: 'linear', seed: 789, dropoutSeed: 123 },
+  check: { layout: 'linear', seed: 789 },
   multihead: { layout: 'linear', dOut: 4, heads: 2 },
-  cross: { layout: 'linear', dOut: 4, heads: 2 },
+  cross: { layout: 'linear', dOut: 4, heads: 2, T: 3, context: 'Votre voyage commence avec un seul petit pas' },
 };
 // Defaults that follow another value on the same step: the Linear layout is the book's seed 789.
 const LAYOUT_SEED = { weights: { linear: 789 } };

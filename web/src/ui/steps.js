@@ -4,7 +4,7 @@
 // its runnable PyTorch snippet (torch-snippets.js), the controls that apply, and a `run` that calls the
 // core API and picks the named intermediates to show. `run` never computes attention math itself:
 // every number on screen comes back from the core.
-import { columns, transposed } from './inputs.js';
+import { bookSplitWeights, columns, transposed } from './inputs.js';
 import { SNIPPETS, SNIPPET_CHECKS } from './torch-snippets.js';
 
 // A shown tensor: `rows`/`cols` label the last two axes with tokens; `kind` picks the colour map
@@ -47,6 +47,30 @@ const TOKENS_D_OUT = ['T', 'd_out'];
 const TOKENS_TOKENS = ['T', 'T'];
 
 const SCALE_EXAMPLE = { data: Float32Array.from([0, 1, 2, 3, 10]), shape: [5] };
+
+// Step 9: whether a call's arguments are exactly a fixture case's (same function, shapes, values and options).
+function sameCall(fixture, fn, args) {
+  const same = (a, b) => {
+    if (a?.data && b?.data) return a.shape.join() === b.shape.join() && a.data.length === b.data.length && a.data.every((v, i) => Object.is(v, b.data[i]));
+    if (a && b && typeof a === 'object' && typeof b === 'object') {
+      const keys = Object.keys(a);
+      return keys.length === Object.keys(b).length && keys.every((k) => same(a[k], b[k]));
+    }
+    return Object.is(a, b);
+  };
+  return fixture.function === fn && same(fixture.args, args);
+}
+
+// Step 9's timing: the computation alone, the median of five calls (the backend is loaded and warm).
+async function medianMs(call) {
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    await call();
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[2];
+}
 
 export const STEPS = [
   {
@@ -203,6 +227,8 @@ export const STEPS = [
       const reference = await masked('neg_inf');
       // The book prints these first: the weights of step 6, before any mask.
       const unmasked = await api.selfAttention(inputs.x, inputs.projection, attentionOptions(state, { causal: false }));
+      // The book masks the unscaled scores Q·Kᵀ and divides by √d_k inside the softmax; the core scales, then masks.
+      const unscaled = await api.selfAttention(inputs.x, inputs.projection, attentionOptions(state, { causal: true, mask: state.mask, scale: false, temperature: 1 }));
       const checks = [];
       for (const mode of ['renormalize', 'zero']) {
         const other = await masked(mode);
@@ -213,8 +239,10 @@ export const STEPS = [
         tensors: [
           ...weightViews(inputs.weights),
           show('weights before the mask', unmasked.weights, { rows: inputs.tokens, cols: inputs.tokens, kind: 'weights', axes: TOKENS_TOKENS }),
+          show('scores (unscaled, Q·Kᵀ)', result.scores, { rows: inputs.tokens, cols: inputs.tokens, axes: TOKENS_TOKENS }),
           show('scaled', result.scaled, { rows: inputs.tokens, cols: inputs.tokens, axes: TOKENS_TOKENS }),
           show('masked', result.masked, tokens),
+          show('masked (unscaled scores, as the book prints them)', unscaled.masked, tokens),
           show('weights', result.weights, { ...tokens, kind: 'weights', hover: { query: result.query, key: result.key, scores: result.scores, scaled: result.scaled, masked: result.masked } }),
           show('output', result.output, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
         ],
@@ -224,19 +252,23 @@ export const STEPS = [
   },
   {
     id: 'dropout',
-    cpp: ['dropout-weights', 'dropout-uniform'],
+    cpp: ['dropout-weights', 'dropout-torch', 'dropout-uniform'],
     torch: SNIPPETS['dropout'],
     torchChecks: SNIPPET_CHECKS['dropout'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'causal', 'dropout', 'dropoutSeed', 'model'],
-    formula: String.raw`\tilde W_{ij} = \frac{m_{ij}\, W_{ij}}{1-p}, \qquad m_{ij} = [\,u(\text{seed}, i\cdot T + j) \ge p\,], \qquad Z = \tilde W V`,
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'causal', 'dropout', 'dropoutSeed', 'dropoutRng', 'model'],
+    formula: String.raw`\tilde W_{ij} = \frac{m_{ij}\, W_{ij}}{1-p}, \qquad m_{ij} \in \{0, 1\},\; P(m_{ij} = 1) = 1 - p, \qquad Z = \tilde W V`,
     async run({ api, inputs, state }) {
-      const options = attentionOptions(state, { causal: state.causal, dropout: state.dropout, seed: state.dropoutSeed });
-      const result = await api.selfAttention(inputs.x, inputs.projection, options);
+      const drop = { dropout: state.dropout, seed: state.dropoutSeed, dropoutRng: state.dropoutRng };
+      const result = await api.selfAttention(inputs.x, inputs.projection, attentionOptions(state, { causal: state.causal, ...drop }));
+      // The book's first print: the same draw on a (T, T) matrix of ones, i.e. the mask scaled by 1/(1 − p).
+      const T = inputs.tokens.length;
+      const ones = await api.attentionDropout({ data: new Float32Array(T * T).fill(1), shape: [T, T] }, drop);
       const tokens = { rows: inputs.tokens, cols: inputs.tokens, causal: state.causal, axes: TOKENS_TOKENS };
       const dropped = result.dropped ?? result.weights; // p = 0: no dropout, nothing dropped
       return {
         tensors: [
           ...weightViews(inputs.weights),
+          show('dropout(ones)', ones.output, { rows: inputs.tokens, cols: inputs.tokens, kind: 'weights', axes: TOKENS_TOKENS }),
           show('weights', result.weights, { ...tokens, kind: 'weights' }),
           show('dropped', dropped, { ...tokens, kind: 'weights' }), // ≥ 0: the sequential map, scaled to its largest
           show('output', result.output, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
@@ -250,10 +282,14 @@ export const STEPS = [
     cpp: ['compare'],
     torch: SNIPPETS['check'],
     torchChecks: SNIPPET_CHECKS['check'],
-    controls: [], // the backend selector is in the header
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout'], // the backend selector is in the header
     formula: String.raw`\max_i |a_i - b_i| \quad\text{and}\quad |a_i - b_i| \le \text{atol} + \text{rtol}\,|b_i| \;\;\forall i`,
-    async run({ api, fixture, loadBackend }) {
-      const expected = fixture.expected.output;
+    async run({ api, inputs, fixture, loadBackend }) {
+      // This step's own inputs: the sentence through step 7's causal attention, batched as the fixture is.
+      const args = [{ data: inputs.x.data, shape: [1, ...inputs.x.shape] }, inputs.projection, { causal: true }];
+      // At the defaults these are exactly the PyTorch fixture's inputs; after an edit, the JS reference answers.
+      const pytorch = sameCall(fixture, 'selfAttention', args);
+      const expected = pytorch ? fixture.expected.output : (await (await loadBackend('js')).selfAttention(...args)).output;
       const rows = [];
       for (const backend of ['wasm-simd', 'wasm-baseline', 'js', 'webgpu']) {
         try {
@@ -261,20 +297,20 @@ export const STEPS = [
           // loadAttention({backend: 'webgpu'}) falls back to WASM when WebGPU is missing: that row
           // must then say why, not show WASM's numbers under WebGPU's name.
           if (other.backend !== backend) throw new Error(other.fallbackReason ?? `loaded ${other.backend} instead`);
-          const started = performance.now();
-          const result = await other[fixture.function](...fixture.args);
-          const ms = performance.now() - started;
-          rows.push({ backend, name: other.backend, ms, output: result.output, comparison: await api.compare(result.output, expected) });
+          const result = await other.selfAttention(...args); // the first call may compile or warm up: not timed
+          rows.push({ backend, name: other.backend, ms: await medianMs(() => other.selfAttention(...args)), output: result.output, comparison: await api.compare(result.output, expected) });
         } catch (error) {
           rows.push({ backend, error: error.message });
         }
       }
+      const axes = ['B', 'T', 'd_out'];
       return {
         tensors: [
-          show('PyTorch output', expected, { axes: ['B', 'T', 'd_out'] }),
-          show(`${api.backend} output`, rows.find((r) => r.name === api.backend)?.output ?? expected, { axes: ['B', 'T', 'd_out'] }),
+          show(pytorch ? 'PyTorch output' : 'JS reference output', expected, { rows: inputs.tokens, axes }),
+          show(`${api.backend} output`, rows.find((r) => r.name === api.backend)?.output ?? expected, { rows: inputs.tokens, axes }),
         ],
-        backends: { fixtureName: fixture.name, rows },
+        backends: { fixtureName: fixture.name, reference: pytorch ? 'pytorch' : 'js', rows },
+        computeMs: rows.find((r) => r.name === api.backend)?.ms, // the badge's time: this backend's median call
       };
     },
   },
@@ -297,6 +333,8 @@ export const STEPS = [
       }));
       const { heads: _unused, ...stackedOptions } = options;
       const stacked = await api.multiheadAttentionStacked(inputs.x, { heads }, stackedOptions);
+      // The book's §3.6.2 form at its own settings: d_out 2 in 2 heads of 1, out_proj, torch.manual_seed(seed).
+      const book = await api.multiheadAttentionSplit(inputs.x, bookSplitWeights(state.seed, state.dModel), attentionOptions(state, { causal: state.causal, heads: 2 }));
       const tokens = { rows: inputs.tokens, cols: inputs.tokens, causal: state.causal, axes: TOKENS_TOKENS };
       return {
         tensors: [
@@ -304,6 +342,7 @@ export const STEPS = [
           show('weights', split.weights, { ...tokens, kind: 'weights', panels: true, hover: { query: split.query, key: split.key, scores: split.scores, scaled: split.scaled, masked: split.masked } }),
           show('context (split heads)', split.context, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
           show('context (stacked heads)', stacked.context, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
+          show('output (§3.6.2 MultiHeadAttention: d_out 2, 2 heads, out_proj)', book.output, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
         ],
         checks: [{ name: 'stackedEqualsSplit', comparison: await api.compare(stacked.output, split.output) }],
       };

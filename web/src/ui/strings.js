@@ -92,7 +92,8 @@ export const STRINGS = {
   headLabel: 'head {h}',
   allHeads: 'all',
   compareBackends: 'Same inputs, every implementation',
-  fixtureCase: 'Fixture case: “{name}”',
+  fixtureCase: 'Compared with PyTorch: the fixture case “{name}”, the same inputs as this step’s.',
+  againstJsReference: 'Your inputs differ from the PyTorch fixture’s (it holds PyTorch’s numbers for this step’s defaults), so every backend is compared with the JS reference.',
   against: 'against',
   implementation: 'implementation',
   result: 'result',
@@ -114,6 +115,7 @@ export const STRINGS = {
     temperature: 'Softmax temperature',
     dropout: 'Dropout p',
     dropoutSeed: 'Dropout seed',
+    dropoutRng: 'Dropout random numbers',
     backend: 'Backend',
     model: 'Weights',
     'learn-task': 'What the model learns',
@@ -148,6 +150,8 @@ export const STRINGS = {
     zero: '0 before softmax (the mistake)',
     matrix: 'torch.rand: X·W',
     linear: 'nn.Linear: X·Wᵀ',
+    torch: 'PyTorch’s (nn.Dropout)',
+    counter: 'counter-based',
   },
   steps: {
     framing: {
@@ -176,23 +180,23 @@ export const STRINGS = {
     },
     causal: {
       title: 'Causal mask',
-      text: 'A model that predicts the next token must not look at it. Hide the future: put −∞ above the diagonal before the softmax, or take the softmax, zero the future and renormalise each row. Both give the same weights; the first is cheaper. Masking with 0 instead of −∞ is the classic mistake: exp(0) = 1, so the future still gets weight. Switch the mask mode to see it. The weights are step 6’s nn.Linear ones (seed 789); the first heatmap shows their attention before any mask.',
+      text: 'A model that predicts the next token must not look at it. Hide the future: put −∞ above the diagonal before the softmax, or take the softmax, zero the future and renormalise each row. Both give the same weights; the first is cheaper. Masking with 0 instead of −∞ is the classic mistake: exp(0) = 1, so the future still gets weight. Switch the mask mode to see it. The weights are step 6’s nn.Linear ones (seed 789); the first heatmap shows their attention before any mask. The book masks the unscaled scores Q·Kᵀ and divides by √d_k inside the softmax; the core scales first and then masks: the same weights, so both masked matrices are shown, labelled.',
     },
     dropout: {
       title: 'Dropout on the attention weights',
-      text: 'During training, a random fraction p of the attention weights is set to zero and the rest are scaled by 1/(1−p), so that their expected sum is unchanged. The random numbers come from a seed, so the page is reproducible. At inference dropout is off.',
+      text: 'During training, a random fraction p of the attention weights is set to zero and the rest are scaled by 1/(1−p), so that their expected sum is unchanged; at inference dropout is off. The mask is PyTorch’s own, as in the book: torch.manual_seed(123) and torch.nn.Dropout(0.5), so “dropout(ones)” is the book’s first print and “dropped” its second. The core’s other generator (“counter-based”) gives every backend and the fast kernels the same mask from the seed and each weight’s index alone.',
     },
     check: {
       title: 'Check our work',
-      text: 'Is our attention right? The same inputs go through every implementation: the WASM core, the pure-JS reference, WebGPU when this browser has it, and PyTorch, whose numbers are a committed fixture. Each row shows the largest absolute difference to PyTorch and whether allclose holds (|a − b| ≤ 1e-5 + 1e-5·|b|).',
+      text: 'Is our attention right? This step’s sentence goes through step 7’s causal attention in every implementation: the WASM core, the pure-JS reference, WebGPU when this browser has it, and PyTorch, whose numbers for these defaults are a committed fixture (after you change an input, the JS reference takes its place). Each row shows the largest absolute difference and whether allclose holds (|a − b| ≤ 1e-5 + 1e-5·|b|), and the time of the computation alone: the median of five calls on a loaded backend.',
     },
     multihead: {
       title: 'Multi-head attention',
-      text: 'Several heads look at the sequence in different ways. One way to write it: H independent attention heads, each with its own small projections, concatenated. The other: one big projection split into H heads of size d_head = d_out / H, attention per head, then joined again. With corresponding weights both give the same output; each head scales by 1/√d_head.',
+      text: 'Several heads can look at the sequence in different ways. One way to write it is the book’s MultiHeadAttentionWrapper: H independent causal attention heads, each with its own small projections (seed 123, drawn head by head), concatenated. The other: one big projection split into H heads of size d_head = d_out / H, attention per head, then joined again; with corresponding weights both give the same output, and the last heatmap is the book’s §3.6.2 MultiHeadAttention at its own settings (d_out 2, out_proj). Here the two heads look alike: their weights are random and small, so every score is near 0 and each row’s softmax is close to the plain average of the visible tokens; only trained weights (switch to the trained model) make heads differ.',
     },
     cross: {
       title: 'Cross-attention',
-      text: 'Queries come from one sequence, keys and values from another, as when a decoder reads what an encoder wrote. The weights are a Tq × Tk matrix: each token of the sentence looks at every token of the context sentence. Nothing is in the future here, so there is no mask. (crossAttention can take one: attnMask, where 1 = may attend, and keyPaddingMask, where 1 = padding. PyTorch\'s nn.MultiheadAttention reads its boolean attn_mask the other way round: there true = blocked.)',
+      text: 'Queries come from one sequence, keys and values from another, as when a decoder reads what an encoder wrote. The weights are a Tq × Tk matrix (3 × 8 at the defaults): each query token looks at every token of the longer context sentence. The weights are untrained, so the pattern carries no meaning yet (nothing makes “journey” look at “voyage” until a model learns it). Nothing is in the future here, so there is no mask. (crossAttention can take one: attnMask, where 1 = may attend, and keyPaddingMask, where 1 = padding. PyTorch\'s nn.MultiheadAttention reads its boolean attn_mask the other way round: there true = blocked.)',
     },
     learn: {
       title: 'Learn the weights',

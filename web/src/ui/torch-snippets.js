@@ -180,6 +180,21 @@ function projectLines(state) {
   return PROJECTIONS.map((name) => `${name} = ${project(state, name)}   # (T, d_out)`);
 }
 
+// Step 10 with a model's weights: one big projection split into heads (the weights come written out).
+function multiheadSplitSnippet(state, inputs) {
+  const lines = [...header(state, inputs), ...weightLines(state, { inputs }), '',
+    `B, H = 1, ${state.heads}`,
+    'd_head = d_out // H',
+    'xb = x.unsqueeze(0)   # (B, T, d_in)',
+    ...PROJECTIONS.map((name) => `${name[0]} = ${project(state, name, 'xb')}.view(B, T, H, d_head).transpose(1, 2)   # (B, H, T, d_head)`),
+    'scores = q @ k.transpose(-2, -1)   # (B, H, T, T)'];
+  if (state.causal) lines.push(FUTURE, 'scores = scores.masked_fill(future, float("-inf"))');
+  lines.push(`weights = torch.softmax(scores${scaleText(state, 'd_head')}, dim=-1)`,
+    'context = (weights @ v).transpose(1, 2).reshape(B, T, d_out)   # (B, H, T, d_head) -> (B, T, d_out)',
+    'print(weights)', 'print(context)');
+  return lines.join('\n');
+}
+
 /**
  * Each step's snippet, keyed by step id: ({state, inputs, fixture}) → text. `checks` lists, per step,
  * the Python variables the fixture records and the page's tensor each must equal.
@@ -258,57 +273,80 @@ export const SNIPPETS = {
   },
   dropout({ state, inputs }) {
     const T = inputs.tokens.length;
-    const keep = dropoutKeepMask(state.dropoutSeed, state.dropout, T, T);
     const lines = [...header(state, inputs), ...weightLines(state, { inputs }), '',
       ...projectLines(state),
       'scores = query @ key.T',
       'd_k = key.shape[-1]',
       'scaled = scores / d_k ** 0.5'];
     if (state.causal) lines.push(FUTURE, 'scaled = scaled.masked_fill(future, float("-inf"))');
-    lines.push('weights = torch.softmax(scaled, dim=-1)');
-    if (state.dropout > 0) {
-      lines.push('',
-        '# The page draws its dropout mask from its own seeded counter-based generator (docs/api.md:',
-        '# keep element i when u(seed, i) >= p), not from torch\'s, so the mask comes in as a tensor:',
-        '# torch.nn.Dropout(p) would draw a different one. 1 = kept, 0 = dropped.',
+    lines.push('weights = torch.softmax(scaled, dim=-1)', '');
+    if (state.dropoutRng === 'torch') {
+      lines.push(`dropout = torch.nn.Dropout(${pyFloat(state.dropout)})   # a module is in training mode: it drops`,
+        `torch.manual_seed(${state.dropoutSeed})`,
+        'mask = dropout(torch.ones(T, T))   # which weights it keeps, scaled by 1/(1-p)',
+        `torch.manual_seed(${state.dropoutSeed})`,
+        'dropped = dropout(weights)   # the same draw on the weights',
+        'print(mask)');
+    } else {
+      const keep = dropoutKeepMask(state.dropoutSeed, state.dropout, T, T);
+      lines.push(
+        '# The page draws this mask from its counter-based generator (docs/api.md: keep element i when',
+        '# u(seed, i) >= p), not from torch\'s, so it comes in as a tensor. 1 = kept, 0 = dropped.',
         `p = ${pyFloat(state.dropout)}`,
         `keep = ${pyTensor(keep)}   # dropout seed ${state.dropoutSeed}`,
-        'dropped = weights * keep / (1 - p)   # what torch.nn.Dropout(p) does with its own mask');
-    } else {
-      lines.push('dropped = weights   # p = 0: nothing is dropped');
+        'mask = keep / (1 - p)',
+        'dropped = weights * mask   # what torch.nn.Dropout(p) does with its own mask');
     }
     lines.push('context = dropped @ value', 'print(dropped)', 'print(context)');
     return lines.join('\n');
   },
-  check({ fixture }) {
-    const [x, projection] = fixture.args;
-    const expected = fixture.expected.output;
-    return ['import torch', 'torch.set_printoptions(precision=4, sci_mode=False)', '',
-      `# the fixture case "${fixture.name}": x (B, T, d_in) and the weights (d_in, d_out)`,
-      `x = ${pyTensor(x)}`,
-      ...PROJECTIONS.map((name) => `${MODULE_NAMES[name]} = ${pyTensor(projection[name])}`),
-      'B, T, d_in = x.shape',
-      'query, key, value = x @ W_query, x @ W_key, x @ W_value',
+  check({ state, inputs, fixture }) {
+    return [...header(state, inputs), ...weightLines(state), '',
+      'xb = x.unsqueeze(0)   # (B, T, d_in), B = 1',
+      `query, key, value = ${PROJECTIONS.map((name) => project(state, name, 'xb')).join(', ')}`,
       'scores = query @ key.transpose(-2, -1) / key.shape[-1] ** 0.5',
       FUTURE,
       'weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)',
       'output = weights @ value',
-      '# the numbers every backend on the page is compared with',
-      `fixture = ${pyTensor(expected)}`,
-      'torch.testing.assert_close(output, fixture, atol=1e-5, rtol=1e-5)',
-      'print(output)',
-      'print((output - fixture).abs().max())'].join('\n');
+      `# At the defaults these are the inputs of the fixture case "${fixture.name}":`,
+      '# every backend on the page is compared with this output.',
+      'print(output)'].join('\n');
   },
   multihead({ state, inputs }) {
-    const lines = [...header(state, inputs), ...weightLines(state, { inputs }), '',
-      `B, H = 1, ${state.heads}`,
+    if (inputs.trained) return multiheadSplitSnippet(state, inputs);
+    const linear = state.layout === 'linear';
+    const lines = [...header(state, inputs), '',
+      '# The book\'s MultiHeadAttentionWrapper (3.6.1): each head its own causal attention, its own weights,',
+      '# drawn head by head (W_query, W_key, W_value of head 0, then of head 1, ...), outputs concatenated.',
+      `d_out, H = ${state.dOut}, ${state.heads}`,
       'd_head = d_out // H',
-      'xb = x.unsqueeze(0)   # (B, T, d_in)',
-      ...PROJECTIONS.map((name) => `${name[0]} = ${project(state, name, 'xb')}.view(B, T, H, d_head).transpose(1, 2)   # (B, H, T, d_head)`),
-      'scores = q @ k.transpose(-2, -1)   # (B, H, T, T)'];
-    if (state.causal) lines.push(FUTURE, 'scores = scores.masked_fill(future, float("-inf"))');
-    lines.push(`weights = torch.softmax(scores${scaleText(state, 'd_head')}, dim=-1)`,
-      'context = (weights @ v).transpose(1, 2).reshape(B, T, d_out)   # (B, H, T, d_head) -> (B, T, d_out)',
+      `torch.manual_seed(${state.seed})`,
+      linear
+        ? 'heads = [[torch.nn.Linear(d_in, d_head, bias=False) for _ in range(3)] for _ in range(H)]   # weight: (d_head, d_in)'
+        : 'heads = [[torch.rand(d_in, d_head) for _ in range(3)] for _ in range(H)]   # (d_in, d_head)'];
+    ['Wq', 'Wk', 'Wv'].forEach((name, i) => {
+      for (const e of state.edits.filter((edit) => edit.matrix === name)) {
+        const [row, col] = linear ? [e.row, e.col] : [e.col, e.row]; // row within d_out, col within d_in
+        if (row >= state.dOut || col >= state.dModel) continue;
+        const head = Math.floor(row / (state.dOut / state.heads));
+        const within = row % (state.dOut / state.heads);
+        lines.push(linear
+          ? `heads[${head}][${i}].weight[${within}, ${col}] = ${pyFloat(e.value)}   # your edit`
+          : `heads[${head}][${i}][${col}, ${within}] = ${pyFloat(e.value)}   # your edit`);
+      }
+    });
+    lines.push('xb = x.unsqueeze(0)   # (B, T, d_in), B = 1');
+    if (state.causal) lines.push(FUTURE);
+    lines.push('weights, contexts = [], []',
+      'for W_query, W_key, W_value in heads:',
+      `    q, k, v = ${linear ? 'W_query(xb), W_key(xb), W_value(xb)' : 'xb @ W_query, xb @ W_key, xb @ W_value'}   # (B, T, d_head)`,
+      '    scores = q @ k.transpose(1, 2)   # (B, T, T)');
+    if (state.causal) lines.push('    scores = scores.masked_fill(future, float("-inf"))');
+    lines.push(`    w = torch.softmax(scores${scaleText(state, 'd_head')}, dim=-1)`,
+      '    weights.append(w)',
+      '    contexts.append(w @ v)',
+      'weights = torch.stack(weights, dim=1)   # (B, H, T, T)',
+      'context = torch.cat(contexts, dim=-1)   # (B, T, d_out): the heads side by side',
       'print(weights)', 'print(context)');
     return lines.join('\n');
   },
@@ -503,7 +541,7 @@ export const SNIPPET_CHECKS = {
   'self-attention': [['scores', 'scores'], ['weights', 'weights'], ['context', 'output']],
   weights: [['query', 'query'], ['weights', 'weights'], ['context', 'output']],
   causal: [['unmasked', 'weights before the mask'], ['weights', 'weights'], ['context', 'output']],
-  dropout: [['weights', 'weights'], ['dropped', 'dropped'], ['context', 'output']],
+  dropout: [['mask', 'dropout(ones)'], ['weights', 'weights'], ['dropped', 'dropped'], ['context', 'output']],
   check: [['output', 'PyTorch output']],
   multihead: [['weights', 'weights'], ['context', 'context (split heads)']],
   cross: [['weights', 'weights'], ['output', 'output']],

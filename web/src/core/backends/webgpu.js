@@ -20,7 +20,7 @@ import * as passes from '../../gpu/attention-passes.js';
 import * as checks from '../reference/checks.js';
 import { createReferenceBackend } from '../reference/index.js';
 import { gpuCrossover } from '../gpu-crossover.js';
-import { gpuFootprint, gpuReferenceReason, hasMaskOptions, MASKS_ON_GPU, prefersGpu, shapesOf } from '../planner.js';
+import { gpuFootprint, gpuReferenceReason, prefersGpu, shapesOf, whyReferenceOnGpu } from '../planner.js';
 import { ENTRIES, REGISTRY } from '../registry.js';
 import { withDeviceLossFallback } from './device-loss.js';
 
@@ -82,8 +82,9 @@ export async function loadWebGpuBackend(options = {}) {
       return reference[fn] ? { supported: true, reason: gpuReferenceReason(fn) }
         : { supported: false, reason: `webgpu: unknown function ${fn}` };
     }
-    // attnMask, keyPaddingMask, xValue: the JS reference computes the call (gpuMethod), as the CPU would
-    if (hasMaskOptions(options)) return { supported: true, reason: `${MASKS_ON_GPU}; the JS reference computes it` };
+    // attnMask, keyPaddingMask, xValue, torch's dropout: the JS reference computes the call (gpuMethod), as the CPU would
+    const onReference = whyReferenceOnGpu(options);
+    if (onReference) return { supported: true, reason: `${onReference}; the JS reference computes it` };
     const { largest, matrices, headDim } = gpuFootprint(fn, shapes, options);
     if (largest * FLOAT_BYTES > runtime.maxBindingBytes) {
       return { supported: false, reason: `webgpu: ${fn} needs a ${largest * FLOAT_BYTES}-byte buffer; this device binds at most ${runtime.maxBindingBytes} bytes` };
@@ -106,7 +107,7 @@ export async function loadWebGpuBackend(options = {}) {
   const gpuMethod = (fn, check, run) => async (...args) => {
     const sizes = check(...args);
     const options = ENTRIES[fn].options ? args[args.length - 1] : {};
-    if (hasMaskOptions(options)) return reference[fn](...args);
+    if (whyReferenceOnGpu(options)) return reference[fn](...args);
     ensureSupported(fn, args, options);
     return onGpu(fn, () => run(runtime, ...args, sizes));
   };

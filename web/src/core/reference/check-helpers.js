@@ -31,6 +31,7 @@ export const checkChoice = (fn, name, value, choices) => checkOption(fn, name, {
 export const checkBoolean = (fn, name, value) => checkOption(fn, name, { type: 'boolean' }, value);
 export const checkDropout = (fn, p) => checkOption(fn, 'dropout', ATTENTION.dropout, p);
 export const checkSeed = (fn, seed) => checkOption(fn, 'seed', ATTENTION.seed, seed);
+export const checkDropoutRng = (fn, rng) => checkOption(fn, 'dropoutRng', ATTENTION.dropoutRng, rng);
 const checkHeads = (fn, heads) => checkOption(fn, 'heads', ATTENTION.heads, heads);
 export const checkSoftmaxScale = (fn, scale) => checkOption(fn, 'scale', spec('softmax', 'scale'), scale);
 export const checkTolerance = (fn, name, value) => checkOption(fn, name, spec('compare', name), value);

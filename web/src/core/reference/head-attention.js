@@ -82,7 +82,7 @@ export function attentionPerHead(query, key, value, { B, H, Tq, Tk, dHead }, opt
   }
 
   // 5. dropout (training only): the context is computed from the dropped weights.
-  const dropped = options.dropout > 0 ? dropWeights(weights, options.dropout, options.seed).dropped : null;
+  const dropped = options.dropout > 0 ? dropWeights(weights, options.dropout, options.seed, options.dropoutRng).dropped : null;
   const attended = dropped ?? weights;
 
   // 6. context = weights·V: (Tq, Tk)·(Tk, d_head) for every (b, h).

@@ -11,7 +11,7 @@
 //   dZ = dM, except in 'zero' mode's future entries, where M is the constant 0 and dZ = 0
 //        ('neg_inf' and 'renormalize' give P = 0 there, so dM is already 0: both are softmax over the past);
 //   dS = dZ·c;  dQ = dS·K;  dK = dSᵀ·Q.
-import { dropoutUniform } from '../dropout.js';
+import { dropoutKeeps, dropoutScale } from '../dropout.js';
 
 export function makeAttentionMath(F) {
   /** c = a·b (a (M, K), b (K, N)), a·bᵀ (b (N, K)) or aᵀ·b (a (K, M)); returns a new (M, N) array. */
@@ -87,11 +87,13 @@ export function makeAttentionMath(F) {
       }
     }
     let attended = weights;
+    let kept = null; // the dropout mask over the flat (B, H, Tq, Tk) weights, kept for the backward
     if (options.dropout > 0) {
       attended = new F(weights.length);
-      const keepScale = 1 / (1 - options.dropout);
+      kept = dropoutKeeps(weights.length, options.dropout, options.seed, options.dropoutRng);
+      const keepScale = dropoutScale(options.dropout, options.dropoutRng);
       for (let i = 0; i < weights.length; i++) {
-        if (dropoutUniform(options.seed, i) >= options.dropout) attended[i] = weights[i] * keepScale;
+        if (kept[i]) attended[i] = weights[i] * keepScale;
       }
     }
     const context = new F(blocks * Tq * dHead);
@@ -99,7 +101,7 @@ export function makeAttentionMath(F) {
       context.set(matmul(attended.subarray(n * block, (n + 1) * block), value.subarray(n * Tk * dHead, (n + 1) * Tk * dHead),
         Tq, Tk, dHead), n * Tq * dHead);
     }
-    return { weights, attended, context };
+    return { weights, attended, kept, context };
   }
 
   /** The backward of attentionForward given dContext (B, H, Tq, d_head) → { dQuery, dKey, dValue }. */
@@ -107,7 +109,7 @@ export function makeAttentionMath(F) {
     const blocks = B * H;
     const block = Tq * Tk;
     const factor = (options.scale ? 1 / Math.sqrt(dHead) : 1) / options.temperature;
-    const keepScale = options.dropout > 0 ? 1 / (1 - options.dropout) : 1;
+    const keepScale = options.dropout > 0 ? dropoutScale(options.dropout, options.dropoutRng) : 1;
     const dQuery = new F(query.length);
     const dKey = new F(key.length);
     const dValue = new F(value.length);
@@ -123,7 +125,7 @@ export function makeAttentionMath(F) {
       const dP = matmul(dO, v, Tq, dHead, Tk, { transB: true });
       if (options.dropout > 0) {
         for (let e = 0; e < block; e++) {
-          dP[e] = dropoutUniform(options.seed, n * block + e) >= options.dropout ? dP[e] * keepScale : 0;
+          dP[e] = saved.kept[n * block + e] ? dP[e] * keepScale : 0;
         }
       }
       // dS = c · P ⊙ (dP − rowsum(dP ⊙ P)), 0 in 'zero' mode's future.
