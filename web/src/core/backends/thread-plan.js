@@ -36,8 +36,8 @@ export function resolveThreads(option, { crossOriginIsolated, hasWorker, hardwar
   return { count: Math.min(cores, AUTO_MAX_THREADS), reason: null };
 }
 
-// The sizes of a multi-head call: the planner's, from the registry (kept here for the pool's callers).
-export { multiheadSizes } from '../planner.js';
+// The sizes of a multi-head call, from the registry (sizes.js), for the pool's callers.
+export { multiheadSizes } from '../sizes.js';
 
 // ---- Each worker's weights: the split layout's column blocks -----------------------------------
 
