@@ -6,6 +6,8 @@
 #   bash scripts/setup.sh --later    returns once the native build's packages are in; the WASM toolchain
 #                                    (Emscripten, wabt, clang-14 for the fuzzer) and then Chromium install
 #                                    in the background while `npm test` builds and tests what it can
+#   bash scripts/setup.sh --serve    only what `npm start` builds and serves: the WASM toolchain (Emscripten,
+#                                    wabt, cmake, Eigen) and the npm packages; no GoogleTest, fuzzer or browser
 #   bash scripts/setup.sh --wait toolchain|browser
 #                                    waits for that background install (scripts/build.sh before the WASM
 #                                    builds, scripts/test.sh before Playwright)
@@ -40,8 +42,10 @@ wait_for() {
 }
 
 later=0
+serve=0
 [ "${1:-}" = --wait ] || rm -f "$state"/*.lock "$state"/*.status
 case "${1:-}" in
+  --serve) serve=1 ;;
   --wait)
     case "${2:-}" in
       toolchain|browser) wait_for "$2"; exit 0 ;;
@@ -49,7 +53,7 @@ case "${1:-}" in
     esac ;;
   --later) later=1 ;;
   '') ;;
-  *) echo "setup: unknown argument '$1' (expected --later, --wait toolchain|browser or none)" >&2; exit 2 ;;
+  *) echo "setup: unknown argument '$1' (expected --later, --serve, --wait toolchain|browser or none)" >&2; exit 2 ;;
 esac
 
 # npm ci when node_modules is missing or older than the lockfile. It needs only node, so it runs beside
@@ -67,14 +71,16 @@ native=()      # the native build and its GoogleTest
 toolchain=()   # the WASM builds and the sanitizer/fuzzer build
 browser=()     # Playwright's browser
 [ -f /usr/include/eigen3/Eigen/Core ]  || native+=(libeigen3-dev)
-[ -f /usr/include/nlohmann/json.hpp ]  || native+=(nlohmann-json3-dev)
-[ -f /usr/include/gtest/gtest.h ]      || native+=(libgtest-dev)
 command -v cmake >/dev/null            || native+=(cmake)
 command -v emcc >/dev/null             || toolchain+=(emscripten)
 command -v wat2wasm >/dev/null         || toolchain+=(wabt)
-command -v clang++-14 >/dev/null       || toolchain+=(clang-14)
-ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || toolchain+=(libclang-rt-14-dev)
-[ -x /usr/bin/chromium ]               || browser+=(chromium)
+if [ "$serve" = 0 ]; then
+  [ -f /usr/include/nlohmann/json.hpp ]  || native+=(nlohmann-json3-dev)
+  [ -f /usr/include/gtest/gtest.h ]      || native+=(libgtest-dev)
+  command -v clang++-14 >/dev/null       || toolchain+=(clang-14)
+  ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || toolchain+=(libclang-rt-14-dev)
+  [ -x /usr/bin/chromium ]               || browser+=(chromium)
+fi
 
 install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null

@@ -71,14 +71,31 @@ describe('every list of functions is the registry', () => {
 
   test("the webgpu backend's reason for each function it leaves to the JS reference is true of that function", () => {
     const reference = REGISTRY.filter((entry) => entry.gpu === 'reference').map((entry) => entry.name);
-    // only these four lack matrix work; every other one (the backwards, scaledDotProductAttention) says what it has
-    const withoutMatrixWork = ['nextTokenPairs', 'causalAverageLoop', 'attentionDropout', 'compare'];
+    // only these five lack matrix work; every other one (the backwards, scaledDotProductAttention) says what it has
+    const withoutMatrixWork = ['nextTokenPairs', 'causalAverageLoop', 'attentionDropout', 'compare', 'layerNorm'];
     for (const fn of reference) {
       const reason = gpuReferenceReason(fn);
       if (withoutMatrixWork.includes(fn)) expect(reason).toBe(`${fn} has no matrix work; the JS reference computes it`);
       else expect(reason, fn).toMatch(new RegExp(`^${fn} does matrix work .*; the JS reference computes it$`));
     }
     expect(gpuReferenceReason('crossAttentionBackward')).toBe("crossAttentionBackward does matrix work (the gradients' products), but the API's WGSL passes are forward only (the trainer's WebGPU engine, web/src/gpu/train/, has its own backward); the JS reference computes it");
+  });
+
+  test("every size the planner's terms name is an axis of the entry's shapes or one of its sizes", () => {
+    for (const entry of REGISTRY) {
+      const axes = (entry.shapes ?? [entry.args[0].name]).flatMap((shape) => {
+        if (typeof shape !== 'string') return shape.axes.map((axis) => axis.replace('…', ''));
+        const [name, ...keys] = shape.split('.');
+        const arg = entry.args.find((candidate) => candidate.name === name);
+        return (keys.length ? arg.shapes[keys.join('.')] : arg.axes ?? ['size']).map((axis) => axis.replace(/^\d+·/, ''));
+      });
+      const known = new Set([...axes, ...Object.keys(entry.sizes ?? {}), 'kept']);
+      const { work = [], gpuFootprint = { largest: [], matrices: [] }, stages = [] } = entry;
+      for (const [, ...names] of [...work, ...gpuFootprint.largest, ...gpuFootprint.matrices, ...stages]) {
+        for (const name of names) expect(known.has(name), `${entry.name}: ${name}`).toBe(true);
+      }
+      if (gpuFootprint.headDim) expect(known.has(gpuFootprint.headDim), entry.name).toBe(true);
+    }
   });
 
   test('the registry is plain data: it survives a JSON round trip unchanged', () => {

@@ -32,6 +32,23 @@
 //   fixture   true when tests/fixtures/<name>.json holds PyTorch cases for it
 //   memory    floats held at once, per path, as a sum of terms [coefficient, ...size names] over the
 //             sizes its check returns (registry-checks.js estimateFloats; the C++ checks read the same terms)
+// The planner's view of a call (planner.js reads these; an entry without them has no work for a crossover):
+//   shapes    the tensors the crossovers and WebGPU's supportsOp read, as argument paths ('weights.heads[].query':
+//             the first head's), [the first argument] when absent; each is read by its registry axes (reversed
+//             where the argument's `transposedBy` option says so; a sequence given without B has B = 1), an
+//             axis 'k·name' naming name = size / k; {path, axes} gives the axes of a tensor of any rank, '…name'
+//             the product of its leading axes; a tensor without axes names `size`, its element count
+//   sizes     the planner's names for them: {name: an axis name | 'options.<name>' | a number | {max: [a, b]} |
+//             {product: [a, b]} | {quotient: [a, b]}}, in order (a later one may read an earlier one)
+//   work      multiply-adds, terms as in `memory` (the GPU crossover compares them with n³)
+//   gpuFootprint  {largest: the largest GPU buffer in floats, the largest of its terms; matrices: how many
+//             matrices one dispatch batches, a sum of terms; headDim?: a size name}. `kept` is 0 when
+//             options.intermediates is false, else 1
+//   stages    the values of one (…, Tq, Tk) stage, which set the `intermediates` default (planner.js)
+//   fused     the fused path's conditions, in the order a refusal names the first that fails:
+//             [{option, is (null: absent), onlyIf?: {option: value} the rule applies to, otherwise: the reason,
+//             '{name}' standing for the option's value}]
+//   route     a path rule of its own (routes.js): 'sdpa'
 //
 // Adding a function: its math (C++ step, JS reference, optional GPU pass and fast kernel), one entry here,
 // a fixture case; docs/api.md lists exactly which files.
@@ -87,7 +104,43 @@ const MULTIHEAD_MEMORY = {
   // Q, context and output (B, Tq, d_out); K and V (B, Tk, d_out); one head's packed keys and values; the packed GEMM's A and B panels.
   fused: [[3, 'B', 'Tq', 'dOut'], [2, 'B', 'Tk', 'dOut'], [2, 'Tk', 'dHead'], [256 * 2048 + 72 * 256]],
 };
-const MULTIHEAD = { paths: ['teaching', 'fused', 'workers', 'webgpu'], gpu: 'kernels', fixture: true };
+// The fused kernel's rule (planner.js fusedKernelApplies, whyNotFused): nothing but the output asked for, no
+// dropout, the causal mask only as −∞ (the kernel skips masked keys), no attnMask or xValue (the teaching code
+// applies them; keyPaddingMask the kernel skips itself).
+export const FUSED_KERNEL_RULE = Object.freeze([
+  { option: 'intermediates', is: false, otherwise: 'the intermediates are asked for: the teaching code' },
+  { option: 'dropout', is: 0, otherwise: 'dropout > 0: the teaching code' },
+  { option: 'attnMask', is: null, otherwise: 'options.attnMask: the teaching code (the fused kernel takes no attention mask)' },
+  { option: 'xValue', is: null, otherwise: 'options.xValue: the teaching code (the fused kernel projects the values from xContext)' },
+  { option: 'mask', is: 'neg_inf', onlyIf: { causal: true }, otherwise: "mask '{mask}': the teaching code" },
+]);
+// An attention call's planner sizes: B, Tq, Tk, d_in (the wider input), d_out, H, d_head, and the pool's query and
+// context widths. Its work: the Q, K, V projections, Q·Kᵀ and weights·V, and the multi-head forms' output projection.
+const attentionSizes = (rest) => ({ B: 'B', Tq: 'T', Tk: 'T', dIn: 'd_in', dQuery: 'd_in', dContext: 'd_in', ...rest, dHead: { quotient: ['dOut', 'H'] } });
+const ATTENTION_WORK = [[1, 'B', 'Tq', 'dIn', 'dOut'], [2, 'B', 'Tk', 'dIn', 'dOut'], [2, 'B', 'Tq', 'Tk', 'dOut']];
+const OUT_PROJECTION_WORK = [[1, 'B', 'Tq', 'dOut', 'dOut']];
+// (B, H, Tq, Tk) intermediates unless the fused kernel runs; B·max(Tq, Tk)·max(d_out, d_in) projections; the fused
+// (d_in, 3·d_out) weight.
+const ATTENTION_FOOTPRINT = {
+  largest: [[1, 'kept', 'B', 'H', 'Tq', 'Tk'], [1, 'B', 'Tq', 'dOut'], [1, 'B', 'Tk', 'dOut'], [1, 'B', 'Tq', 'dIn'], [1, 'B', 'Tk', 'dIn'], [3, 'dIn', 'dOut']],
+  matrices: [[1, 'B', 'H']], headDim: 'dHead',
+};
+const ATTENTION_STAGES = [[1, 'B', 'H', 'Tq', 'Tk']];
+// Each trainable forward's planner shapes and sizes, shared with its backward.
+const FORWARD_SIZING = {
+  selfAttention: { shapes: ['x', 'weights.query'], sizes: attentionSizes({ dOut: 'd_out', H: 1 }) },
+  multiheadAttentionStacked: { shapes: ['x', 'weights.heads[].query'], sizes: attentionSizes({ H: 'options.heads', dOut: { product: ['d_head', 'H'] } }) },
+  multiheadAttentionSplit: { shapes: ['x', 'weights.query'], sizes: attentionSizes({ dOut: 'd_out', H: 'options.heads' }) },
+  multiheadAttentionFused: { shapes: ['x', 'weights.inProjection'], sizes: attentionSizes({ dOut: 'd_out', H: 'options.heads' }) },
+  crossAttention: {
+    shapes: ['xQuery', 'xContext', 'weights.query'],
+    sizes: attentionSizes({ Tq: 'Tq', Tk: 'Tk', dIn: { max: ['d_q', 'd_kv'] }, dQuery: 'd_q', dContext: 'd_kv', dOut: 'd_out', H: 'options.heads' }),
+  },
+};
+const MULTIHEAD = {
+  paths: ['teaching', 'fused', 'workers', 'webgpu'], gpu: 'kernels', fixture: true, fused: FUSED_KERNEL_RULE,
+  work: [...ATTENTION_WORK, ...OUT_PROJECTION_WORK], gpuFootprint: ATTENTION_FOOTPRINT, stages: ATTENTION_STAGES,
+};
 /** MULTIHEAD_MEMORY with a form's own extra terms on each path. */
 const multiheadMemory = ({ teaching = [], fused = [] }) => ({
   teaching: [...MULTIHEAD_MEMORY.teaching, ...teaching], fused: [...MULTIHEAD_MEMORY.fused, ...fused],
@@ -97,7 +150,7 @@ const multiheadMemory = ({ teaching = [], fused = [] }) => ({
 // data still: the backward's are the forward's arguments with gradOutput after them, and the same options).
 const FORWARD_ARGS = {
   selfAttention: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] },
-    { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS, shapes: projectionShapes('d_in', 'd_in', 'd_out') }],
+    { name: 'weights', kind: 'weights', keys: PROJECTION_KEYS, shapes: projectionShapes('d_in', 'd_in', 'd_out'), transposedBy: { layout: 'linear' } }],
   multiheadAttentionStacked: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] },
     { name: 'weights', kind: 'weights', keys: ['heads', ...OUT_KEYS], shapes: { ...projectionShapes('d_in', 'd_in', 'd_head', 'heads[].'), ...OUT_SHAPES } }],
   multiheadAttentionSplit: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'd_in'] },
@@ -138,7 +191,9 @@ function backwardEntry(forward, cpp, paths, inputs, gradients) {
     args: [...args, { name: 'gradOutput', kind: 'sequence', axes: [sequence[0], sequence[1], 'd_out'] }],
     options: FORWARD_OPTIONS[forward],
     results: { ...batched(inputs), ...Object.fromEntries(gradients.map((name) => [name, { batched: false }])) },
-    paths, gpu: 'reference', fixture: true, forward,
+    paths, gpu: 'reference', fixture: true, forward, ...FORWARD_SIZING[forward],
+    ...(paths.includes('fused') ? { fused: FUSED_KERNEL_RULE } : {}),
+    ...(FORWARD_OPTIONS[forward].intermediates ? { stages: ATTENTION_STAGES } : {}),
     gpuReason: `${forward}Backward does matrix work (the gradients' products), but the API's WGSL passes are forward only (the trainer's WebGPU engine, web/src/gpu/train/, has its own backward); the JS reference computes it`,
     // multiheadAttentionFused's: the (B, T, 3·d_out) projection and its gradient
     memory: backwardMemory(forward === 'multiheadAttentionFused' ? [[12, 'B', 'Tq', 'dOut']] : []),
@@ -168,6 +223,7 @@ export const REGISTRY = Object.freeze([
     options: null, results: batched(['output']),
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
     memory: { teaching: [[1, 'B', 'T', 'C'], [1, 'T', 'T']] },
+    work: [[1, 'B', 'T', 'T', 'C']], gpuFootprint: { largest: [[1, 'B', 'T', 'C'], [1, 'T', 'T']], matrices: [[1, 'B']] },
   },
   {
     name: 'causalAverageSoftmax', cpp: 'causal_average_softmax', step: 4,
@@ -175,6 +231,7 @@ export const REGISTRY = Object.freeze([
     options: null, results: batched(['output']),
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
     memory: { teaching: [[1, 'B', 'T', 'C'], [3, 'T', 'T']] },
+    work: [[1, 'B', 'T', 'T', 'C']], gpuFootprint: { largest: [[1, 'B', 'T', 'C'], [1, 'T', 'T']], matrices: [[1, 'B']] },
   },
   {
     name: 'softmax', cpp: 'softmax', step: 5,
@@ -187,6 +244,7 @@ export const REGISTRY = Object.freeze([
     results: { output: { batched: false } },
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
     memory: { teaching: [[2, 'size']] },
+    work: [[1, 'size']], gpuFootprint: { largest: [[1, 'size']], matrices: [[1]] },
   },
   {
     name: 'attentionWithoutWeights', cpp: 'attention_without_weights', step: 5,
@@ -195,6 +253,7 @@ export const REGISTRY = Object.freeze([
     results: batched(['scores', 'weights', 'output']),
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
     memory: { teaching: [[2, 'B', 'T', 'T'], [1, 'B', 'T', 'C']] },
+    work: [[2, 'B', 'T', 'T', 'C']], gpuFootprint: { largest: [[1, 'B', 'T', 'C'], [1, 'B', 'T', 'T']], matrices: [[1, 'B']] },
   },
   {
     name: 'selfAttention', cpp: 'self_attention', step: 6,
@@ -203,6 +262,7 @@ export const REGISTRY = Object.freeze([
     results: ATTENTION_RESULTS,
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
     memory: { teaching: MULTIHEAD_MEMORY.teaching },
+    ...FORWARD_SIZING.selfAttention, work: ATTENTION_WORK, gpuFootprint: ATTENTION_FOOTPRINT,
   },
   {
     name: 'attentionDropout', cpp: 'attention_dropout', step: 8,
@@ -225,7 +285,7 @@ export const REGISTRY = Object.freeze([
   },
   {
     name: 'multiheadAttentionStacked', cpp: 'multihead_attention_stacked', step: 10, ...MULTIHEAD,
-    args: FORWARD_ARGS.multiheadAttentionStacked,
+    args: FORWARD_ARGS.multiheadAttentionStacked, ...FORWARD_SIZING.multiheadAttentionStacked,
     options: { ...FORWARD_OPTIONS.multiheadAttentionStacked, ...MASK_OPTIONS, },
     results: MULTIHEAD_RESULTS,
     // teaching: the heads' projections before they are joined; fused: the heads' weights joined side by side
@@ -233,14 +293,14 @@ export const REGISTRY = Object.freeze([
   },
   {
     name: 'multiheadAttentionSplit', cpp: 'multihead_attention_split', step: 10, ...MULTIHEAD,
-    args: FORWARD_ARGS.multiheadAttentionSplit,
+    args: FORWARD_ARGS.multiheadAttentionSplit, ...FORWARD_SIZING.multiheadAttentionSplit,
     options: { ...FORWARD_OPTIONS.multiheadAttentionSplit, ...MASK_OPTIONS, },
     results: MULTIHEAD_RESULTS,
     memory: multiheadMemory({}),
   },
   {
     name: 'multiheadAttentionFused', cpp: 'multihead_attention_fused', step: 10, ...MULTIHEAD,
-    args: FORWARD_ARGS.multiheadAttentionFused,
+    args: FORWARD_ARGS.multiheadAttentionFused, ...FORWARD_SIZING.multiheadAttentionFused,
     options: { ...FORWARD_OPTIONS.multiheadAttentionFused, ...MASK_OPTIONS, },
     results: MULTIHEAD_RESULTS,
     // teaching: the (B, T, 3·d_out) projection before it is split into Q, K, V
@@ -248,7 +308,7 @@ export const REGISTRY = Object.freeze([
   },
   {
     name: 'crossAttention', cpp: 'cross_attention', step: 11, ...MULTIHEAD,
-    args: FORWARD_ARGS.crossAttention,
+    args: FORWARD_ARGS.crossAttention, ...FORWARD_SIZING.crossAttention,
     options: { ...FORWARD_OPTIONS.crossAttention, ...MASK_OPTIONS, xValue: X_VALUE, },
     results: MULTIHEAD_RESULTS,
     // teaching: the context sequence's copy beside the query's
@@ -278,7 +338,15 @@ export const REGISTRY = Object.freeze([
       intermediates: INTERMEDIATES,
     },
     results: Object.fromEntries(['scores', 'scaled', 'masked', 'weights', 'dropped', 'output'].map((name) => [name, { batched: false }])),
-    paths: ['teaching', 'fused'], gpu: 'reference', fixture: true,
+    paths: ['teaching', 'fused'], gpu: 'reference', fixture: true, route: 'sdpa',
+    // the fused form: only the output asked for, no dropoutP, no attnMask (isCausal is the kernel's own top-left mask)
+    fused: [
+      { option: 'intermediates', is: false, otherwise: 'the intermediates are asked for: the teaching code' },
+      { option: 'dropoutP', is: 0, otherwise: 'dropoutP > 0: the teaching code' },
+      { option: 'attnMask', is: null, otherwise: 'options.attnMask: the teaching code (the fused form takes only isCausal)' },
+    ],
+    shapes: [{ path: 'query', axes: ['…batch', 'L', 'E'] }, { path: 'key', axes: ['…batch', 'S', 'E'] }],
+    stages: [[1, 'batch', 'L', 'S']],
     gpuReason: 'scaledDotProductAttention does matrix work (Q·Kᵀ, weights·V), but the WGSL passes project (B, T, C) inputs and take no (…, L, E) batches of q, k, v, attnMask or Ev ≠ E; the JS reference computes it',
     // q, k, v, the (…, L, S) stages (scores, scaled, masked, weights, dropped: 5; one where the WASM teaching code
     // returns the output alone: planner.js sdpaRoute) and the output; fused (the JS reference's row-at-a-time
@@ -289,12 +357,28 @@ export const REGISTRY = Object.freeze([
     },
   },
   {
+    // PyTorch's F.layer_norm over the last axis of x (…, C): mean and biased variance per row, then the affine
+    // weight and bias (C) where given.
+    name: 'layerNorm', cpp: 'layer_norm', step: null,
+    args: [{ name: 'x', kind: 'tensor' }],
+    options: {
+      weight: { type: 'tensor', default: null, expected: 'null, or a tensor {data: Float32Array, shape (C)}', axes: ['C'], note: 'the last axis of x' },
+      bias: { type: 'tensor', default: null, expected: 'null, or a tensor {data: Float32Array, shape (C)}', axes: ['C'], note: 'the last axis of x' },
+      eps: { type: 'number', min: 0, minExclusive: true, float32: true, default: 1e-5, expected: 'a finite number > 0' },
+    },
+    results: { output: { batched: false } },
+    paths: ['teaching'], gpu: 'reference', fixture: true,
+    memory: { teaching: [[1, 'size']] },
+  },
+  {
     name: 'matmul', cpp: 'matmul', step: null,
-    args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor', axes: ['K', 'N'] }],
+    args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor', axes: ['K', 'N'], transposedBy: { transposeB: true } }],
     options: { transposeB: { type: 'boolean', default: false } },
     results: batched(['output']),
     paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: false,
     memory: { teaching: [[1, 'batch', 'M', 'N']] },
+    shapes: ['a', 'b'],
+    work: [[1, 'B', 'M', 'K', 'N']], gpuFootprint: { largest: [[1, 'B', 'M', 'K'], [1, 'K', 'N'], [1, 'B', 'M', 'N']], matrices: [[1, 'B']] },
   },
 ]);
 

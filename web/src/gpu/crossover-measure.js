@@ -1,7 +1,7 @@
 // Measures where the GPU starts to beat WASM: an n×n·n×n GEMM through the webgpu backend's matmul (upload,
 // kernel, read-back: what a caller waits for) and through the WASM backend's matmul, in the same browser,
 // for each n. The crossover is the smallest n from which the GPU is faster at every larger n measured.
-// Run by web/src/gpu/measure-crossover.mjs; the result is web/src/gpu/crossover.json.
+// Run by scripts/measure-crossover.mjs; the result is web/src/gpu/crossover.json.
 
 /** Deterministic values in [-1, 1). */
 function randomMatrix(n, seed) {

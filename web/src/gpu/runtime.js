@@ -5,7 +5,7 @@ import { gemmWgsl } from './gemm.wgsl.js';
 import { rowSoftmaxWgsl } from './row-softmax.wgsl.js';
 import { fusedAttentionWgsl } from './fused-attention.wgsl.js';
 import { dropoutWgsl } from './dropout.wgsl.js';
-import { lowbias32 } from '../core/random.js';
+import { lowbias32 } from '../base/random.js';
 import { GpuKernelError, GpuUnavailableError } from './device.js';
 
 const FLOAT_BYTES = 4;

@@ -1,7 +1,7 @@
 // The attention-only transformer of docs/api.md "Training": tok_emb + pos_emb → L blocks of
 // h + out_proj(MHA(LN?(h))) (causal) → ln_final? → unembed. Parameters are named and laid out exactly like
 // the PyTorch AttentionOnly module's state_dict (nn.Linear weights (out, in)), in state_dict order.
-import { mulberry32 } from '../core/random.js';
+import { mulberry32 } from '../base/random.js';
 import { jsLinear } from './linear.js';
 import {
   crossEntropy, layerNormBackward, layerNormForward,

@@ -7,7 +7,7 @@
 // run the resident model's forward on its own state, no copy back. With threads, workers hold copies of the
 // model and a step's rows are shared among them (shards.js); this thread's model stays the one that counts.
 // the planner's contiguous split of heads among workers, here of the batch's rows
-import { headGroups } from '../core/planner.js';
+import { headGroups } from '../core/engine.js';
 
 /** Marks a worker's error, so that step() goes on on one thread instead of raising it. */
 function workerFailed(error) {

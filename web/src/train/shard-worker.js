@@ -11,6 +11,8 @@
 //   {type: 'apply', gradients, step, optimizer} → {}: the summed, clipped gradients (the array this worker
 //       answered with, handed back), then AdamW step `step`
 //   {type: 'write', parameters?, expAvg?, expAvgSq?} → {}: setParameters() and loading, copied in
+// a worker's own entry: the WASM instance straight from the core's worker module (the engine's other
+// re-exports would bundle the planner into the worker)
 import { instantiateInWorker } from '../core/backends/worker-module.js';
 
 let model = null;

@@ -8,7 +8,7 @@
 //
 // Why workers and not threads inside WASM: as for inference (core/backends/threads.js), no
 // SharedArrayBuffer, so an explicit `threads: N` works on any page.
-import { startWorkers } from '../core/backends/worker-pool.js';
+import { startWorkers } from '../core/engine.js';
 
 /**
  * threads 'auto' starts workers only for a model whose one sequence (T = contextLength) takes at least this

@@ -1,8 +1,8 @@
 // The training tasks (docs/api.md "Training"): makeBatch(task, options) → { inputs, targets }, each (B, T)
 // Int32, targets −100 where a position has nothing to predict (F.cross_entropy's ignore_index). Every batch
 // is a pure function of (task, options): the same seed and step give the same batch.
-import { lowbias32, mulberry32 } from '../core/random.js';
-import { describeValue } from '../core/tensor.js';
+import { lowbias32, mulberry32 } from '../base/random.js';
+import { describeValue } from '../core/engine.js';
 
 export const IGNORE = -100;
 

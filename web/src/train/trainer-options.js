@@ -1,7 +1,7 @@
 // The trainer's arguments (docs/api.md "Training"): createTrainer's and loadTrainer's options filled in and
 // checked, parameters against the model's spec, token batches against the config. Each failure is an Error
 // naming the function, the argument, the value and what was expected.
-import { describeValue, formatShape } from '../core/tensor.js';
+import { describeValue, formatShape } from '../core/engine.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 const OPTIONS = ['vocabSize', 'contextLength', 'dModel', 'heads', 'layers', 'layerNorm', 'seed', 'parameters',

@@ -1,7 +1,7 @@
 // The trainer of docs/api.md "Training": createTrainer / loadTrainer and the Trainer object. It owns the
 // parameters (state_dict names and layouts), the AdamW state and the last gradients; the math is in
 // model.js, ops.js and adamw.js.
-import { formatShape } from '../core/tensor.js';
+import { formatShape, loadWasmCore, resolveThreads } from '../core/engine.js';
 // device.js touches no WebGPU object when imported (the package entry exports its error classes statically)
 import { acquireDevice } from '../gpu/device.js';
 import { adamwStep, clipGradNorm, createAdamState } from './adamw.js';
@@ -9,7 +9,6 @@ import { initParameters, parameterSpec, runModel } from './model.js';
 import { jsLinear, wasmLinear } from './linear.js';
 import { NativeTraining } from './native.js';
 import { AUTO_MIN_WORK, sequenceWork, TrainingShards } from './shards.js';
-import { resolveThreads } from '../core/backends/thread-plan.js';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
 import { checkBatch, checkParameters, checkTokens, fail, normalizeTrainerOptions } from './trainer-options.js';
 
@@ -279,7 +278,7 @@ const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-bas
 async function loadEngine(fn, backend, { config, wasmBinary = null }) {
   if (backend === 'js') return { linear: jsLinear, reason: null };
   if (backend === 'webgpu') return loadGpuEngine(fn, config);
-  const [{ loadWasmBackend }, { createAttention }] = await Promise.all([import('../core/backends/wasm.js'), import('../core/api.js')]);
+  const { loadWasmBackend, createAttention } = await loadWasmCore();
   try {
     // wasmBinary: the build's bytes where no .wasm file can be fetched (the single-file page from file://).
     const core = await loadWasmBackend({ build: WASM_BUILDS[backend], ...(wasmBinary ? { wasmBinary } : {}) });

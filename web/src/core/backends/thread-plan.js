@@ -36,26 +36,8 @@ export function resolveThreads(option, { crossOriginIsolated, hasWorker, hardwar
   return { count: Math.min(cores, AUTO_MAX_THREADS), reason: null };
 }
 
-/**
- * The sizes of a multi-head call from its (normalised) arguments, without checking them; throws a
- * TypeError when they are malformed (the backend's checks then say why).
- * @returns {{B: number, Tq: number, Tk: number, dQuery: number, dContext: number, dOut: number, H: number, outWeight: boolean}}
- */
-export function multiheadSizes(fn, args) {
-  const options = args[args.length - 1];
-  const weights = args[args.length - 2];
-  const [B, Tq, dQuery] = args[0].shape;
-  const [, Tk, dContext] = fn === 'crossAttention' ? args[1].shape : args[0].shape;
-  let dOut;
-  if (fn === 'multiheadAttentionStacked') dOut = weights.heads.length * weights.heads[0].query.shape[1];
-  else if (fn === 'multiheadAttentionFused') dOut = weights.inProjection.shape[1] / 3;
-  else dOut = weights.query.shape[1];
-  const sizes = { B, Tq, Tk, dQuery, dContext, dOut, H: options.heads, outWeight: Boolean(weights.outWeight) };
-  if (!Object.values(sizes).every((v) => typeof v === 'boolean' || (Number.isInteger(v) && v > 0))) {
-    throw new TypeError('unsized');
-  }
-  return sizes;
-}
+// The sizes of a multi-head call, from the registry (sizes.js), for the pool's callers.
+export { multiheadSizes } from '../sizes.js';
 
 // ---- Each worker's weights: the split layout's column blocks -----------------------------------
 

@@ -6,7 +6,7 @@
 import { formatShape, sizeOf } from '../tensor.js';
 import { dropWeights } from './dropout.js';
 import { checkAnyTensor, checkMemory, fail } from './check-helpers.js';
-import { sdpaFusedApplies, sdpaRoute } from '../planner.js';
+import { sdpaFusedApplies, sdpaRoute } from '../routes.js';
 import { checkedBackend } from '../registry-checks.js';
 
 const FN = 'scaledDotProductAttention';

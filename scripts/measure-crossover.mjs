@@ -2,7 +2,7 @@
 // Measures the GPU/WASM crossover in headless Chromium and writes web/src/gpu/crossover.json, the data the
 // backend's automatic choice reads (prefersGpu). Run after scripts/build.sh:
 //
-//   node web/src/gpu/measure-crossover.mjs [--sizes 32,64,...]
+//   node scripts/measure-crossover.mjs [--sizes 32,64,...]
 //
 // On a machine without a GPU, Chromium's WebGPU is SwiftShader (Vulkan on the CPU): the file says so, and
 // its threshold is only right for such machines.
@@ -10,11 +10,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { startServer } from '../../../scripts/serve.mjs';
-import { CHROMIUM_ARGS } from '../../../playwright.config.js';
+import { startServer } from './serve.mjs';
+import { CHROMIUM_ARGS } from '../playwright.config.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const output = fileURLToPath(new URL('./crossover.json', import.meta.url));
+const root = fileURLToPath(new URL('../', import.meta.url));
+const output = fileURLToPath(new URL('../web/src/gpu/crossover.json', import.meta.url));
 const sizesArgument = process.argv.indexOf('--sizes');
 const sizes = sizesArgument > 0 ? process.argv[sizesArgument + 1].split(',').map(Number) : undefined;
 
@@ -39,7 +39,7 @@ try {
     workload: `${measured.workload}: (n, n)·(n, n), time per call including upload and read-back, median`,
     provenance: {
       measuredAt: new Date().toISOString(),
-      by: 'web/src/gpu/measure-crossover.mjs',
+      by: 'scripts/measure-crossover.mjs',
       browser: `${browser.version()} headless (${measured.userAgent})`,
       adapter: measured.adapter.label,
       emulated: measured.adapter.emulated,
