@@ -288,8 +288,15 @@ export function createAttention(backend, {
         return results.then((value) => {
           lastCall = record(fn, args);
           const call = lastCall;
-          return Promise.resolve(checkResults(fn, args, value, run)).then((checked) => finishResults(fn, checked, unbatched))
-            .finally(() => { lastCall = call; });
+          const restore = () => { lastCall = call; }; // the diagnosis's own run is not the caller's call
+          let checked;
+          try {
+            checked = checkResults(fn, args, value, run);
+          } catch (error) {
+            restore();
+            throw error;
+          }
+          return Promise.resolve(checked).then((done) => finishResults(fn, done, unbatched)).finally(restore);
         }, (error) => {
           throw structured(error, args);
         });
