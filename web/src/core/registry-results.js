@@ -30,16 +30,22 @@ const STEP_EXPRESSIONS = {
 /** Stages above which the diagnosis does not run the forward again for its intermediates (the error then names the output). */
 const DIAGNOSIS_STAGE_LIMIT = 1 << 22;
 
-/** The first NaN or ±∞ of a float tensor (−∞ allowed where it is a mask), as {index, value}, or null. */
+/** The index of the first NaN or ±∞ of float32 data from `start`, or −1: the one pass every result gets. */
+function indexOfNonFinite(data, start) {
+  for (let i = start; i < data.length; i++) {
+    const v = data[i];
+    if (v - v !== 0) return i; // v − v is 0 for every finite v, NaN for NaN and ±∞
+  }
+  return -1;
+}
+
+/** The first NaN or ±∞ of a float tensor (−∞ passed over where it is a mask), as {index, value}, or null. */
 function firstNonFinite(tensor, allowNegativeInfinity) {
   const data = tensor?.data;
   if (!(data instanceof Float32Array)) return null;
-  for (let i = 0; i < data.length; i++) {
-    const v = data[i];
-    // v − v is 0 for every finite v, NaN for NaN and ±∞
-    if (v - v !== 0 && !(allowNegativeInfinity && v === -Infinity)) return { index: i, value: v };
-  }
-  return null;
+  let index = indexOfNonFinite(data, 0);
+  while (allowNegativeInfinity && index >= 0 && data[index] === -Infinity) index = indexOfNonFinite(data, index + 1);
+  return index < 0 ? null : { index, value: data[index] };
 }
 
 /** The results' float tensors in the registry's order, nested ones (a backward's heads) by their path. */
