@@ -167,10 +167,14 @@ function checkBackward(fn, args, results, run) {
   const { forward } = ENTRIES[fn];
   const forwardCount = ENTRIES[forward].args.length;
   const options = args[args.length - 1];
-  const forwardArgs = [...args.slice(0, forwardCount), ENTRIES[forward].options.intermediates ? { ...options, intermediates: true } : options];
+  const optional = Boolean(ENTRIES[forward].options.intermediates);
+  const forwardArgs = [...args.slice(0, forwardCount), optional ? { ...options, intermediates: true } : options];
   const again = (() => {
     try {
-      return stageValues(forwardArgs, options.heads ?? 1, forward) <= DIAGNOSIS_STAGE_LIMIT ? run(forward, forwardArgs) : null;
+      // a forward whose intermediates are optional is run with them up to the limit; selfAttention always has
+      // them, as the backward's own teaching path does
+      const fits = !optional || stageValues(forwardArgs, options.heads ?? 1, forward) <= DIAGNOSIS_STAGE_LIMIT;
+      return fits ? run(forward, forwardArgs) : null;
     } catch {
       return null;
     }
