@@ -26,6 +26,8 @@ export function overflowCases() {
       'attentionDropout: the output overflows float32 (dropout=0.5 makes x/(1−p) reach Infinity)'],
     ['a backward whose forward overflows', 'selfAttentionBackward', [x, weights, filled([2, 5, 4], 1), { temperature: 1e-45 }],
       'selfAttentionBackward: the scaled scores overflow float32 (temperature=1e-45 makes q·k/τ reach Infinity)'],
+    ['a backward whose gradient overflows', 'selfAttentionBackward', [x, weights, filled([2, 5, 4], 3e38)],
+      'selfAttentionBackward: the gradient of weights.value overflows float32 (|gradOutput| up to 3e+38 makes ∂loss/∂weights.value reach Infinity)'],
   ];
 }
 

@@ -103,13 +103,22 @@ function causeOf(fn, stage, args, options) {
   return { ...largestInput(fn, args), option: false, expression };
 }
 
-function overflowError(fn, stage, reached, cause) {
-  const [words, plural] = STAGES[stage] ?? [`gradient of ${stage}`, false];
+function overflowError(fn, stage, reached, cause, [words, plural] = STAGES[stage]) {
   return new ApiError({ fn, kind: 'overflow', expected: 'finite results', stage: words, plural, reached, ...cause });
 }
 
 /** Runs `then` on a value or, when it is a Promise, on what it resolves to. */
 const settle = (value, then) => (value && typeof value.then === 'function' ? value.then(then) : then(value));
+
+/** The backend run again for a diagnosis: its results, a Promise of them, or null where it fails (either way). */
+function runAgain(run, fn, args) {
+  try {
+    const again = run(fn, args);
+    return again && typeof again.then === 'function' ? again.catch(() => null) : again;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The stage of a forward call that overflows, with the intermediates that call returned or, where it returned
@@ -122,13 +131,7 @@ function forwardOverflow(fn, args, results, run) {
     && ENTRIES[fn].options?.intermediates && options.intermediates === false
     && stageValues(args, options.heads ?? 1, fn) <= DIAGNOSIS_STAGE_LIMIT;
   if (!rerun) return found;
-  const again = (() => {
-    try {
-      return run(fn, [...args.slice(0, -1), { ...options, intermediates: true }]);
-    } catch {
-      return null;
-    }
-  })();
+  const again = runAgain(run, fn, [...args.slice(0, -1), { ...options, intermediates: true }]);
   return settle(again, (full) => (full ? nonFiniteStage(fn, full) ?? found : found));
 }
 
@@ -169,21 +172,17 @@ function checkBackward(fn, args, results, run) {
   const options = args[args.length - 1];
   const optional = Boolean(ENTRIES[forward].options.intermediates);
   const forwardArgs = [...args.slice(0, forwardCount), optional ? { ...options, intermediates: true } : options];
-  const again = (() => {
-    try {
-      // a forward whose intermediates are optional is run with them up to the limit; selfAttention always has
-      // them, as the backward's own teaching path does
-      const fits = !optional || stageValues(forwardArgs, options.heads ?? 1, forward) <= DIAGNOSIS_STAGE_LIMIT;
-      return fits ? run(forward, forwardArgs) : null;
-    } catch {
-      return null;
-    }
-  })();
+  // a forward whose intermediates are optional is run with them up to the limit; selfAttention always has them,
+  // as the backward's own teaching path does
+  const fits = !optional || stageValues(forwardArgs, options.heads ?? 1, forward) <= DIAGNOSIS_STAGE_LIMIT;
+  const again = fits ? runAgain(run, forward, forwardArgs) : null;
   return settle(again, (full) => {
     const found = full && nonFiniteStage(forward, full);
     if (found) throw overflowError(fn, found.stage, found.reached, causeOf(forward, found.stage, forwardArgs, options));
-    const gradient = nonFiniteStage(fn, results);
-    const gradOutput = args[forwardCount];
-    throw overflowError(fn, gradient.stage, gradient.reached, { argument: 'gradOutput', value: largest(gradOutput), option: false, expression: `∂loss/∂${gradient.stage}` });
+    // a gradient: of an input (x, xQuery, xContext: batched results) or of a weight (weights.query, weights.heads[0].key)
+    const { stage, reached } = nonFiniteStage(fn, results);
+    const name = ENTRIES[fn].results[stage]?.batched ? stage : `weights.${stage}`;
+    const cause = { argument: 'gradOutput', value: largest(args[forwardCount]), option: false, expression: `∂loss/∂${name}` };
+    throw overflowError(fn, stage, reached, cause, [`gradient of ${name}`, false]);
   });
 }
