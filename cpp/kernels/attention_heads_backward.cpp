@@ -22,7 +22,7 @@ constexpr int kKeyTile = 32;  // keys per tile of the row-by-row variant: their 
 // 64 and 32 rows (320 rows × 32 keys per product) where tiles of 64 took 128 and 64 (192 × 64). Once the GEMM
 // kept its panels' memory between calls, the smaller tiles' extra calls cost less than the work they save.
 // (32×32 query-by-key tiles took ten tile pairs of five calls plus two transposes and three sums each, and were
-// slower.) S, P, dP, dS: 2·16 KiB.
+// slower.) A block's P and dP over all its tiles are kept (2·128·tk floats) so that D'_i is complete before dS.
 constexpr int kFusedKeyTile = 32;
 constexpr int kFusedQueryBlock = 128;
 
@@ -78,6 +78,7 @@ RowStatistics statistics_of(const AttentionHeadsBackward& g, int b, int h, int i
 void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
   const AttentionHeads& s = g.forward;
   const int d = s.d_head;
+  std::vector<float> weights(static_cast<std::size_t>(s.tk)), shifted(weights.size());
   for (int b = 0; b < s.batch; ++b) {
     for (int h = 0; h < s.heads; ++h) {
       const int column = h * d;
@@ -87,15 +88,14 @@ void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
       }
       for (int i = 0; i < s.tq; ++i) {
         const float* q = row_of(s.query, s.query_stride, b, s.tq, i, column);
-        const float* o = row_of(s.context, s.context_stride, b, s.tq, i, column);
         const float* d_o = row_of(g.grad_context, g.grad_context_stride, b, s.tq, i, column);
         float* d_q = row_of(g.grad_query, g.grad_query_stride, b, s.tq, i, column);
         const RowStatistics row = statistics_of(g, b, h, i);
-        // D_i = dO_i·O_i
-        float row_dot = 0.0f;
-        for (int p = 0; p < d; ++p) row_dot += d_o[p] * o[p];
+        const int visible = visible_keys(s, i);
         std::fill_n(d_q, d, 0.0f);
-        for (int j = 0; j < visible_keys(s, i); ++j) {
+        // P_ij = exp(s_ij − lse_i);  dP_ij = dO_i·v_j, kept as dP_ij − r_i with r_i = dP_i0;  D'_i = Σ_j P_ij·(dP_ij − r_i)
+        float reference = 0.0f, shifted_dot = 0.0f;
+        for (int j = 0; j < visible; ++j) {
           const float* k = row_of(s.key, s.key_stride, b, s.tk, j, column);
           const float* v = row_of(s.value, s.value_stride, b, s.tk, j, column);
           float score = 0.0f, d_p = 0.0f;
@@ -103,15 +103,21 @@ void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
             score += q[p] * k[p];
             d_p += d_o[p] * v[p];
           }
-          // P_ij = exp(s_ij − lse_i);  dS_ij = P_ij·(dP_ij − D_i)
-          const float p_ij = row.weight(score);
-          const float d_s = p_ij * (d_p - row_dot);
+          if (j == 0) reference = d_p;
+          weights[j] = row.weight(score);
+          shifted[j] = d_p - reference;
+          shifted_dot += weights[j] * shifted[j];
+        }
+        for (int j = 0; j < visible; ++j) {
+          const float* k = row_of(s.key, s.key_stride, b, s.tk, j, column);
+          // dS_ij = P_ij·((dP_ij − r_i) − D'_i)
+          const float d_s = weights[j] * (shifted[j] - shifted_dot);
           float* d_k = row_of(g.grad_key, g.grad_key_stride, b, s.tk, j, column);
           float* d_v = row_of(g.grad_value, g.grad_value_stride, b, s.tk, j, column);
           for (int p = 0; p < d; ++p) {
             d_q[p] += s.score_scale * d_s * k[p];
             d_k[p] += s.score_scale * d_s * q[p];
-            d_v[p] += p_ij * d_o[p];
+            d_v[p] += weights[j] * d_o[p];
           }
         }
       }
@@ -122,15 +128,25 @@ void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
 void attention_heads_backward_rowwise(const AttentionHeadsBackward& g) {
   const AttentionHeads& s = g.forward;
   const int d = s.d_head;
-  std::vector<float> row_dots(static_cast<std::size_t>(s.tq));
+  std::vector<float> references(static_cast<std::size_t>(s.tq)), shifted_dots(references.size());
   std::vector<float> grad_key(static_cast<std::size_t>(kKeyTile) * d), grad_value(grad_key.size());
   for (int b = 0; b < s.batch; ++b) {
     for (int h = 0; h < s.heads; ++h) {
       const int column = h * d;
-      // 1. D_i = dO_i·O_i for every query row; dQ starts at zero and gathers every key tile's share
+      // 1. every query row's r_i = dP_i0 and D'_i = Σ_j P_ij·(dP_ij − r_i), by the same dot products step 3
+      //    recomputes (the key tiles below need D'_i complete); dQ starts at zero and gathers every tile's share
       for (int i = 0; i < s.tq; ++i) {
-        row_dots[i] = dot(row_of(g.grad_context, g.grad_context_stride, b, s.tq, i, column),
-                          row_of(s.context, s.context_stride, b, s.tq, i, column), d);
+        const float* q = row_of(s.query, s.query_stride, b, s.tq, i, column);
+        const float* d_o = row_of(g.grad_context, g.grad_context_stride, b, s.tq, i, column);
+        const RowStatistics row = statistics_of(g, b, h, i);
+        float reference = 0.0f, shifted_dot = 0.0f;
+        for (int j = 0; j < visible_keys(s, i); ++j) {
+          const float d_p = dot(d_o, row_of(s.value, s.value_stride, b, s.tk, j, column), d);
+          if (j == 0) reference = d_p;
+          shifted_dot += row.weight(dot(q, row_of(s.key, s.key_stride, b, s.tk, j, column), d)) * (d_p - reference);
+        }
+        references[i] = reference;
+        shifted_dots[i] = shifted_dot;
         std::fill_n(row_of(g.grad_query, g.grad_query_stride, b, s.tq, i, column), d, 0.0f);
       }
       // 2. key tiles outside, queries inside: the tile's dK and dV stay in the scratch until every query is done
@@ -148,9 +164,9 @@ void attention_heads_backward_rowwise(const AttentionHeadsBackward& g) {
           for (int j = j0; j < j_end; ++j) {
             const float* k = row_of(s.key, s.key_stride, b, s.tk, j, column);
             const float* v = row_of(s.value, s.value_stride, b, s.tk, j, column);
-            // 3. P_ij = exp(s_ij − lse_i), recomputed;  dP_ij = dO_i·v_j;  dS_ij = P_ij·(dP_ij − D_i)
+            // 3. P_ij = exp(s_ij − lse_i), recomputed;  dS_ij = P_ij·((dP_ij − r_i) − D'_i)
             const float p_ij = row.weight(dot(q, k, d));
-            const float d_s = s.score_scale * p_ij * (dot(d_o, v, d) - row_dots[i]);
+            const float d_s = s.score_scale * p_ij * ((dot(d_o, v, d) - references[i]) - shifted_dots[i]);
             // 4. dV_j += P_ij·dO_i;  dK_j += c·dS_ij·q_i;  dQ_i += c·dS_ij·k_j
             add_scaled(grad_value.data() + static_cast<std::size_t>(j - j0) * d, p_ij, d_o, d);
             add_scaled(grad_key.data() + static_cast<std::size_t>(j - j0) * d, d_s, q, d);
@@ -172,9 +188,11 @@ void attention_heads_backward_rowwise(const AttentionHeadsBackward& g) {
 void attention_heads_backward_fused(const AttentionHeadsBackward& g) {
   const AttentionHeads& s = g.forward;
   const int d = s.d_head;
-  const std::size_t strip = static_cast<std::size_t>(kFusedQueryBlock) * kFusedKeyTile;
-  std::vector<float> row_dots(static_cast<std::size_t>(s.tq));
-  std::vector<float> weights(strip), grad_scores(strip);  // S then P, dP then dS: (query rows, keys of the tile)
+  const int block_rows = std::min(kFusedQueryBlock, s.tq);
+  // S then P, dP then dS of one block of query rows over every key tile it sees, the tiles one after another
+  const std::size_t strip = static_cast<std::size_t>(block_rows) * s.tk;
+  std::vector<float> weights(strip), grad_scores(strip);
+  std::vector<float> references(static_cast<std::size_t>(block_rows)), shifted_dots(references.size());
   for (int b = 0; b < s.batch; ++b) {
     for (int h = 0; h < s.heads; ++h) {
       const int column = h * d;
@@ -185,70 +203,92 @@ void attention_heads_backward_fused(const AttentionHeadsBackward& g) {
       float* grad_query = row_of(g.grad_query, g.grad_query_stride, b, s.tq, 0, column);
       float* grad_key = row_of(g.grad_key, g.grad_key_stride, b, s.tk, 0, column);
       float* grad_value = row_of(g.grad_value, g.grad_value_stride, b, s.tk, 0, column);
-      // 1. D_i = dO_i·O_i for every query row; dQ starts at zero
-      for (int i = 0; i < s.tq; ++i) {
-        row_dots[i] = dot(grad_context + static_cast<std::size_t>(i) * g.grad_context_stride,
-                          row_of(s.context, s.context_stride, b, s.tq, i, column), d);
-        std::fill_n(grad_query + static_cast<std::size_t>(i) * g.grad_query_stride, d, 0.0f);
+      // 1. dQ, dK and dV start at zero; every block of query rows adds its share (keys no query sees stay 0)
+      for (int i = 0; i < s.tq; ++i) std::fill_n(grad_query + static_cast<std::size_t>(i) * g.grad_query_stride, d, 0.0f);
+      for (int j = 0; j < s.tk; ++j) {
+        std::fill_n(grad_key + static_cast<std::size_t>(j) * g.grad_key_stride, d, 0.0f);
+        std::fill_n(grad_value + static_cast<std::size_t>(j) * g.grad_value_stride, d, 0.0f);
       }
-      // 2. key tiles outside, blocks of the query rows that see them inside
-      for (int j0 = 0; j0 < s.tk; j0 += kFusedKeyTile) {
-        const int cols = std::min(kFusedKeyTile, s.tk - j0);
-        const float* key_tile = key + static_cast<std::size_t>(j0) * s.key_stride;
-        const float* value_tile = value + static_cast<std::size_t>(j0) * s.value_stride;
-        float* grad_key_tile = grad_key + static_cast<std::size_t>(j0) * g.grad_key_stride;
-        float* grad_value_tile = grad_value + static_cast<std::size_t>(j0) * g.grad_value_stride;
-        // causal: queries before key j0 see none of the tile; when no query sees it, its dK and dV are zero
-        const int first_query = s.causal ? std::min(j0, s.tq) : 0;
-        if (first_query == s.tq) {
-          for (int j = 0; j < cols; ++j) {
-            std::fill_n(grad_key_tile + static_cast<std::size_t>(j) * g.grad_key_stride, d, 0.0f);
-            std::fill_n(grad_value_tile + static_cast<std::size_t>(j) * g.grad_value_stride, d, 0.0f);
+      for (int i0 = 0; i0 < s.tq; i0 += kFusedQueryBlock) {
+        const int i1 = std::min(i0 + kFusedQueryBlock, s.tq);
+        const int key_end = s.causal ? std::min(i1, s.tk) : s.tk;  // the keys the block's last row sees
+        // The tiles of this block, in order: keys [j0, j0 + cols) seen by rows [first, i1) (causal: rows before
+        // j0 see none of the tile), their P and dP at `at` in the scratch.
+        const auto for_each_tile = [&](auto&& visit) {
+          std::size_t at = 0;
+          for (int j0 = 0; j0 < key_end; j0 += kFusedKeyTile) {
+            const int cols = std::min(kFusedKeyTile, key_end - j0);
+            const int first = s.causal ? std::max(i0, j0) : i0;
+            visit(j0, cols, first, i1 - first, weights.data() + at, grad_scores.data() + at);
+            at += static_cast<std::size_t>(i1 - first) * cols;
           }
-        }
-        for (int i0 = first_query; i0 < s.tq; i0 += kFusedQueryBlock) {
-          const int rows = std::min(kFusedQueryBlock, s.tq - i0);
-          const bool add = i0 > first_query;  // the first block writes the tile's dK and dV, the others add
-          const float* query_block = query + static_cast<std::size_t>(i0) * s.query_stride;
-          const float* grad_context_block = grad_context + static_cast<std::size_t>(i0) * g.grad_context_stride;
-          // 3. S = Q_i·K_jᵀ (rows, cols), raw; P on the visible keys (step 5), 0 on the masked ones
-          matmul(query_block, key_tile, weights.data(), {rows, d, cols, s.query_stride, s.key_stride, cols, true});
-          // 4. dP = dO_i·V_jᵀ (rows, cols)
-          matmul(grad_context_block, value_tile, grad_scores.data(), {rows, d, cols, g.grad_context_stride, s.value_stride, cols, true});
+        };
+        // 2. per tile: S = Q·Kᵀ → P (0 on the masked keys); dP = dO·Vᵀ, kept as dP − r_i with r_i = dP_i0 (key 0
+        //    is in the first tile, which every row sees); D'_i = Σ_j P_ij·(dP_ij − r_i) over every tile
+        for_each_tile([&](int j0, int cols, int first, int rows, float* p_tile, float* dp_tile) {
+          matmul(query + static_cast<std::size_t>(first) * s.query_stride, key + static_cast<std::size_t>(j0) * s.key_stride,
+                 p_tile, {rows, d, cols, s.query_stride, s.key_stride, cols, true});
+          matmul(grad_context + static_cast<std::size_t>(first) * g.grad_context_stride,
+                 value + static_cast<std::size_t>(j0) * s.value_stride, dp_tile,
+                 {rows, d, cols, g.grad_context_stride, s.value_stride, cols, true});
           for (int r = 0; r < rows; ++r) {
-            const int i = i0 + r;
+            const int i = first + r;
             const RowStatistics row = statistics_of(g, b, h, i);
-            const f32x4 scale = splat(s.score_scale), row_dot = splat(row_dots[i]);
             const int visible = std::clamp(visible_keys(s, i) - j0, 0, cols);
-            float* p = weights.data() + static_cast<std::size_t>(r) * cols;
-            float* ds = grad_scores.data() + static_cast<std::size_t>(r) * cols;
-            // 5. P from the raw scores and the row's lse; dS = c·P ⊙ (dP − D_i), four keys at a time
+            float* p = p_tile + static_cast<std::size_t>(r) * cols;
+            float* dp = dp_tile + static_cast<std::size_t>(r) * cols;
+            if (j0 == 0) references[i - i0] = dp[0];
+            const float reference = references[i - i0];
+            const f32x4 reference_lanes = splat(reference);
+            f32x4 sum = zero();
             int c = 0;
             for (; c + kLanes <= visible; c += kLanes) {
               const f32x4 weight_lanes = row.weight(load(p + c));
+              const f32x4 shifted_lanes = sub(load(dp + c), reference_lanes);
               store(p + c, weight_lanes);
-              store(ds + c, mul(scale, mul(weight_lanes, sub(load(ds + c), row_dot))));
+              store(dp + c, shifted_lanes);
+              sum = mul_add(weight_lanes, shifted_lanes, sum);
             }
+            float partial = horizontal_sum(sum);
             for (; c < visible; ++c) {
               p[c] = row.weight(p[c]);
-              ds[c] = s.score_scale * p[c] * (ds[c] - row_dots[i]);
+              dp[c] -= reference;
+              partial += p[c] * dp[c];
             }
             std::fill(p + visible, p + cols, 0.0f);
-            std::fill(ds + visible, ds + cols, 0.0f);
+            std::fill(dp + visible, dp + cols, 0.0f);
+            shifted_dots[i - i0] = (j0 == 0 ? 0.0f : shifted_dots[i - i0]) + partial;
           }
-          // 6. dV_j (=|+=) Pᵀ·dO_i;  dK_j (=|+=) dSᵀ·Q_i;  dQ_i += dS·K_j  (c already in dS). Pᵀ and dSᵀ are
-          //    read transposed by the GEMM's packing, and every product lands in its output rows directly.
+        });
+        // 3. per tile: dS = c·P ⊙ ((dP − r_i) − D'_i), four keys at a time; then dV_j += Pᵀ·dO_i,
+        //    dK_j += dSᵀ·Q_i, dQ_i += dS·K_j (c already in dS). Pᵀ and dSᵀ are read transposed by the GEMM's
+        //    packing, and every product lands in its output rows directly.
+        for_each_tile([&](int j0, int cols, int first, int rows, float* p_tile, float* ds_tile) {
+          const f32x4 scale = splat(s.score_scale);
+          for (int r = 0; r < rows; ++r) {
+            const float shifted_dot = shifted_dots[first + r - i0];
+            const f32x4 shifted_dot_lanes = splat(shifted_dot);
+            const float* p = p_tile + static_cast<std::size_t>(r) * cols;
+            float* ds = ds_tile + static_cast<std::size_t>(r) * cols;
+            int c = 0;
+            for (; c + kLanes <= cols; c += kLanes)
+              store(ds + c, mul(scale, mul(load(p + c), sub(load(ds + c), shifted_dot_lanes))));
+            for (; c < cols; ++c) ds[c] = s.score_scale * p[c] * (ds[c] - shifted_dot);
+          }
+          const float* query_rows = query + static_cast<std::size_t>(first) * s.query_stride;
+          const float* grad_context_rows = grad_context + static_cast<std::size_t>(first) * g.grad_context_stride;
           MatmulShape transposed{cols, rows, d, cols, g.grad_context_stride, g.grad_value_stride, false};
           transposed.transpose_a = true;
-          transposed.accumulate = add;
-          matmul(weights.data(), grad_context_block, grad_value_tile, transposed);
+          transposed.accumulate = true;
+          matmul(p_tile, grad_context_rows, grad_value + static_cast<std::size_t>(j0) * g.grad_value_stride, transposed);
           transposed.ldb = s.query_stride;
           transposed.ldc = g.grad_key_stride;
-          matmul(grad_scores.data(), query_block, grad_key_tile, transposed);
+          matmul(ds_tile, query_rows, grad_key + static_cast<std::size_t>(j0) * g.grad_key_stride, transposed);
           MatmulShape into_query{rows, cols, d, cols, s.key_stride, g.grad_query_stride, false};
           into_query.accumulate = true;
-          matmul(grad_scores.data(), key_tile, grad_query + static_cast<std::size_t>(i0) * g.grad_query_stride, into_query);
-        }
+          matmul(ds_tile, key + static_cast<std::size_t>(j0) * s.key_stride,
+                 grad_query + static_cast<std::size_t>(first) * g.grad_query_stride, into_query);
+        });
       }
     }
   }

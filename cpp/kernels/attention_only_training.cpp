@@ -330,7 +330,9 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
     std::copy_n(grad_qkv_weight_.data() + dd, dd, G + w.k_weight);
     std::copy_n(grad_qkv_weight_.data() + 2 * dd, dd, G + w.v_weight);
     std::copy_n(grad_qkv_bias_.data(), d, G + w.q_bias);
-    std::copy_n(grad_qkv_bias_.data() + d, d, G + w.k_bias);
+    // The key bias adds q_i·b to every score of row i, which the softmax cancels: its gradient Σ_i,j c·dS_ij·q_i
+    // is 0 for every input (each row of dS sums to 0), and Σ_rows dK would be that 0's rounding noise, which
+    // AdamW divides by its √v into steps of size lr. It stays the exact 0 the buffer holds.
     std::copy_n(grad_qkv_bias_.data() + 2 * d, d, G + w.v_bias);
     matmul(dqkv, qkv_weight_[l].data(), da, {N, 3 * d, d, 3 * d, d, d, false});
     if (config_.layer_norm) {

@@ -74,9 +74,9 @@ void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, Attent
   project(gemm, p.x_context, context_rows, p.d_context_in, p.value, d, value.data());
 
   // 2. centre the values: V' = V − v̄, v̄ the mean of each column over the batch's keys. The weights sum to 1,
-  //    so O = v̄ + P·V' and every gradient but the context's is unchanged; but FA-2's D_i = dO_i·O_i and
-  //    dP_ij = dO_i·v_j then hold small numbers: with values ≈ 50 (logits near 1e4), dP − D cancels ~7
-  //    digits in float32 and costs ~4e-3 in the weights' gradients; centred, it cancels none.
+  //    so O = v̄ + P·V' and every gradient but the context's is unchanged; but dP_ij = dO_i·v_j then hold
+  //    large numbers whose differences the backward takes: with values ≈ 50 (logits near 1e4), dP_ij − dP_i0
+  //    cancels ~7 digits in float32 and costs ~4e-3 in the weights' gradients; centred, it cancels none.
   Buffer value_mean(static_cast<std::size_t>(p.batch) * d, 0.0f);
   for (int b = 0; b < p.batch; ++b) {
     float* mean = value_mean.data() + static_cast<std::size_t>(b) * d;

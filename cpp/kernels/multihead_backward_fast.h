@@ -4,7 +4,7 @@
 //
 //   1. Q, K, V = projections (GEMM), as the forward
 //   2. V' = V − v̄ (each column's mean over the keys): the weights sum to 1, so O = v̄ + P·V' and the
-//      gradients are unchanged, while FA-2's D_i = dO_i·O'_i no longer cancels digits against dO_i·v'_j
+//      gradients are unchanged, while the backward's differences dO_i·v'_j − dO_i·v'_0 no longer cancel digits
 //   3. context O' = P·V' and lse per query row (attention_heads_fused, asked for its statistics)
 //   4. output = O·Wo + bo:     dO = dOut·Woᵀ,  dbo = Σ_rows dOut
 //   5. attention:              dQ, dK, dV (attention_heads_backward_fused)

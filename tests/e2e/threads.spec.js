@@ -4,6 +4,7 @@
 // is one thread and an explicit number still gets workers. The served page is tests/e2e/pages/threads.html.
 import { test, expect } from '@playwright/test';
 import { startServer } from '../../scripts/serve.mjs';
+import { expectOverflowAnswers } from '../unit/overflow-cases.js';
 
 const TOLERANCE = 1e-5;
 const PAGE = 'tests/e2e/pages/threads.html';
@@ -110,9 +111,10 @@ test.describe('threads on a cross-origin isolated page', () => {
     }
   });
 
-  test('small calls and the teaching path stay on the main thread, synchronously; bad input throws the single-thread Error at once', async ({ page }) => {
+  test('small calls and the teaching path stay on the main thread, synchronously; bad input throws the single-thread Error at once; so does a result that overflows, on the workers too', async ({ page }) => {
     const result = await page.evaluate(async () => {
       const { loadAttention, randomTensor, splitWeights } = window.threads;
+      const { runOverflowCases } = await import('/tests/unit/overflow-cases.js');
       const threaded = await loadAttention({ threads: 2 });
       const single = await loadAttention({ threads: 1 });
       const small = threaded.multiheadAttentionSplit(randomTensor([1, 8, 16], 4), splitWeights(16, 16, 40), { heads: 4, causal: true });
@@ -130,7 +132,21 @@ test.describe('threads on a cross-origin isolated page', () => {
           return error.message;
         }
       };
-      return { smallCall, dropoutCall, threadedError: errorOf(threaded), singleError: errorOf(single) };
+      const threadedError = errorOf(threaded);
+      const singleError = errorOf(single);
+      // finite inputs whose scores overflow, on the workers: their NaN parts, then the main thread's diagnosis
+      x.data[1000] = 0.5;
+      weights.query.data.fill(1e20);
+      weights.key.data.fill(1e20);
+      const pending = threaded.multiheadAttentionSplit(x, weights, { heads: 8, causal: true, intermediates: false });
+      const overflow = { isPromise: pending instanceof Promise, message: 'no error' };
+      try {
+        await pending;
+      } catch (error) {
+        overflow.message = error.message;
+      }
+      overflow.lastCall = threaded.lastCall;
+      return { smallCall, dropoutCall, threadedError, singleError, overflow, answers: await runOverflowCases(threaded) };
     });
     expect(result.smallCall).toMatchObject({ isPromise: false, hasWeights: true });
     expect(result.smallCall.lastCall).toMatchObject({ fn: 'multiheadAttentionSplit', threads: 1 });
@@ -139,6 +155,9 @@ test.describe('threads on a cross-origin isolated page', () => {
     expect(result.dropoutCall.lastCall.reason).toMatch(/dropout/);
     expect(result.singleError).toMatch(/^multiheadAttentionSplit: x\[1000\] is NaN/);
     expect(result.threadedError).toBe(result.singleError);
+    expect(result.overflow).toMatchObject({ isPromise: true, message: 'multiheadAttentionSplit: the scores overflow float32 (|weights| up to 1e+20 makes q·k reach Infinity)' });
+    expect(result.overflow.lastCall.threads).toBeGreaterThanOrEqual(2);
+    expectOverflowAnswers(expect, result.answers, 'threads');
   });
 
   test('memory: a refused call leaves the main module and the workers as they were; compact() gives a large pooled call\'s memory back', async ({ page }) => {

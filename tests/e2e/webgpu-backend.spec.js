@@ -2,6 +2,7 @@
 // the WASM binding lacks), on the same arguments, within 1e-4 absolute; −∞ must meet −∞. Sizes include 1,
 // primes and sizes that are not multiples of the GEMM tile (64) or of 4 (the vec4 loads).
 import { test, expect } from '@playwright/test';
+import { expectOverflowAnswers } from '../unit/overflow-cases.js';
 
 const TOLERANCE = 1e-4;
 
@@ -117,16 +118,19 @@ test.describe('webgpu backend', () => {
     expect(answers.prefers512).toBe(false);
   });
 
-  test('loadAttention({backend: "webgpu"}) serves unbatched input through the API', async ({ page }) => {
+  test('loadAttention({backend: "webgpu"}) serves unbatched input through the API; results that overflow raise the CPU backends\' Errors', async ({ page }) => {
     const result = await page.evaluate(async () => {
       const { loadAttention } = await import('/web/src/core/index.js');
+      const { runOverflowCases } = await import('/tests/unit/overflow-cases.js');
       const attention = await loadAttention({ backend: 'webgpu' });
       // "Your journey starts with one step": the second token's weights and context (DESIGN.md, step 5).
       const x = { data: new Float32Array([0.43, 0.15, 0.89, 0.55, 0.87, 0.66, 0.57, 0.85, 0.64, 0.22, 0.58, 0.33, 0.77, 0.25, 0.10, 0.05, 0.80, 0.55]), shape: [6, 3] };
       const { weights, output } = await attention.attentionWithoutWeights(x);
       return { backend: attention.backend, fallbackReason: attention.fallbackReason, shape: weights.shape,
-        row: Array.from(weights.data.slice(6, 12)), context: Array.from(output.data.slice(3, 6)) };
+        row: Array.from(weights.data.slice(6, 12)), context: Array.from(output.data.slice(3, 6)),
+        overflow: await runOverflowCases(attention) };
     });
+    expectOverflowAnswers(expect, result.overflow, 'webgpu');
     expect(result.backend).toBe('webgpu');
     expect(result.fallbackReason).toBeNull();
     expect(result.shape).toEqual([6, 6]);

@@ -144,8 +144,13 @@ describe("'auto' measures the crossover on a real adapter", () => {
 
   test('SwiftShader and fallback adapters are never probed', async () => {
     const swiftshader = describeAdapter({ info: { vendor: 'google', architecture: 'swiftshader', description: 'SwiftShader Device (Subzero)' } });
-    const fallback = describeAdapter({ info: { vendor: 'acme', architecture: 'cpu', description: 'software' }, isFallbackAdapter: true });
-    for (const adapterInfo of [swiftshader, fallback]) {
+    // The old attribute on the adapter, and GPUAdapterInfo's (Chromium 156), each with a name that is not SwiftShader's.
+    const oldFallback = describeAdapter({ info: { vendor: 'acme', architecture: 'cpu', description: 'software' }, isFallbackAdapter: true });
+    const infoFallback = describeAdapter({ info: { vendor: 'acme', architecture: 'cpu', description: 'software', isFallbackAdapter: true } });
+    expect(infoFallback).toMatchObject({ emulated: true, label: 'acme cpu software — fallback adapter (CPU-emulated)' });
+    expect(oldFallback).toMatchObject({ emulated: true, label: 'acme cpu software — fallback adapter (CPU-emulated)' });
+    expect(describeAdapter({ info: { vendor: 'acme', architecture: 'cpu', description: 'software', isFallbackAdapter: false } }).emulated).toBe(false);
+    for (const adapterInfo of [swiftshader, oldFallback, infoFallback]) {
       const world = fakeWorld();
       const { attention, storage } = routed(world, { adapterInfo });
       const result = attention.matmul(square(512), square(512));
@@ -158,6 +163,23 @@ describe("'auto' measures the crossover on a real adapter", () => {
       expect(attention.gpuCrossover).toMatchObject({ thresholdN: null, source: 'committed' });
       expect(attention.gpuCrossover.reason).toMatch(/committed for SwiftShader .*WASM was faster at every size/);
       expect(attention.onBackendChange).toBeUndefined();
+    }
+    // Through loadAutoBackend, from the adapter itself: neither form of the flag gets a device or a probe.
+    for (const adapter of [
+      { info: { vendor: 'acme', architecture: 'cpu', description: 'software', isFallbackAdapter: true } },
+      { info: { vendor: 'acme', architecture: 'cpu', description: 'software' }, isFallbackAdapter: true },
+    ]) {
+      adapter.limits = new Proxy({}, { get: () => 1 << 30 });
+      const world = fakeWorld();
+      const storage = new MemoryStorage();
+      const backend = await loadAutoBackend(world.cpu, { gpu: { requestAdapter: async () => adapter }, crossoverStore: createCrossoverStore(storage) });
+      const attention = createAttention(backend);
+      attention.matmul(square(512), square(512));
+      attention.matmul(square(512), square(512));
+      expect(attention.lastCall.backend).toBe('wasm-simd');
+      expect(world.scheduled).toHaveLength(0);
+      expect(world.devices).toHaveLength(0);
+      expect(storage.length).toBe(0);
     }
   });
 

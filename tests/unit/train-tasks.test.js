@@ -176,6 +176,24 @@ describe('the trainer', () => {
     const bad = { inputs: { data: Int32Array.from([0, 7]), shape: [1, 2] }, targets: { data: Int32Array.from([0, -100]), shape: [1, 2] } };
     await expect(trainer.step(bad)).rejects.toThrow('trainer.step: inputs.data[1]=7; expected a token id from 0 to vocabSize−1=5');
   });
+  it('names the type when the type is wrong, not the shape', async () => {
+    const trainer = await createTrainer(config);
+    const ids = Int32Array.from({ length: 20 }, (_, i) => i % 6);
+    const floats = { data: Float32Array.from(ids), shape: [4, 5] };
+    await expect(trainer.step({ inputs: floats, targets: { data: ids, shape: [4, 5] } }))
+      .rejects.toThrow('trainer.step: inputs.data is a Float32Array(20); expected an Int32Array');
+    await expect(trainer.step({ inputs: { data: ids, shape: [4, 5] }, targets: floats }))
+      .rejects.toThrow('trainer.step: targets.data is a Float32Array(20); expected an Int32Array');
+    await expect(trainer.predict([0, 1])).rejects.toThrow('trainer.predict: inputs is an Array(2); expected a tensor {data: Int32Array, shape: number[]}');
+    await expect(trainer.step({ inputs: { data: ids, shape: [20] }, targets: { data: ids, shape: [4, 5] } }))
+      .rejects.toThrow('trainer.step: inputs has shape [20]; expected [B, T]');
+    await expect(trainer.step({ inputs: { data: ids, shape: [4, 4] }, targets: { data: ids, shape: [4, 5] } }))
+      .rejects.toThrow('trainer.step: inputs.data has 20 values; expected 16 for shape [4, 4]');
+    const weights = trainer.parameters();
+    expect(() => trainer.setParameters({ 'tok_emb.weight': { data: new Int32Array(24), shape: [6, 4] } }))
+      .toThrow("trainer.setParameters: parameters['tok_emb.weight'].data is an Int32Array(24); expected a Float32Array");
+    expect(trainer.parameters()).toEqual(weights);
+  });
 });
 
 describe("createTrainer({backend: 'webgpu'}) where there is no WebGPU", () => {

@@ -122,6 +122,32 @@ TEST_P(AttentionBackwardKernel, AnLseWithoutItsSplitGivesTheSameGradients) {
   EXPECT_TRUE(all_close(lv, dv, 1e-5, 1e-5));
 }
 
+// A row that sees one key has P = 1 and a softmax gradient of exactly 0 (torch's too): its dQ row is exactly 0
+// on every variant, from either forward's statistics, and with one key in all (Tq = Tk = 1) dK is 0 as well.
+// Rows of several keys, some long enough for several tiles and query blocks, are in the same calls.
+TEST(AttentionBackwardKernel, ARowThatSeesOneKeyHasExactlyZeroScoreGradients) {
+  for (const HeadsCase c : {HeadsCase{3, 1, 1, 2, 4, true}, HeadsCase{2, 1, 1, 1, 3, false}, HeadsCase{2, 6, 6, 2, 4, true},
+                            HeadsCase{1, 150, 150, 2, 8, true}, HeadsCase{1, 5, 1, 1, 7, false}}) {
+    for (const auto forward : {attention_heads_reference, attention_heads_fused}) {
+      Data data(c);
+      forward(data.heads);
+      for (const auto variant :
+           {attention_heads_backward_reference, attention_heads_backward_rowwise, attention_heads_backward_fused}) {
+        std::vector<float> dq(data.query.size(), 7.0f), dk(data.key.size(), 7.0f), dv(data.value.size(), 7.0f);
+        variant(data.backward(dq, dk, dv));
+        for (int b = 0; b < c.batch; ++b)
+          for (int i = 0; i < c.tq; ++i) {
+            if (c.causal ? i > 0 : c.tk > 1) continue;  // the rows that see one key
+            for (int p = 0; p < data.width; ++p)
+              EXPECT_EQ(dq[(static_cast<size_t>(b) * c.tq + i) * data.width + p], 0.0f) << "dQ row " << i << " column " << p;
+          }
+        if (c.tk == 1)
+          for (const float v : dk) EXPECT_EQ(v, 0.0f) << "dK, Tk = 1";
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, AttentionBackwardKernel,
     ::testing::Values(HeadsCase{1, 1, 1, 1, 1, true}, HeadsCase{2, 5, 5, 2, 3, true}, HeadsCase{1, 7, 4, 1, 4, true},

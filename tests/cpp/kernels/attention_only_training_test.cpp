@@ -54,6 +54,43 @@ INSTANTIATE_TEST_SUITE_P(Models, TrainingGradients,
                                   std::to_string(info.param.layers) + "layers";
                          });
 
+// Where the true gradient is exactly 0 the model's is too, so AdamW never moves those weights: at context length 1
+// (one key, P = 1) q_proj's and k_proj's; at any length k_proj.bias's (the softmax cancels q·b_k on each row).
+TEST(TrainingGradients, AreExactlyZeroWhereTheSoftmaxCancelsThem) {
+  for (const bool layer_norm : {false, true}) {
+    for (const int t : {1, 5}) {
+      const int V = 7, T = 6, d = 8, layers = 2;
+      AttentionOnlyTraining model({V, T, d, 2, layers, layer_norm});
+      std::mt19937 random(5);
+      std::normal_distribution<float> normal(0.0f, 0.5f);
+      float* p = model.parameters();
+      for (std::size_t i = 0; i < model.parameter_count(); ++i) p[i] = normal(random);
+      const int batch = 3;
+      std::vector<int> inputs(batch * t), targets(batch * t);
+      for (int n = 0; n < batch * t; ++n) {
+        inputs[n] = (3 * n + 1) % V;
+        targets[n] = (5 * n + 2) % V;
+      }
+      model.run(inputs.data(), targets.data(), batch, t, true);
+      const float* g = model.gradients();
+      // the layout of the constructor: tok_emb, pos_emb, then per block [ln], q (W, b), k (W, b), v, out
+      std::size_t at = static_cast<std::size_t>(V + T) * d;
+      for (int l = 0; l < layers; ++l) {
+        if (layer_norm) at += 2 * d;
+        const std::size_t q_weight = at, k_bias = at + 2 * d * d + d;
+        for (int i = 0; i < d; ++i) EXPECT_EQ(g[k_bias + i], 0.0f) << "k_proj.bias, layer " << l << ", t " << t;
+        double q_and_k = 0;  // at t = 5 the weights have real gradients
+        for (std::size_t i = q_weight; i < k_bias; ++i) {
+          if (t == 1) EXPECT_EQ(g[i], 0.0f) << "q_proj/k_proj float " << i - q_weight << ", layer " << l;
+          q_and_k += std::abs(g[i]);
+        }
+        if (t > 1) EXPECT_GT(q_and_k, 1e-3);
+        at += 4 * (d * d + d);
+      }
+    }
+  }
+}
+
 TEST(TrainingForward, AttentionWeightsAreCausalRowsOfTheSoftmax) {
   // attention_weights recomputes P from the saved q, k and lse: each row sums to 1 over the keys it sees, 0 past
   // the diagonal (the values against the JS model's: tests/unit/train-engines.test.js)

@@ -2,12 +2,12 @@
 // rows shared among the calling thread and workers (web/src/train/shards.js), on cases of
 // tests/fixtures/trainAttentionOnly.json (decoded by the spec in Node, passed in as plain arrays).
 import { createTrainer } from '/web/src/train/index.js';
-import { asTensors, trainerOptions, worstDifference } from './trainer-fixture.js';
+import { asTensors, keyBiasErrors, trainerOptions, worstDifference } from './trainer-fixture.js';
 
 
 /**
  * The 50 PyTorch steps with `threads`: the worst relative loss and gradient-norm errors, the worst final
- * parameter error (k_proj.bias apart, as the unit test does), and the losses themselves.
+ * parameter error (k_proj.bias apart, as the unit test does; keyBias checks it), and the losses themselves.
  */
 export async function trainFixture(testCase, { backend = 'wasm-simd', threads }) {
   const trainer = await createTrainer(trainerOptions(testCase, { backend, threads }));
@@ -25,7 +25,7 @@ export async function trainFixture(testCase, { backend = 'wasm-simd', threads })
   for (const [name, t] of Object.entries(testCase.final)) {
     if (!name.endsWith('k_proj.bias')) finalError = Math.max(finalError, worstDifference(ours[name].data, t.data));
   }
-  const result = { backend: trainer.backend, threads: trainer.threads, threadsReason: trainer.threadsReason, steps: trainer.steps, lossError, gradNormError, finalError, losses };
+  const result = { backend: trainer.backend, threads: trainer.threads, threadsReason: trainer.threadsReason, steps: trainer.steps, lossError, gradNormError, finalError, keyBias: keyBiasErrors(testCase, ours), losses };
   trainer.dispose();
   return result;
 }

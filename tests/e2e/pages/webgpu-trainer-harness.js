@@ -3,12 +3,13 @@
 // spec in Node and passed in as plain arrays).
 import { runtime } from './webgpu-train-harness.js';
 import { createAdamState } from '/web/src/train/adamw.js';
-import { asTensors, trainerOptions, worstDifference } from './trainer-fixture.js';
+import { asTensors, keyBiasErrors, trainerOptions, worstDifference } from './trainer-fixture.js';
 
 /**
  * The WebGPU training engine on one case of tests/fixtures/trainAttentionOnly.json (50 torch.optim.AdamW
  * steps of AttentionOnly in torch 1.13): the loss and gradient norm at every step and the final parameters.
- * Returns the worst relative loss/gradNorm error, the worst final-parameter error per name, and the time.
+ * Returns the worst relative loss/gradNorm error, the worst final-parameter error per name, k_proj.bias against
+ * weight decay alone and against torch (keyBiasErrors), and the time.
  */
 export async function checkTrainFixture(testCase) {
   const gpu = await runtime();
@@ -40,7 +41,7 @@ export async function checkTrainFixture(testCase) {
     for (let i = 0; i < t.data.length; i++) worst = Math.max(worst, Math.abs(params[name].data[i] - t.data[i]));
     finalErrors[name] = worst;
   }
-  return { lossError, gradNormError, finalErrors, steps: adam.step, ms: performance.now() - started };
+  return { lossError, gradNormError, finalErrors, keyBias: keyBiasErrors(testCase, params), steps: adam.step, ms: performance.now() - started };
 }
 
 

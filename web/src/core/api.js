@@ -9,6 +9,7 @@ import { checkKnownKeys, withoutValueScan } from './reference/check-helpers.js';
 import { ENTRIES, FUNCTION_NAMES, REGISTRY } from './registry.js';
 import { checkOption, MEMORY_LIMIT_BYTES, withMemoryBudget } from './registry-checks.js';
 import { ApiError, fail } from './registry-errors.js';
+import { checkResults } from './registry-results.js';
 import { defaultIntermediates, INTERMEDIATES_LIMIT, plan } from './planner.js';
 import { addBatchAxis, checkTensorStructure, dropBatchAxis } from './tensor.js';
 
@@ -279,17 +280,34 @@ export function createAttention(backend, {
         throw structured(error, args);
       }
       lastCall = record(fn, args);
+      // No result is silently NaN or ±∞ (registry-results.js); finding the stage may run the backend again.
+      const run = (name, again) => backend[name](...again);
       // WebGPU and the workers answer with a Promise; the normalised result then comes as a Promise too,
       // and lastCall is read again once it settles ('auto' decides on the GPU side only then).
       if (results && typeof results.then === 'function') {
         return results.then((value) => {
           lastCall = record(fn, args);
-          return finishResults(fn, value, unbatched);
+          const call = lastCall;
+          const restore = () => { lastCall = call; }; // the diagnosis's own run is not the caller's call
+          let checked;
+          try {
+            checked = checkResults(fn, args, value, run);
+          } catch (error) {
+            restore();
+            throw error;
+          }
+          return Promise.resolve(checked).then((done) => finishResults(fn, done, unbatched)).finally(restore);
         }, (error) => {
           throw structured(error, args);
         });
       }
-      return finishResults(fn, results, unbatched);
+      const call = lastCall;
+      try {
+        const checked = checkResults(fn, args, results, run);
+        return checked && typeof checked.then === 'function' ? checked.then((value) => finishResults(fn, value, unbatched)) : finishResults(fn, checked, unbatched);
+      } finally {
+        lastCall = call;
+      }
     };
   }
   return Object.freeze(attention);

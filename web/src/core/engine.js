@@ -3,7 +3,7 @@
 // and the arrows between the two run one way (train -> core/engine.js). Nothing here computes: it hands on.
 import { createAttention } from './api.js';
 
-export { describeValue, formatShape } from './tensor.js';
+export { checkTensorStructure, describeValue, formatShape } from './tensor.js';
 export { headGroups } from './planner.js';
 export { resolveThreads } from './backends/thread-plan.js';
 export { startWorkers } from './backends/worker-pool.js';

@@ -210,11 +210,31 @@ export interface AverageResult {
   output: Tensor;
 }
 
+/**
+ * What a naive softmax's overflow reports (docs/api.md "Errors"): the fields an Error of kind 'overflow' would
+ * carry, and its message. The results carrying it hold the NaN and ±∞ as computed.
+ */
+export interface OverflowReport {
+  fn: string;
+  kind: 'overflow';
+  argument: 'normalization';
+  value: 'naive';
+  expected: 'finite results';
+  /** The stage that overflowed, in words ('weights', 'output'). */
+  stage: string;
+  /** 'Infinity', '-Infinity' or 'NaN'. */
+  reached: string;
+  expression: string;
+  message: string;
+}
+
 /** Step 5 without weights: scores = X·Xᵀ, weights (B, T, T); output = weights·X (B, T, C). */
 export interface AttentionWithoutWeightsResult {
   scores: Tensor;
   weights: Tensor;
   output: Tensor;
+  /** Only when normalization 'naive' overflowed (not enumerable). */
+  readonly overflow?: OverflowReport;
 }
 
 /**
@@ -362,7 +382,8 @@ export interface Attention {
   /** Step 4. x → { scores, masked, weights (T, T), output }: zeros, −∞ above the diagonal, softmax. */
   causalAverageSoftmax(x: Tensor): MaybePromise<Required<AverageResult>>;
   /** Step 5. x (…, N), any rank ≥ 1, may hold −∞ → { output }: each last-axis row of scale·x normalised. A row of only −∞ gives 0s. */
-  softmax(x: Tensor, options?: SoftmaxOptions): MaybePromise<{ output: Tensor }>;
+  /** `overflow` (not enumerable) only when normalization 'naive' overflowed, the results holding its NaN. */
+  softmax(x: Tensor, options?: SoftmaxOptions): MaybePromise<{ output: Tensor; readonly overflow?: OverflowReport }>;
   /** Step 5. x (B, T, C) → scores = X·Xᵀ, weights, output = weights·X. */
   attentionWithoutWeights(x: Tensor, options?: { normalization?: Normalization }): MaybePromise<AttentionWithoutWeightsResult>;
   /** Steps 6–8. x (B, T, d_in), projections (d_in, d_out) → Q, K, V, every stage of the weights, output. */

@@ -37,7 +37,8 @@ export const withArticle = (name) => `${article(name)} ${name}`;
  * How each kind of error reads. `argument` is the caller's path ("x", "weights.query", "options.dropout").
  * option: a value out of range or of the wrong type; type: an argument that is not what it should be;
  * shape / length / value / entries: a tensor's shape, data length or an element, a shape's entries; unknown: a key nobody declared;
- * divisible, memory, arity: the sizes of a call taken together.
+ * divisible, memory, arity: the sizes of a call taken together; overflow: a result that left float32's range
+ * (registry-results.js), with the stage, the expression, the value it reached and whether an option drove it.
  */
 const FORMATS = {
   option: ({ argument, value, expected }) => `${argument}=${describeValue(value)}; expected ${expected}`,
@@ -53,6 +54,8 @@ const FORMATS = {
     ? `${argument} needs ${formatBytes(value)} for its results and workspace; the memory limit is 2 GiB`
     : `${argument} needs ${formatBytes(value)} for its results and workspace${inputs ? ` and ${formatBytes(inputs)} for the copies of its inputs` : ''}; the memory limit is ${formatLimit(limit)}`),
   arity: ({ value, expected }) => `takes ${expected}; got ${value}`,
+  overflow: ({ stage, plural, argument, value, option, expression, reached }) =>
+    `the ${stage} ${plural ? 'overflow' : 'overflows'} float32 (${option ? `${argument}=${describeValue(value)}` : `|${argument}| up to ${value.toExponential(2).replace(/\.?0+e/, 'e')}`} makes ${expression} reach ${reached})`,
 };
 
 /** 57.6 GB: decimal units, one decimal, as the C++ core's format_bytes writes estimates. */

@@ -104,7 +104,10 @@ export function runModel(config, params, inputs, targets, { B, T, wantGradients 
     const dContext = linearBackward(s.context, w('out_proj.weight'), dh, N, d, d, g('out_proj.weight'), g('out_proj.bias'));
     const { dq, dk, dv } = causalAttentionBackward(s.q, s.k, s.v, s.weights, dContext, B, T, d, H);
     const da = linearBackward(s.a, w('q_proj.weight'), dq, N, d, d, g('q_proj.weight'), g('q_proj.bias'));
-    const dak = linearBackward(s.a, w('k_proj.weight'), dk, N, d, d, g('k_proj.weight'), g('k_proj.bias'));
+    // k_proj.bias adds q_i·b to every score of row i, which the softmax cancels: its gradient is 0 for every
+    // input, so it stays the exact 0 it starts at (Σ_rows dk would be that 0's rounding noise, which AdamW
+    // divides by its √v into steps of size lr).
+    const dak = linearBackward(s.a, w('k_proj.weight'), dk, N, d, d, g('k_proj.weight'), null);
     const dav = linearBackward(s.a, w('v_proj.weight'), dv, N, d, d, g('v_proj.weight'), g('v_proj.bias'));
     for (let i = 0; i < da.length; i++) da[i] += dak[i] + dav[i];
     const dBranch = s.ln ? layerNormBackward(s.ln, w('ln.weight'), da, N, d, g('ln.weight'), g('ln.bias')) : da;

@@ -24,7 +24,8 @@ export function linearForward(x, W, b, N, dIn, dOut) {
 
 /**
  * The gradients of linearForward given dy (N, out): gW (out, in) += dyᵀ·x, gb (out) += Σ_n dy, and
- * returns dx (N, in) = dy·W (or null when needDx is false). gW and gb are Float64Array accumulators.
+ * returns dx (N, in) = dy·W (or null when needDx is false). gW and gb are Float64Array accumulators; gb null
+ * for a bias whose gradient is known to be 0 (model.js: the keys').
  */
 export function linearBackward(x, W, dy, N, dIn, dOut, gW, gb, needDx = true) {
   const dx = needDx ? new Float64Array(N * dIn) : null;
@@ -33,7 +34,7 @@ export function linearBackward(x, W, dy, N, dIn, dOut, gW, gb, needDx = true) {
     for (let o = 0; o < dOut; o++) {
       const g = dy[n * dOut + o];
       if (g === 0) continue;
-      gb[o] += g;
+      if (gb) gb[o] += g;
       const wo = o * dIn;
       let i = 0;
       for (; i + 3 < dIn; i += 4) {

@@ -1,7 +1,7 @@
 // The trainer's arguments (docs/api.md "Training"): createTrainer's and loadTrainer's options filled in and
 // checked, parameters against the model's spec, token batches against the config. Each failure is an Error
 // naming the function, the argument, the value and what was expected.
-import { describeValue, formatShape } from '../core/engine.js';
+import { checkTensorStructure, describeValue, formatShape } from '../core/engine.js';
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 const OPTIONS = ['vocabSize', 'contextLength', 'dModel', 'heads', 'layers', 'layerNorm', 'seed', 'parameters',
@@ -76,17 +76,17 @@ export function checkParameters(fn, spec, parameters, argument) {
   for (const [name, t] of Object.entries(parameters)) {
     if (!shapes.has(name)) fail(fn, `${argument} has '${name}', which this model does not have; expected state_dict names such as ${spec.slice(0, 3).map(([n]) => `'${n}'`).join(', ')}`);
     const shape = shapes.get(name);
-    if (!t || !(t.data instanceof Float32Array) || !Array.isArray(t.shape) || t.shape.join() !== shape.join() || t.data.length !== shape.reduce((a, b) => a * b, 1)) {
-      fail(fn, `${argument}['${name}'] ${t && Array.isArray(t.shape) ? `has shape ${formatShape(t.shape)}` : 'is not a tensor {data: Float32Array, shape}'}; expected ${formatShape(shape)}`);
-    }
+    // The type first (an Int32Array is named as such), then the shape against the model's.
+    checkTensorStructure(fn, `${argument}['${name}']`, t);
+    if (t.shape.join() !== shape.join()) fail(fn, `${argument}['${name}'] has shape ${formatShape(t.shape)}; expected ${formatShape(shape)}`);
     if (!t.data.every(Number.isFinite)) fail(fn, `${argument}['${name}'] holds NaN or ±∞; expected finite values`);
   }
 }
 
 export function checkTokens(fn, name, t, config, { allowIgnore = false } = {}) {
-  if (!t || !(t.data instanceof Int32Array) || !Array.isArray(t.shape) || t.shape.length !== 2 || t.data.length !== t.shape[0] * t.shape[1]) {
-    fail(fn, `${name} ${t && Array.isArray(t.shape) ? `has shape ${formatShape(t.shape)}` : `is ${describeValue(t)}`}; expected a tensor {data: Int32Array, shape: [B, T]}`);
-  }
+  // The type first: Float32Array token ids are named as such, not blamed on the shape.
+  checkTensorStructure(fn, name, t, 'int32');
+  if (t.shape.length !== 2) fail(fn, `${name} has shape ${formatShape(t.shape)}; expected [B, T]`);
   const [B, T] = t.shape;
   if (B < 1 || T < 1 || T > config.contextLength) fail(fn, `${name} has shape ${formatShape(t.shape)}; expected B ≥ 1 and 1 ≤ T ≤ contextLength=${config.contextLength}`);
   for (let i = 0; i < t.data.length; i++) {

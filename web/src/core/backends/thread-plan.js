@@ -129,6 +129,9 @@ export function computeHeadGroup(core, { fn, xQuery, xContext, weights, options 
     ? core.crossAttention(xQuery, xContext, projections, options).output
     : core.multiheadAttentionSplit(xQuery, projections, options).output;
   if (!outRows) return context.data;
+  // A context that overflowed is no input for the product (matmul refuses NaN): the part stays NaN, and the
+  // API's result check on the main thread names the stage that overflowed (registry-results.js).
+  if (!context.data.every(Number.isFinite)) return new Float32Array(context.shape[0] * context.shape[1] * outRows.shape[1]).fill(NaN);
   // context·Wo = Σ over workers of (their context columns)·(the same rows of Wo): no exchange needed.
   return core.matmul(context, outRows, { transposeB: false }).output.data;
 }

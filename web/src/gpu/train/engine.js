@@ -238,9 +238,14 @@ export class GpuTrainingEngine {
         const [dq, dk, dv] = ['dq', 'dk', 'dv'].map((name) => act([N, d], `block ${l} ${name}`));
         k.attentionBackward(pass, { q: s.q, k: s.k, v: s.v, o: s.context, lse: s.lse, dO: dContext, dq, dk, dv,
           D: act([B, H, T], `block ${l} D`), ...shape });
+        // k_proj.bias adds q_i·b to every score of row i, which the softmax cancels: its gradient is 0 for every
+        // input, so it keeps the cleared buffer's exact 0 (a column sum of dk would be that 0's float32 rounding
+        // noise, which AdamW divides by its √v into steps of size lr).
         const [daq, dak, dav] = [['q', dq], ['k', dk], ['v', dv]].map(([name, dy]) => {
           const dx = act([N, d], `block ${l} da ${name}`);
-          k.linearBackward(pass, { x: s.a, weights: W, dy, dx, grads: G, dyT, rows: N, dIn: d, dOut: d, ...lin(`${p}.${name}_proj`) });
+          const offsets = lin(`${p}.${name}_proj`);
+          if (name === 'k') offsets.offsetB = null;
+          k.linearBackward(pass, { x: s.a, weights: W, dy, dx, grads: G, dyT, rows: N, dIn: d, dOut: d, ...offsets });
           return dx;
         });
         const daqk = act([N, d], `block ${l} da q+k`);

@@ -189,7 +189,8 @@ export function linearForward(pass, { x, weights, y, rows, dIn, dOut, offsetW, o
 
 /**
  * Its backward: dx = dy·W (when dx is given), gW = dyᵀ·x (the transpose kernel, then the GEMM) written at
- * offsetW of `grads`, gb = Σ_n dy at offsetB. dyT is scratch of dOut·rows floats.
+ * offsetW of `grads`, gb = Σ_n dy at offsetB (none when offsetB is null: a bias whose gradient is known to be
+ * 0 keeps the cleared buffer's exact 0). dyT is scratch of dOut·rows floats.
  */
 export function linearBackward(pass, { x, weights, dy, dx, grads, dyT, rows, dIn, dOut, offsetW, offsetB }) {
   if (dx) {
@@ -198,7 +199,7 @@ export function linearBackward(pass, { x, weights, dy, dx, grads, dyT, rows, dIn
   }
   transpose(pass, { input: dy, output: dyT, rows, cols: dOut });
   weightGradient(pass, { dyT, x, grads, rows, dIn, dOut, offsetW });
-  columnSum(pass, { a: dy, sums: grads, rows, cols: dOut, offsetOut: offsetB });
+  if (offsetB !== null) columnSum(pass, { a: dy, sums: grads, rows, cols: dOut, offsetOut: offsetB });
 }
 
 /** The rows of the sum dW = dyᵀ·x that one GEMM of the split takes. */
