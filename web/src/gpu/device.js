@@ -75,10 +75,15 @@ export function describeAdapter(adapter) {
   const architecture = info.architecture ?? '';
   const device = info.device ?? '';
   const description = info.description ?? '';
-  // SwiftShader is Chromium's CPU implementation of Vulkan: real WebGPU, CPU speed.
-  const emulated = /swiftshader/i.test(`${vendor} ${architecture} ${description}`) || adapter.isFallbackAdapter === true;
+  // SwiftShader is Chromium's CPU implementation of Vulkan: real WebGPU, CPU speed. A fallback adapter (any
+  // software one) says so in GPUAdapterInfo.isFallbackAdapter (Chromium 156); older browsers had the attribute
+  // on the adapter itself.
+  const swiftshader = /swiftshader/i.test(`${vendor} ${architecture} ${description}`);
+  const fallback = info.isFallbackAdapter === true || adapter.isFallbackAdapter === true;
+  const emulated = swiftshader || fallback;
   const name = [vendor, architecture, description].filter(Boolean).join(' ') || 'unknown adapter';
-  return { vendor, architecture, device, description, emulated, label: emulated ? `${name} — SwiftShader (CPU-emulated)` : name };
+  const kind = swiftshader ? 'SwiftShader (CPU-emulated)' : 'fallback adapter (CPU-emulated)';
+  return { vendor, architecture, device, description, emulated, label: emulated ? `${name} — ${kind}` : name };
 }
 
 /**
