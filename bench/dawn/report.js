@@ -80,7 +80,8 @@ function checksMarkdown(checks) {
 function machineMarkdown(report) {
   const { machine, vulkan, dawn, webgpuAdapter: adapter } = report;
   const out = ['', '## What the machine offered', ''];
-  out.push(`- Host: ${machine.cpu}, ${machine.cores} logical cores, ${machine.memoryGiB} GiB; Node.js ${machine.node} (${machine.platform}).`);
+  out.push(`- Host: ${machine.cpu}, ${machine.cores} logical cores, ${machine.memoryGiB} GiB; Node.js ${machine.node} (${machine.platform}); `
+    + `load average ${machine.loadAverage.join(' / ')} at the start${machine.loadAverageAtEnd ? `, ${machine.loadAverageAtEnd.join(' / ')} at the end` : ''}.`);
   if (dawn) {
     out.push(`- Dawn: npm ${dawn.package}, backend ${dawn.backend} (create([${dawn.flags.map((f) => `'${f}'`).join(', ')}])); adapters it lists: `
       + `${dawn.adapters.length ? dawn.adapters.map((a) => `${a.backend}: ${a.name}`).join('; ') : `none (${dawn.text.replace(/\s+/g, ' ')})`}.`);

@@ -15,7 +15,7 @@
 // Vulkan driver such as lavapipe), 'auto' (by the adapter). Exit status: 0 when every check passed, 1 when
 // one failed, 2 when there was no adapter.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installDawn, LINUX_BACKEND, listDawnAdapters, uninstallDawn, vulkanReport } from './dawn.js';
@@ -54,7 +54,7 @@ const report = {
   kind: 'dawn-node',
   machine: {
     node: process.version, platform: `${process.platform} ${process.arch}`, cpu: cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30),
+    cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
   },
 };
 
@@ -62,6 +62,7 @@ function write() {
   mkdirSync(outDir, { recursive: true });
   const base = join(outDir, `gpu-${adapterSlug(report.webgpuAdapter?.error ? null : report.webgpuAdapter)}`);
   report.seconds = (performance.now() - started) / 1000;
+  report.machine.loadAverageAtEnd = loadavg().map((x) => Number(x.toFixed(2)));
   writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 1)}\n`);
   writeFileSync(`${base}.md`, toGpuMarkdown(report));
   return base;
