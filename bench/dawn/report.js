@@ -124,6 +124,11 @@ export function toGpuMarkdown(report) {
     out.push('', `The probe's rows (${report.crossover.record.complete ? 'complete' : 'cut by its budget'}, ${report.crossover.record.spentMs.toFixed(0)} ms): `
       + report.crossover.record.rows.map((r) => `${r.workload} n=${r.n}: GPU ${r.gpuMs.toFixed(2)} ms, WASM ${r.wasmMs.toFixed(2)} ms`).join('; ') + '.');
   }
+  if (report.crossoverRecord) {
+    const record = report.crossoverRecord;
+    out.push('', `measureCrossover (the measurement behind web/src/gpu/crossover.json, unbudgeted; the JSON's crossoverRecord is its record): `
+      + `thresholdN ${record.thresholdN}; ` + record.rows.map((r) => `n=${r.n}: GPU ${r.gpuMs} ms, WASM ${r.wasmMs} ms`).join('; ') + '.');
+  }
   out.push(...machineMarkdown(report));
   return `${out.join('\n')}\n`;
 }

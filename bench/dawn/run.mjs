@@ -1,7 +1,8 @@
 // The WebGPU backend and trainer in Node on Dawn (npm `webgpu`): what the machine offers, the correctness
 // checks, then the GPU rows of the benchmark beside our WASM one thread, in one run.
 //
-//   node bench/dawn/run.mjs [--set=auto|gpu|emulated] [--out=DIR] [--probe-only]
+//   node bench/dawn/run.mjs [--set=auto|gpu|emulated] [--gemm=n,…] [--attention=T,…] [--training=size,…]
+//                           [--out=DIR] [--probe-only] [--crossover]
 //
 // 1. What the machine offers: the Vulkan loader and ICDs, the adapters Dawn sees, the adapter the backend
 //    gets (vendor, architecture, device, driver description) or exactly why none.
@@ -9,7 +10,8 @@
 //    against the WASM SIMD build; the webgpu trainer's first steps against the CPU engine.
 // 3. The suite (bench/suite.js) on the GEMM and causal multi-head attention, and the training step
 //    (bench/training.js), each row checked before it is timed: ours webgpu and ours WASM one thread.
-// 4. On a GPU, 'auto''s crossover as the page's probe measures it (web/src/gpu/crossover-probe.js).
+// 4. 'auto''s crossover as the page's probe measures it (web/src/gpu/crossover-probe.js), and on a GPU (or
+//    with --crossover) the unbudgeted measurement behind crossover.json, as a record for its 'hardware' entry.
 // Writes DIR/gpu-<adapter>.json and .md (default bench/results/), rewritten after every stage, so a run cut
 // short still leaves what it measured. `--set`: 'gpu' (the issue's sizes), 'emulated' (small sizes, for a CPU
 // Vulkan driver such as lavapipe), 'auto' (by the adapter). Exit status: 0 when every check passed, 1 when
@@ -93,6 +95,11 @@ try {
   else if (!report.dawn.adapters.length) log('why: the loader and a driver are there, but Dawn lists no adapter: its warnings above (stderr) say which Vulkan feature the driver lacks');
 }
 const set = args.set && args.set !== 'auto' ? args.set : (report.webgpuAdapter.error || report.webgpuAdapter.emulated ? 'emulated' : 'gpu');
+if (!SETS[set]) throw new Error(`--set=${set}: expected auto, ${Object.keys(SETS).join(' or ')}`);
+// --gemm=… --attention=… --training=… (comma-separated) replace the set's sizes.
+for (const key of ['gemm', 'attention', 'training']) {
+  if (args[key]) SETS[set][key] = args[key].split(',').map((size) => (key === 'training' ? size : Number(size)));
+}
 report.set = { name: set, ...SETS[set] };
 log(`size set '${set}': GEMM n ∈ {${SETS[set].gemm}}, attention T ∈ {${SETS[set].attention}}, training ${SETS[set].training.join(', ')}`);
 let file = write();
@@ -137,6 +144,20 @@ if (!report.webgpuAdapter.error) {
   report.crossover = { decision: attention.gpuCrossover, record };
   log(`'auto' crossover: ${JSON.stringify(attention.gpuCrossover)}${record ? `; probe rows ${record.rows.map((r) => `${r.workload} n=${r.n} gpu ${r.gpuMs.toFixed(2)} ms / wasm ${r.wasmMs.toFixed(2)} ms`).join(', ')}` : ''}`);
   attention.dispose?.();
+}
+// The unbudgeted measurement behind crossover.json (web/src/gpu/crossover-measure.js), as a record for its
+// 'hardware' entry: on a GPU, or when asked (--crossover).
+if (!report.webgpuAdapter.error && (set === 'gpu' || args.crossover)) {
+  const { loadWebGpuBackend } = await import('../../web/src/core/backends/webgpu.js');
+  const { loadWasmBackend } = await import('../../web/src/core/backends/wasm.js');
+  const { crossoverRecord, measureCrossover } = await import('../../web/src/gpu/crossover-measure.js');
+  const wasm = await loadWasmBackend({ build: 'simd' });
+  const measured = await measureCrossover({ gpu: await loadWebGpuBackend(), wasm });
+  report.crossoverRecord = crossoverRecord(measured, {
+    by: 'bench/dawn/run.mjs (measureCrossover of web/src/gpu/crossover-measure.js, in Node on Dawn)', browser: navigator.userAgent,
+    adapter: report.webgpuAdapter, wasm: wasm.name, cpu: `${report.machine.cpu} × ${report.machine.cores}`, loadAverage: loadavg().map((x) => +x.toFixed(2)),
+  });
+  log(`measureCrossover: thresholdN ${measured.thresholdN}; ${measured.rows.map((r) => `n=${r.n} gpu ${r.gpuMs.toFixed(2)} / wasm ${r.wasmMs.toFixed(2)} ms`).join(', ')}`);
 }
 
 report.targets = gpuTargets(report);
