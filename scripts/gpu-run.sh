@@ -5,6 +5,7 @@
 # thread on this machine's CPU). Results go to $OUT (the device tool's folder; else build/gpu-out):
 # gpu-<adapter>.json, .md and run.log. Nothing outside this folder, a temporary one and $OUT is written.
 #   bash scripts/gpu-run.sh [runner arguments, e.g. --set=emulated]
+# GPU_RUN_CARRIED_GLVND=1 uses the carried glvnd even where the machine has its own (the rehearsal does).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 pack=$PWD/.gpupack
@@ -22,12 +23,21 @@ unxz() {  # xz where the machine has it, else Python's lzma
 started=$SECONDS
 unxz "$pack/node.xz" >"$work/node" && chmod +x "$work/node"
 unxz "$pack/files.tar.xz" | tar -x -C .
-dpkg-deb -x "$pack"/libvulkan1_*.deb "$work/vulkan" 2>/dev/null || (cd "$work" && ar x "$pack"/libvulkan1_*.deb data.tar.xz && mkdir -p vulkan && unxz data.tar.xz | tar -x -C vulkan)
+unpack_deb() {  # dpkg-deb where the machine has it, else ar + tar
+  if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$1" "$2"
+  else (mkdir -p "$2" && cd "$work" && ar x "$1" data.tar.xz && unxz data.tar.xz | tar -x -C "$2" && rm -f data.tar.xz); fi
+}
+unpack_deb "$pack"/libvulkan1_*.deb "$work/vulkan"
 loader_dir=$(dirname "$(find "$work/vulkan" -name 'libvulkan.so.1' | head -1)")
 # The carried loader first; the driver's own libraries (libGLX_nvidia…, which NVIDIA's ICD names without a
-# path) stay where the machine has them, its folders added in case the linker's cache lacks them.
+# path) stay where the machine has them, its folders added in case the linker's cache lacks them, and
+# glvnd's (which libGLX_nvidia links) from the pack only where the machine has none.
 driver_dirs=
 for dir in /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do [ -d "$dir" ] && driver_dirs=$driver_dirs:$dir; done
+if [ -n "${GPU_RUN_CARRIED_GLVND:-}" ] || ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0'; then
+  for deb in "$pack"/libglvnd0_*.deb "$pack"/libglx0_*.deb; do unpack_deb "$deb" "$work/glvnd"; done
+  driver_dirs=$driver_dirs:$(dirname "$(find "$work/glvnd" -name 'libGLdispatch.so.0' | head -1)")
+fi
 export LD_LIBRARY_PATH=$loader_dir$driver_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$nvidia_icd" ]; then export VK_DRIVER_FILES=$nvidia_icd; fi

@@ -14,14 +14,15 @@ mkdir -p "$rehearsal/repo" "$rehearsal/out" "$rehearsal/bin"
 git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$rehearsal/repo" 2>/dev/null || true
 cp -r .gpupack "$rehearsal/repo/"
 # A PATH with the tools the device image has (shell, tar, xz, dpkg-deb, coreutils) and no node.
-for tool in bash sh env cat tee tar xz dpkg-deb ar find head grep sed awk tr mktemp mkdir chmod rm dirname uname ldconfig ls; do
+for tool in bash sh env cat tee tar xz dpkg-deb ar find head grep sed awk tr mktemp mkdir chmod rm dirname uname ldconfig ls python3; do
   path=$(command -v "$tool" || true)
   [ -n "$path" ] && ln -s "$path" "$rehearsal/bin/$tool"
 done
 echo "pack-gpu-check: rehearsing in $rehearsal (no node on PATH: $(PATH=$rehearsal/bin command -v node || echo none))"
 started=$SECONDS
 status=0
-env -i PATH="$rehearsal/bin" HOME="$rehearsal" OUT="$rehearsal/out" TMPDIR="$rehearsal" VK_DRIVER_FILES="$manifest" \
+env -i PATH="$rehearsal/bin" HOME="$rehearsal" OUT="$rehearsal/out" TMPDIR="$rehearsal" VK_DRIVER_FILES="$manifest" GPU_RUN_CARRIED_GLVND=1 \
   bash "$rehearsal/repo/scripts/gpu-run.sh" --set=emulated || status=$?
-echo "pack-gpu-check: gpu-run.sh exited $status after $((SECONDS - started)) s; \$OUT held: $(ls "$rehearsal/out" | tr '\n' ' ')"
+echo "pack-gpu-check: gpu-run.sh exited $status after $((SECONDS - started)) s; \$OUT ($rehearsal/out) held: $(ls "$rehearsal/out" | tr '\n' ' ')"
+rm -rf "$rehearsal/repo" "$rehearsal/bin"
 exit "$status"
