@@ -58,6 +58,7 @@ function checksMarkdown(checks) {
   if (!checks) return [];
   const out = ['', '## Checks before timing', ''];
   const { fixtures, trainer } = checks;
+  if (!fixtures) return out;
   out.push(`Every function with PyTorch fixtures (tests/fixtures/, the registry's list) through the public API on the webgpu backend, `
     + `against PyTorch's values and against the WASM SIMD build's results on the same arguments, |error| ≤ ${fixtures.tolerance.atol} + `
     + `${fixtures.tolerance.rtol}·|expected| (a case may widen it); the multi-head functions also on their fused path (intermediates: false). `
@@ -70,6 +71,7 @@ function checksMarkdown(checks) {
     const cell = (r) => (!r ? '–' : r.problems.length ? `**FAILED** (${r.problems.length}): ${r.problems[0].slice(0, 160)}` : `ok (${exp(r.worst.maxAbsError)})`);
     out.push(`| ${fn} | ${path} | ${rows[0].cases} | ${cell(rows.find((r) => r.against === 'PyTorch'))} | ${cell(rows.find((r) => r.against !== 'PyTorch'))} |`);
   }
+  if (!trainer) return out;
   out.push('', `The trainer: createTrainer({backend: 'webgpu'}) against the CPU engine (wasm-simd, one thread) from the same parameters on the same `
     + `batches; every step's loss (relative) and the parameters after the steps (absolute) within ${trainer.tolerance}.`, '');
   out.push('| model | steps | loss rel. error | parameters max abs error | verdict |', '|---|---:|---:|---:|---|');
@@ -114,6 +116,10 @@ export function toGpuMarkdown(report) {
   } else {
     out = [`# ${title}`, '', `Stopped before the benchmark (${machine}).`, ...webgpuNote({ ...report, results: [], training: null })];
     if (report.training) out.push(...trainingMarkdown(report, { targets: false }));
+  }
+  if (report.errors?.length) {
+    out.push('', '## Stages that failed', '');
+    for (const e of report.errors) out.push(`- **${e.stage}**: ${e.message.split('\n')[0]}`);
   }
   out.push(...checksMarkdown(report.checks));
   if (report.targets) {

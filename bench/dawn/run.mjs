@@ -14,8 +14,8 @@
 //    with --crossover) the unbudgeted measurement behind crossover.json, as a record for its 'hardware' entry.
 // Writes DIR/gpu-<adapter>.json and .md (default bench/results/), rewritten after every stage, so a run cut
 // short still leaves what it measured. `--set`: 'gpu' (the issue's sizes), 'emulated' (small sizes, for a CPU
-// Vulkan driver such as lavapipe), 'auto' (by the adapter). Exit status: 0 when every check passed, 1 when
-// one failed, 2 when there was no adapter.
+// Vulkan driver such as lavapipe), 'auto' (by the adapter). Exit status: 0 when every check and row passed,
+// 1 when one failed (or a stage threw: recorded in `errors`, the run goes on), 2 when there was no adapter.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -109,32 +109,47 @@ if (args['probe-only']) {
   process.exit(report.webgpuAdapter.error ? 2 : 0);
 }
 
-// 2. Checks (only with an adapter: without one the rows below say 'unavailable').
-let checksOk = !report.webgpuAdapter.error;
-if (!report.webgpuAdapter.error) {
-  report.checks = { fixtures: await fixtureChecks({ onProgress: (line) => { if (/FAILED/.test(line)) log(line); } }) };
-  const fixtureRows = report.checks.fixtures.rows;
-  log(`fixture checks: ${fixtureRows.filter((r) => !r.problems.length).length}/${fixtureRows.length} (function × path × reference) passed, `
-    + `${fixtureRows.reduce((n, r) => n + r.cases, 0)} cases`);
-  report.checks.trainer = await trainerChecks({ sizes: SETS[set].trainerChecks, onProgress: log });
-  checksOk = report.checks.fixtures.ok && report.checks.trainer.ok;
+// A stage that throws is recorded and the run goes on: one call on a lent machine should bring back all it can.
+report.errors = [];
+async function stage(name, work) {
+  try {
+    await work();
+  } catch (error) {
+    report.errors.push({ stage: name, message: error?.stack ?? String(error) });
+    log(`STAGE FAILED: ${name}: ${error?.message ?? error}`);
+  }
   file = write();
 }
+
+// 2. Checks (only with an adapter: without one the rows below say 'unavailable').
+if (!report.webgpuAdapter.error) {
+  await stage('fixture checks', async () => {
+    report.checks = { fixtures: await fixtureChecks({ onProgress: (line) => { if (/FAILED/.test(line)) log(line); } }) };
+    const fixtureRows = report.checks.fixtures.rows;
+    log(`fixture checks: ${fixtureRows.filter((r) => !r.problems.length).length}/${fixtureRows.length} (function × path × reference) passed, `
+      + `${fixtureRows.reduce((n, r) => n + r.cases, 0)} cases`);
+  });
+  await stage('trainer checks', async () => {
+    report.checks.trainer = await trainerChecks({ sizes: SETS[set].trainerChecks, onProgress: log });
+  });
+}
+const checksOk = Boolean(report.checks?.fixtures?.ok && report.checks?.trainer?.ok);
 
 // 3. The suite and the training step: our WASM one thread as the library runs it in Node (the simd128 build;
 // the relaxed-SIMD tile is installed in browsers only) and webgpu.
 const wasmRow = ourContestants().find((c) => c.name === 'ours simd128');
-const suite = await runSuite({
-  contestants: [wasmRow, oursWebgpuContestant()], tasks: ['gemm', 'attention'],
-  sizes: { gemm: SETS[set].gemm, attention: SETS[set].attention }, taskOverrides: scalingReferences(), onProgress: log,
+await stage('GEMM and attention', async () => {
+  Object.assign(report, await runSuite({
+    contestants: [wasmRow, oursWebgpuContestant()], tasks: ['gemm', 'attention'],
+    sizes: { gemm: SETS[set].gemm, attention: SETS[set].attention }, taskOverrides: scalingReferences(), onProgress: log,
+  }));
 });
-Object.assign(report, suite);
-file = write();
-report.training = await runTraining({ contestants: [oursTraining(1), oursWebgpuTraining()], sizes: SETS[set].training, onProgress: log });
-file = write();
+await stage('training', async () => {
+  report.training = await runTraining({ contestants: [oursTraining(1), oursWebgpuTraining()], sizes: SETS[set].training, onProgress: log });
+});
 
 // 4. 'auto''s crossover on this adapter, measured by the page's own probe (never on a CPU-emulated adapter).
-if (!report.webgpuAdapter.error) {
+if (!report.webgpuAdapter.error) await stage('auto crossover probe', async () => {
   const { loadAttention } = await import('../../web/src/core/index.js');
   const attention = await loadAttention({ backend: 'auto' });
   const n = 512;
@@ -144,10 +159,10 @@ if (!report.webgpuAdapter.error) {
   report.crossover = { decision: attention.gpuCrossover, record };
   log(`'auto' crossover: ${JSON.stringify(attention.gpuCrossover)}${record ? `; probe rows ${record.rows.map((r) => `${r.workload} n=${r.n} gpu ${r.gpuMs.toFixed(2)} ms / wasm ${r.wasmMs.toFixed(2)} ms`).join(', ')}` : ''}`);
   attention.dispose?.();
-}
+});
 // The unbudgeted measurement behind crossover.json (web/src/gpu/crossover-measure.js), as a record for its
 // 'hardware' entry: on a GPU, or when asked (--crossover).
-if (!report.webgpuAdapter.error && (set === 'gpu' || args.crossover)) {
+if (!report.webgpuAdapter.error && (set === 'gpu' || args.crossover)) await stage('measureCrossover', async () => {
   const { loadWebGpuBackend } = await import('../../web/src/core/backends/webgpu.js');
   const { loadWasmBackend } = await import('../../web/src/core/backends/wasm.js');
   const { crossoverRecord, measureCrossover } = await import('../../web/src/gpu/crossover-measure.js');
@@ -158,13 +173,13 @@ if (!report.webgpuAdapter.error && (set === 'gpu' || args.crossover)) {
     adapter: report.webgpuAdapter, wasm: wasm.name, cpu: `${report.machine.cpu} × ${report.machine.cores}`, loadAverage: loadavg().map((x) => +x.toFixed(2)),
   });
   log(`measureCrossover: thresholdN ${measured.thresholdN}; ${measured.rows.map((r) => `n=${r.n} gpu ${r.gpuMs.toFixed(2)} / wasm ${r.wasmMs.toFixed(2)} ms`).join(', ')}`);
-}
+});
 
 report.targets = gpuTargets(report);
 for (const t of report.targets) log(`target: ${t.target}: ${t.landed}${t.met === null ? '' : t.met ? ' (met)' : ' (not met)'}`);
 file = write();
-const failedRows = [...report.results, ...report.training.results].filter((r) => r.status === 'wrong' || r.status === 'failed');
+const failedRows = [...report.results ?? [], ...report.training?.results ?? []].filter((r) => r.status === 'wrong' || r.status === 'failed');
 for (const row of failedRows) log(`ROW ${row.status.toUpperCase()}: ${row.task} ${row.size} ${row.contestant}: ${row.reason}`);
 log(`wrote ${file}.json and .md`);
 uninstallDawn();
-process.exit(report.webgpuAdapter.error ? 2 : checksOk && !failedRows.length ? 0 : 1);
+process.exit(report.webgpuAdapter.error ? 2 : checksOk && !failedRows.length && !report.errors.length ? 0 : 1);
