@@ -82,7 +82,7 @@ export function trainingTargets(report) {
 }
 
 /** The training section of the Markdown report. */
-export function trainingMarkdown(report) {
+export function trainingMarkdown(report, { targets: withTargets = true } = {}) {
   const training = report.training;
   if (!training) return [];
   const out = ['', '## Training: the AttentionOnly model (LayerNorm off), one step = forward, backward, AdamW', ''];
@@ -105,6 +105,7 @@ export function trainingMarkdown(report) {
     + "every WASM memory loaded so far, tfjs's included), PyTorch's process peak RSS (ru_maxrss; from its RSS before the model).");
   const notes = training.results.filter((r) => r.status !== 'ok' && r.status !== 'unavailable');
   for (const r of notes) out.push(`- ${r.contestant}, ${r.size}: ${r.status} — ${r.reason}`);
+  if (!withTargets) return out;
   out.push('', '### Training targets (issue #12)', '', '| target | landed | met |', '|---|---|---|');
   for (const t of trainingTargets(report)) out.push(`| ${t.target} | ${t.landed} | ${t.met ? 'yes' : 'no'} |`);
   return out;
@@ -204,20 +205,30 @@ export function webgpuNote(report) {
   const adapter = report.webgpuAdapter;
   if (!adapter || adapter.error) return ['', `WebGPU rows: no adapter (${adapter?.error ?? 'not recorded'}).`];
   const named = `vendor '${adapter.vendor}', architecture '${adapter.architecture}', description '${adapter.description}'`;
+  const swiftshader = /swiftshader/i.test(`${adapter.vendor} ${adapter.architecture} ${adapter.description} ${adapter.label}`);
+  const lavapipe = /llvmpipe|lavapipe/i.test(`${adapter.device} ${adapter.description} ${adapter.label}`);
+  if (adapter.emulated && !swiftshader) {
+    return ['', `**WebGPU rows ran on ${lavapipe ? `lavapipe (CPU emulation)** (${named}): Mesa's Vulkan driver on the CPU (llvmpipe)` : `a fallback adapter (CPU emulation)** (${named})`}. `
+      + 'They measure a CPU emulating a GPU, not GPU speed; they show that the kernels run and agree.'];
+  }
   return ['', adapter.emulated
     ? `**WebGPU rows ran on SwiftShader (CPU emulation)** (${named}): Chromium's Vulkan on the CPU. They measure a CPU emulating a GPU, `
       + 'not GPU speed; they show that the kernels run and agree, and compare the three libraries on that emulation only.'
     : `WebGPU rows ran on the adapter ${adapter.label} (${named}).`];
 }
 
-/** The whole report as Markdown: environment, one table per task, targets, ratios. */
-export function toMarkdown(report, { machine } = {}) {
+/**
+ * The whole report as Markdown: environment, one table per task, targets, ratios. `title` replaces the
+ * heading; `targets: false` leaves out the page benchmark's targets (issues #5 and #12), which a run of
+ * other contestants (bench/dawn/run.mjs) does not measure.
+ */
+export function toMarkdown(report, { machine, title = 'Benchmark: attention-playground fast path vs peers', targets: withTargets = true } = {}) {
   const env = report.environment;
   const out = [];
-  out.push('# Benchmark: attention-playground fast path vs peers', '');
+  out.push(`# ${title}`, '');
   out.push(`Run ${env.date} in ${env.userAgent}; ${env.hardwareConcurrency} logical cores${machine ? `, ${machine}` : ''}; `
     + `cross-origin isolated: ${env.crossOriginIsolated ? 'yes' : 'no'}; whole suite ${env.seconds.toFixed(0)} s.`);
-  if (!Object.keys(report.tasks).length) return `${[...out, ...webgpuNote(report), ...trainingMarkdown(report)].join('\n')}\n`;
+  if (!Object.keys(report.tasks).length) return `${[...out, ...webgpuNote(report), ...trainingMarkdown(report, { targets: withTargets })].join('\n')}\n`;
   out.push(`Medians of ${report.settings.runs} timed runs after warm-up (min–max in brackets); every output was checked `
     + `against the reference (|error| ≤ ${report.settings.atol} + ${report.settings.rtol}·|expected|) before its time counted.`, '');
   for (const c of report.contestants) out.push(`- **${c.name}**: ${c.error ? `unavailable (${c.error})` : c.description}`);
@@ -229,8 +240,10 @@ export function toMarkdown(report, { machine } = {}) {
     const notes = report.results.filter((r) => r.task === task && r.status !== 'ok' && r.status !== 'unavailable');
     for (const r of notes) out.push(`- ${r.contestant}, ${info.sizeName}=${r.size}: ${r.status} — ${r.reason}`);
   }
-  out.push('', '## Targets (issue #5)', '', '| target | landed | met |', '|---|---|---|');
-  for (const t of targets(report)) out.push(`| ${t.target} | ${t.landed} | ${t.met ? 'yes' : 'no'} |`);
+  if (withTargets) {
+    out.push('', '## Targets (issue #5)', '', '| target | landed | met |', '|---|---|---|');
+    for (const t of targets(report)) out.push(`| ${t.target} | ${t.landed} | ${t.met ? 'yes' : 'no'} |`);
+  }
   const rows = ratios(report);
   if (rows.length) {
     out.push('', '## Ratios: their time / ours (> 1: ours is faster), same run', '');
@@ -250,7 +263,7 @@ export function toMarkdown(report, { machine } = {}) {
       out.push('');
     }
   }
-  out.push(...trainingMarkdown(report));
+  out.push(...trainingMarkdown(report, { targets: withTargets }));
   return `${out.join('\n')}\n`;
 }
 

@@ -56,22 +56,30 @@ export function registerContestant(contestant) {
   registered.push(contestant);
 }
 
+/**
+ * `expected` is the whole output, or some of it: {length, indices, values} (expected[indices[k]] = values[k]),
+ * what a reference too slow for the whole output at a large size gives (bench/dawn/references.js).
+ */
 export function compareOutputs(actual, expected) {
-  if (!actual || actual.length !== expected.length) {
-    return { ok: false, maxAbsError: Infinity, message: `output has ${actual?.length ?? 'no'} values; expected ${expected.length}` };
+  const { length, indices, values } = ArrayBuffer.isView(expected) || Array.isArray(expected)
+    ? { length: expected.length, indices: null, values: expected } : expected;
+  if (!actual || actual.length !== length) {
+    return { ok: false, maxAbsError: Infinity, message: `output has ${actual?.length ?? 'no'} values; expected ${length}` };
   }
   let maxAbsError = 0;
   let first = -1;
-  for (let i = 0; i < expected.length; i++) {
-    const difference = Math.abs(actual[i] - expected[i]);
-    if (!(difference <= ATOL + RTOL * Math.abs(expected[i]))) {
-      if (first < 0) first = i;
+  for (let k = 0; k < values.length; k++) {
+    const i = indices ? indices[k] : k;
+    const difference = Math.abs(actual[i] - values[k]);
+    if (!(difference <= ATOL + RTOL * Math.abs(values[k]))) {
+      if (first < 0) first = k;
       if (!Number.isFinite(difference)) { maxAbsError = Infinity; continue; }
     }
     if (difference > maxAbsError) maxAbsError = difference;
   }
   if (first < 0) return { ok: true, maxAbsError };
-  return { ok: false, maxAbsError, message: `[${first}] ${actual[first]} vs ${expected[first]}; max |error| ${maxAbsError}` };
+  const at = indices ? indices[first] : first;
+  return { ok: false, maxAbsError, message: `[${at}] ${actual[at]} vs ${values[first]}; max |error| ${maxAbsError}` };
 }
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -123,10 +131,10 @@ async function setUp(pass, onProgress) {
 }
 
 /** Every task and size for the contestants of `passLineup`: their result rows. */
-async function measureAll(passLineup, { tasks, sizes, options, onProgress }) {
+async function measureAll(passLineup, { tasks, sizes, options, onProgress, taskOverrides }) {
   const results = [];
   for (const taskName of tasks) {
-    const task = TASKS[taskName];
+    const task = { ...TASKS[taskName], ...taskOverrides[taskName] };
     for (const size of sizes[taskName] ?? task.sizes) {
       const inputs = task.inputs(size);
       const expected = await task.reference(inputs);
@@ -163,10 +171,12 @@ async function measureAll(passLineup, { tasks, sizes, options, onProgress }) {
 /**
  * Runs the suite. Returns { environment, contestants: [{name, group, description | error}],
  * results: [{task, size, contestant, group, status, medianMs, minMs, maxMs, runs, gflops, maxAbsError, reason}] }.
- * `onProgress(text)` hears about every step; `tasks` and `sizes` ({gemm: [...], attention: [...]}) narrow it.
+ * `onProgress(text)` hears about every step; `tasks` and `sizes` ({gemm: [...], attention: [...]}) narrow it;
+ * `taskOverrides` ({gemm: {reference, referenceName}}) replaces a task's fields (bench/dawn: references that
+ * scale to n = 4096).
  */
 export async function runSuite({ contestants = [...defaultContestants(), ...registered], tasks = Object.keys(TASKS), sizes = {},
-  onProgress = () => {}, ...settings } = {}) {
+  taskOverrides = {}, onProgress = () => {}, ...settings } = {}) {
   const options = { ...DEFAULTS, ...settings };
   const started = performance.now();
   const lineup = [];
@@ -178,7 +188,7 @@ export async function runSuite({ contestants = [...defaultContestants(), ...regi
   for (const pass of [contestants.filter((c) => !threaded(c)), contestants.filter(threaded)]) {
     const passLineup = await setUp(pass, onProgress);
     lineup.push(...passLineup);
-    results.push(...await measureAll(passLineup, { tasks, sizes, options, onProgress }));
+    results.push(...await measureAll(passLineup, { tasks, sizes, options, onProgress, taskOverrides }));
   }
   // Rows in the line-up's order, as if measured contestant by contestant within each task and size.
   const position = new Map(contestants.map((c, i) => [c.name, i]));
@@ -196,7 +206,8 @@ export async function runSuite({ contestants = [...defaultContestants(), ...regi
       seconds: (performance.now() - started) / 1000,
     },
     settings: { ...options, atol: ATOL, rtol: RTOL },
-    tasks: Object.fromEntries(tasks.map((name) => [name, { title: TASKS[name].title, sizeName: TASKS[name].sizeName, reference: TASKS[name].referenceName }])),
+    tasks: Object.fromEntries(tasks.map((name) => [name, { title: TASKS[name].title, sizeName: TASKS[name].sizeName,
+      reference: taskOverrides[name]?.referenceName ?? TASKS[name].referenceName }])),
     contestants: lineup.map(({ name, group, description, error }) => ({ name, group, description, error })),
     results,
   };

@@ -8,7 +8,7 @@
 // step is the check: its loss must equal ours within LOSS_RTOL (relative) before any time counts; a
 // contestant that disagrees is reported 'wrong', never timed. Then warm-up steps, then timed steps.
 import { loadTf } from './contestants/tfjs.js';
-import { EMULATED_SUFFIX, isolatedTensorFlow, requireAdapter } from './webgpu-contestants.js';
+import { emulatedSuffix, isolatedTensorFlow, requireAdapter } from './webgpu-contestants.js';
 import { createTrainer, initParameters, makeBatch, parameterSpec, OPTIMIZER_DEFAULTS } from '../web/src/train/index.js';
 
 export const SEED = 1;
@@ -23,7 +23,11 @@ export const LOSS_RTOL = 1e-4;
 export const TRAINING_SIZES = {
   tiny: { vocabSize: 32, contextLength: 32, dModel: 64, heads: 4, layers: 2, batch: 32, warmup: 3, steps: 20, slowSteps: 5 },
   small: { vocabSize: 256, contextLength: 128, dModel: 256, heads: 8, layers: 4, batch: 16, warmup: 1, steps: 5, slowSteps: 3 },
+  // The GPU runner's larger model (bench/dawn/run.mjs): 4× small's work per step; not in the page's run.
+  medium: { vocabSize: 512, contextLength: 256, dModel: 512, heads: 8, layers: 4, batch: 8, warmup: 1, steps: 5, slowSteps: 3 },
 };
+/** The sizes the page's benchmark trains (runTraining's default). */
+export const PAGE_TRAINING_SIZES = ['tiny', 'small'];
 /** A contestant whose first step takes longer than this (ms) is 'slow': one warm-up step and slowSteps timed. */
 export const SLOW_STEP_MS = 4000;
 
@@ -73,7 +77,10 @@ export function batchCount(size) {
 
 async function relaxedAvailable() {
   try {
-    const bytes = await (await fetch(new URL('../web/src/core/wasm/relaxed-tile.wasm', import.meta.url))).arrayBuffer();
+    const url = new URL('../web/src/core/wasm/relaxed-tile.wasm', import.meta.url);
+    // Node's fetch reads no file: URLs (the GPU runner, bench/dawn/run.mjs, runs this module in Node).
+    const fsModule = 'node:fs/promises';
+    const bytes = url.protocol === 'file:' ? await (await import(/* @vite-ignore */ fsModule)).readFile(url) : await (await fetch(url)).arrayBuffer();
     return WebAssembly.validate(bytes);
   } catch {
     return false;
@@ -126,7 +133,7 @@ const emulatedSupports = (state) => (size) => !state.adapter?.emulated || EMULAT
 export function oursWebgpuTraining() {
   const state = { adapter: null };
   return {
-    get name() { return `ours webgpu${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    get name() { return `ours webgpu${emulatedSuffix(state.adapter)}`; },
     group: 'ours',
     setup: async () => {
       state.adapter = await requireAdapter();
@@ -167,7 +174,7 @@ export function tfjsTraining() {
 export function tfjsWebgpuTraining() {
   const state = { adapter: null, loaded: null };
   const contestant = tfjsTrainingOn({
-    get name() { return `tfjs-webgpu${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    get name() { return `tfjs-webgpu${emulatedSuffix(state.adapter)}`; },
     load: async () => {
       state.adapter ??= await requireAdapter();
       state.loaded ??= isolatedTensorFlow({ gradients: true });
@@ -299,7 +306,7 @@ export function trainingStats(size, timesMs) {
  * (the page's renderer process: peak RSS, and CPU time around each timed step, all its threads, 10 ms
  * ticks). Returns { sizes, contestants, results, reference }.
  */
-export async function runTraining({ contestants = trainingContestants(), sizes = Object.keys(TRAINING_SIZES), onProgress = () => {}, memory } = {}) {
+export async function runTraining({ contestants = trainingContestants(), sizes = PAGE_TRAINING_SIZES, onProgress = () => {}, memory } = {}) {
   const lineup = [];
   for (const contestant of contestants) {
     try {

@@ -15,6 +15,18 @@ import { attentionModel, matmulModel } from './onnx.js';
 const EMULATED_LIMITS = { gemm: 512, attention: 128 };
 export const EMULATED_SUFFIX = ' — SwiftShader (CPU-emulated)';
 
+/**
+ * What a row's name adds on a CPU-emulated adapter (describeAdapter's `emulated`): SwiftShader (Chromium),
+ * lavapipe (Mesa's Vulkan on the CPU, what Dawn in Node finds on a machine without a GPU) or another
+ * fallback adapter; nothing on a GPU.
+ * @param {{emulated?: boolean, label?: string}|null} adapter
+ */
+export function emulatedSuffix(adapter) {
+  if (!adapter?.emulated) return '';
+  if (/swiftshader/i.test(adapter.label)) return EMULATED_SUFFIX;
+  return ` — ${/llvmpipe|lavapipe/i.test(adapter.label) ? 'lavapipe' : 'fallback adapter'} (CPU-emulated)`;
+}
+
 /** The adapter this browser gives, described for the labels; throws (→ 'unavailable') without one. */
 export async function requireAdapter() {
   const adapter = await globalThis.navigator?.gpu?.requestAdapter({ powerPreference: 'high-performance' });
@@ -42,10 +54,10 @@ function task(state, kind, prepare) {
 const matrix = (data, rows, cols) => ({ data, shape: [rows, cols] });
 
 /** This project's webgpu backend, called as the API calls it (normalised arguments). */
-function playgroundContestant() {
+export function oursWebgpuContestant() {
   const state = { adapter: null, gpu: null };
   return {
-    get name() { return `ours webgpu${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    get name() { return `ours webgpu${emulatedSuffix(state.adapter)}`; },
     group: 'ours',
     async setup() {
       state.adapter = await requireAdapter();
@@ -102,7 +114,7 @@ function tensorflowContestant() {
   // Its arrays belong to the iframe's realm: copied into this one, as the other rows return.
   const back = async (tensor) => { const data = new Float32Array(await tensor.data()); tensor.dispose(); return data; };
   return {
-    get name() { return `tfjs-webgpu${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    get name() { return `tfjs-webgpu${emulatedSuffix(state.adapter)}`; },
     group: 'peer',
     async setup() {
       state.adapter = await requireAdapter();
@@ -158,7 +170,7 @@ function onnxruntimeContestant() {
   const DIST = new URL('../node_modules/onnxruntime-web/dist/', import.meta.url);
   const session = async (bytes) => state.ort.InferenceSession.create(bytes, { executionProviders: ['webgpu'], graphOptimizationLevel: 'all' });
   return {
-    get name() { return `onnxruntime-web webgpu EP${state.adapter?.emulated ? EMULATED_SUFFIX : ''}`; },
+    get name() { return `onnxruntime-web webgpu EP${emulatedSuffix(state.adapter)}`; },
     group: 'peer',
     async setup() {
       state.adapter = await requireAdapter();
@@ -188,5 +200,5 @@ function onnxruntimeContestant() {
 
 /** The WebGPU rows of the suite; without WebGPU their setup throws and the suite marks them unavailable. */
 export function webgpuContestants() {
-  return [playgroundContestant(), tensorflowContestant(), onnxruntimeContestant()];
+  return [oursWebgpuContestant(), tensorflowContestant(), onnxruntimeContestant()];
 }

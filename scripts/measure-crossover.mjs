@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve.mjs';
 import { CHROMIUM_ARGS } from '../playwright.config.js';
+import { crossoverRecord } from '../web/src/gpu/crossover-measure.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const output = fileURLToPath(new URL('../web/src/gpu/crossover.json', import.meta.url));
@@ -33,26 +34,14 @@ try {
     const result = await measureCrossover({ gpu, wasm, sizes });
     return { ...result, adapter: gpu.adapter, wasmBackend: wasm.name, userAgent: navigator.userAgent };
   }, sizes);
-  const record = {
-    thresholdN: measured.thresholdN,
-    rule: 'the GPU is chosen when a call does at least thresholdN³ multiply-adds (null: WASM always wins here)',
-    workload: `${measured.workload}: (n, n)·(n, n), time per call including upload and read-back, median`,
-    provenance: {
-      measuredAt: new Date().toISOString(),
-      by: 'scripts/measure-crossover.mjs',
-      browser: `${browser.version()} headless (${measured.userAgent})`,
-      adapter: measured.adapter.label,
-      emulated: measured.adapter.emulated,
-      note: measured.adapter.emulated ? 'SwiftShader (CPU-emulated): WebGPU runs on the CPU; no real GPU was measured' : 'hardware GPU',
-      wasm: measured.wasmBackend,
-      cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
-      loadAverage: loadavg().map((x) => +x.toFixed(2)), // a shared machine: SwiftShader's threads compete
-    },
-    rows: measured.rows.map((row) => ({
-      n: row.n, gpuMs: +row.gpuMs.toFixed(3), wasmMs: +row.wasmMs.toFixed(3),
-      gpuGflops: +row.gpuGflops.toFixed(3), wasmGflops: +row.wasmGflops.toFixed(3),
-    })),
-  };
+  const record = crossoverRecord(measured, {
+    by: 'scripts/measure-crossover.mjs',
+    browser: `${browser.version()} headless (${measured.userAgent})`,
+    adapter: measured.adapter,
+    wasm: measured.wasmBackend,
+    cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+    loadAverage: loadavg().map((x) => +x.toFixed(2)),
+  });
   // One record per kind of adapter: a SwiftShader threshold says nothing about a hardware GPU.
   const kind = measured.adapter.emulated ? 'swiftshader' : 'hardware';
   const all = JSON.parse(await readFile(output, 'utf8').catch(() => '{}'));

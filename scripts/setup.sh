@@ -11,6 +11,8 @@
 #   bash scripts/setup.sh --wait toolchain|browser
 #                                    waits for that background install (scripts/build.sh before the WASM
 #                                    builds, scripts/test.sh before Playwright)
+#   bash scripts/setup.sh --lavapipe Mesa's Vulkan driver on the CPU for the WebGPU runner in Node
+#                                    (scripts/lavapipe.sh; `npm run test:long` only); prints its ICD manifest
 #
 # On a debootstrapped Debian 12 with g++, cmake, GoogleTest and node (2026-11-24, load 8-12), apt-get took
 # 139 s for everything; alone, Emscripten and clang-14 took 88-95 s and Chromium 89-123 s. The native build
@@ -43,8 +45,9 @@ wait_for() {
 
 later=0
 serve=0
-[ "${1:-}" = --wait ] || rm -f "$state"/*.lock "$state"/*.status
+case "${1:-}" in --wait|--lavapipe) ;; *) rm -f "$state"/*.lock "$state"/*.status ;; esac
 case "${1:-}" in
+  --lavapipe) exec bash scripts/lavapipe.sh ;;
   --serve) serve=1 ;;
   --wait)
     case "${2:-}" in
@@ -53,7 +56,7 @@ case "${1:-}" in
     esac ;;
   --later) later=1 ;;
   '') ;;
-  *) echo "setup: unknown argument '$1' (expected --later, --serve, --wait toolchain|browser or none)" >&2; exit 2 ;;
+  *) echo "setup: unknown argument '$1' (expected --later, --serve, --wait toolchain|browser, --lavapipe or none)" >&2; exit 2 ;;
 esac
 
 # npm ci when node_modules is missing or older than the lockfile. It needs only node, so it runs beside

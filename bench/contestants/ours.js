@@ -12,12 +12,20 @@ GLUE.relaxed = GLUE.simd;  // a second instance of the SIMD build, with the rela
 
 const cores = new Map();
 
+/** In Node (the GPU runner, bench/dawn/) the glue cannot fetch a file: URL: the bytes are read and handed over. */
+async function wasmBinaryInNode(build) {
+  const url = new URL(GLUE[build].href.replace(/\.mjs$/, '.wasm'));
+  if (url.protocol !== 'file:') return {};
+  const fsModule = 'node:fs/promises';
+  return { wasmBinary: await (await import(/* @vite-ignore */ fsModule)).readFile(url) };
+}
+
 /** The raw module of one build ('simd', 'baseline' or 'relaxed'), instantiated once. */
 export function loadCore(build) {
   if (!cores.has(build)) {
     cores.set(build, (async () => {
       const { default: create } = await import(GLUE[build].href);
-      const core = await create({ printErr: (text) => console.warn(`[wasm-${build}] ${text}`) });
+      const core = await create({ printErr: (text) => console.warn(`[wasm-${build}] ${text}`), ...await wasmBinaryInNode(build) });
       if (build === 'relaxed') {
         const reason = await installRelaxedTile(core);
         if (reason) throw new Error(reason);

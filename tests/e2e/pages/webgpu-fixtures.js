@@ -1,10 +1,11 @@
 // The PyTorch fixtures (tests/fixtures/<function>.json) through the public API on the webgpu backend, with
 // the checks of tests/unit/steps.test.js and its very helpers (fixture-values.js, tolerance.js): every
 // expected result within atol + rtol·|expected|, −∞ exact, no result beyond the expected ones.
-import { createAttention } from '/web/src/core/api.js';
-import { decodeValue } from '/tests/unit/fixture-values.js';
-import { compareTensors, isTensor } from '/tests/unit/tolerance.js';
-import { loadWebGpuBackend } from '/web/src/core/backends/webgpu.js';
+// Relative imports: the same module runs in the page and in Node (bench/dawn/checks.js, on Dawn).
+import { createAttention } from '../../../web/src/core/api.js';
+import { decodeValue } from '../../unit/fixture-values.js';
+import { compareTensors, isTensor } from '../../unit/tolerance.js';
+import { loadWebGpuBackend } from '../../../web/src/core/backends/webgpu.js';
 
 let attentionPromise;
 

@@ -62,3 +62,32 @@ export async function measureCrossover({ gpu, wasm, sizes = [32, 64, 96, 128, 19
   for (let i = rows.length - 1; i >= 0 && rows[i].gpuMs < rows[i].wasmMs; i--) thresholdN = rows[i].n;
   return { workload, rows, thresholdN };
 }
+
+/**
+ * A crossover.json record of one measureCrossover result, with where it was measured: what
+ * scripts/measure-crossover.mjs (Chromium) and bench/dawn/run.mjs (Node on Dawn) write.
+ * @param {{workload: string, rows: object[], thresholdN: number|null}} measured
+ * @param {{by: string, browser: string, adapter: {label: string, emulated: boolean}, wasm: string, cpu: string, loadAverage: number[]}} where
+ */
+export function crossoverRecord(measured, { by, browser, adapter, wasm, cpu, loadAverage }) {
+  return {
+    thresholdN: measured.thresholdN,
+    rule: 'the GPU is chosen when a call does at least thresholdN³ multiply-adds (null: WASM always wins here)',
+    workload: `${measured.workload}: (n, n)·(n, n), time per call including upload and read-back, median`,
+    provenance: {
+      measuredAt: new Date().toISOString(),
+      by,
+      browser,
+      adapter: adapter.label,
+      emulated: adapter.emulated,
+      note: adapter.emulated ? 'SwiftShader (CPU-emulated): WebGPU runs on the CPU; no real GPU was measured' : 'hardware GPU',
+      wasm,
+      cpu,
+      loadAverage, // a shared machine: SwiftShader's threads compete
+    },
+    rows: measured.rows.map((row) => ({
+      n: row.n, gpuMs: +row.gpuMs.toFixed(3), wasmMs: +row.wasmMs.toFixed(3),
+      gpuGflops: +row.gpuGflops.toFixed(3), wasmGflops: +row.wasmGflops.toFixed(3),
+    })),
+  };
+}

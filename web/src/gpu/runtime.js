@@ -58,7 +58,10 @@ export class GpuRuntime {
 
   descriptor(key, source, constants) {
     const module = this.device.createShaderModule({ label: key, code: source() });
-    return { label: key, layout: 'auto', compute: { module, entryPoint: 'main', constants } };
+    // An override's value is a GPUPipelineConstantValue (a double): Chromium converts a boolean, Dawn's
+    // Node binding refuses one ("value is not a number"), so a bool override gets 1 or 0.
+    const numbers = Object.fromEntries(Object.entries(constants).map(([name, value]) => [name, Number(value)]));
+    return { label: key, layout: 'auto', compute: { module, entryPoint: 'main', constants: numbers } };
   }
 
   /**
