@@ -43,7 +43,7 @@ function run(file, args) {
 const asRoot = () => process.getuid?.() === 0;
 /** As root: namespaces straight away, then nobody. Otherwise: in a user namespace, as the same user. */
 const userFlags = () => (asRoot() ? [] : ['--map-current-user']);
-const dropFlags = () => (asRoot() ? ['--reuid', NOBODY, '--regid', NOBODY, '--clear-groups'] : []);
+const dropFlags = (sandbox) => (sandbox.user === 'nobody' ? ['--reuid', NOBODY, '--regid', NOBODY, '--clear-groups'] : []);
 
 /**
  * The command line that runs `node nodeArgs…` as a submission's process: isolated (every protection), or,
@@ -64,29 +64,33 @@ export function sandboxCommand(sandbox, { memoryMb, nodeArgs }) {
       '--pdeathsig', 'KILL', '--',
       tools.prlimit, `--data=${dataBytes}`, '--',
       tools.unshare, ...userFlags(), '--fork', '--kill-child', '--pid', '--net', '--mount-proc', '--',
-      tools.setpriv, ...dropFlags(), '--no-new-privs', '--pdeathsig', 'KILL', '--',
+      tools.setpriv, ...dropFlags(sandbox), '--no-new-privs', '--pdeathsig', 'KILL', '--',
       process.execPath, ...nodeArgs,
     ],
   };
 }
 
-// Run inside the full chain: it must be its namespace's first process, see no network interface, and
-// (as root) run as nobody.
+// Run inside the full chain: it must be its namespace's first process and see no network interface.
 const CHAIN_CHECK = `const os = require('node:os');
 const problems = [];
 if (process.pid !== 1) problems.push('its PID is ' + process.pid + ', not 1');
 if (Object.keys(os.networkInterfaces()).length > 0) problems.push('it sees network interfaces');
-if (${asRoot()} && process.getuid() !== ${NOBODY}) problems.push('it runs as uid ' + process.getuid());
-process.stdout.write(problems.join('; ') || 'isolated');`;
+process.stdout.write(problems.join('; ') || 'isolated uid=' + process.getuid());`;
 
 async function probe() {
   const tools = Object.fromEntries(['setpriv', 'prlimit', 'unshare'].map((tool) => [tool, which(tool)]));
-  const sandbox = { isolated: true, tools, missing: [] };
+  // As root the submission runs as nobody, unless nobody cannot run this Node (e.g. one installed under
+  // /root): then as root, still in its own namespaces (its file access then rests on the permission model).
+  const users = asRoot() ? ['nobody', 'root'] : ['same'];
+  const sandbox = { isolated: true, tools, missing: [], user: users[0] };
   if (Object.values(tools).every(Boolean)) {
-    const { file, args } = sandboxCommand(sandbox, { memoryMb: 64, nodeArgs: ['-e', CHAIN_CHECK] });
-    const chain = await run(file, args);
-    if (chain.ok && chain.stdout === 'isolated') return sandbox;
-    sandbox.chainProblem = chain.ok ? chain.stdout : chain.detail;
+    for (const user of users) {
+      sandbox.user = user;
+      const { file, args } = sandboxCommand(sandbox, { memoryMb: 64, nodeArgs: ['-e', CHAIN_CHECK] });
+      const chain = await run(file, args);
+      if (chain.ok && chain.stdout.startsWith('isolated')) return sandbox;
+      sandbox.chainProblem ??= chain.ok ? chain.stdout : chain.detail;
+    }
   }
   // Something does not hold: find which, to name it.
   for (const protection of PROTECTIONS) {
@@ -95,9 +99,7 @@ async function probe() {
     if (!result.ok) sandbox.missing.push(`${protection.name}: ${result.detail}`);
   }
   if (!tools.setpriv) sandbox.missing.push('SIGKILL to the submission when the grader dies (setpriv --pdeathsig): setpriv (util-linux) is not installed');
-  if (sandbox.missing.length === 0) {
-    sandbox.missing.push(`${asRoot() ? 'Node running as nobody (uid 65534) in its own namespaces' : 'Node in its own namespaces'}: ${sandbox.chainProblem}`);
-  }
+  if (sandbox.missing.length === 0) sandbox.missing.push(`Node in its own namespaces: ${sandbox.chainProblem}`);
   sandbox.isolated = false;
   return sandbox;
 }
@@ -105,8 +107,8 @@ async function probe() {
 let probed = null;
 
 /**
- * How submissions will run here: {isolated, tools, missing}. Probed once per process (a few short
- * processes), then cached.
+ * How submissions will run here: {isolated, user: 'nobody'|'root'|'same', tools, missing}. Probed once per
+ * process (a few short processes), then cached.
  */
 export function probeSandbox() {
   probed ??= probe();
