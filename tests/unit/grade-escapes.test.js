@@ -2,7 +2,7 @@
 // or gradeExercise) with the sandbox on. A machine where the sandbox cannot be built fails these tests
 // (gradeExercise and `npm run grade` refuse to grade there); nothing is skipped.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -159,6 +159,39 @@ export default function causalWeights(s) { for (;;) {} }
     let left = sandbox;
     for (let i = 0; i < 50 && left.length > 0; i++, await sleep(100)) left = sandbox.filter((pid) => existsSync(`/proc/${pid}/stat`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '));
     expect(left).toEqual([]);
+  });
+
+  test('graded by an unprivileged user: in a user namespace where the kernel allows one, else refused', async () => {
+    // As root, the grader runs as nobody from a copy anyone may read (the clone may sit under /root).
+    const asUser = process.getuid() === 0 ? ['/usr/bin/setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--'] : [];
+    const copy = mkdtempSync(join(folder, 'unprivileged-'));
+    cpSync('package.json', join(copy, 'package.json'));
+    cpSync('scripts/grade.mjs', join(copy, 'scripts/grade.mjs'));
+    for (const dir of ['web/src/exercises', 'web/src/core']) cpSync(dir, join(copy, dir), { recursive: true, filter: (path) => !path.includes('/wasm') });
+    const source = `for (const signal of ['SIGUSR1', 'SIGSTOP', 'SIGTERM']) for (const pid of [process.ppid, 0, -1]) { try { process.kill(pid, signal); } catch {} }\n${WRONG}`;
+    writeFileSync(join(copy, 'escape.js'), source);
+    const everyone = (path) => {
+      chmodSync(path, 0o755);
+      if (statSync(path).isDirectory()) for (const name of readdirSync(path)) everyone(join(path, name));
+    };
+    chmodSync(folder, 0o755);
+    everyone(copy);
+    const [file, ...prefix] = [...asUser, process.execPath];
+    const run = (args) => new Promise((resolve) => {
+      execFile(file, [...prefix, ...args], { timeout: 30_000, env: {} }, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, signal: error?.signal ?? null, stdout, stderr }));
+    });
+    const userNamespaces = await new Promise((resolve) => {
+      const [tool, ...rest] = [...asUser, '/usr/bin/unshare', '--map-current-user', '--fork', '--pid', '--net', '--', 'true'];
+      execFile(tool, rest, (error) => resolve(!error));
+    });
+    const graded = await run([join(copy, 'scripts/grade.mjs'), '--timeout', '1500', '--exercise', CAUSAL.id, join(copy, 'escape.js')]);
+    expect(graded.signal).toBe(null);
+    if (userNamespaces) {
+      expect(['fail', 'error']).toContain(JSON.parse(graded.stdout).outcome);
+    } else {
+      expect(graded.code).toBe(2);
+      expect(graded.stderr).toMatch(/refusing to run untrusted code without a PID namespace/);
+    }
   });
 
   test('a grader started with --inspect, or NODE_OPTIONS=--inspect, refuses to grade', async () => {
