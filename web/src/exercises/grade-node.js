@@ -34,7 +34,7 @@ const encode = ({ data, shape }) => ({ shape, base64: Buffer.from(data.buffer, d
 export async function gradeExercise(id, source, options = {}) {
   const exercise = exerciseById('gradeExercise', id);
   if (typeof source !== 'string') throw new Error(`gradeExercise: source is ${typeof source}; expected the text of an ES module`);
-  const { timeoutMs, memoryMb, allowUnisolated } = { ...GRADE_DEFAULTS, ...options };
+  const { timeoutMs = GRADE_DEFAULTS.timeoutMs, memoryMb = GRADE_DEFAULTS.memoryMb, allowUnisolated = false } = options;
   for (const [name, value] of Object.entries({ timeoutMs, memoryMb })) {
     if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`gradeExercise: options.${name}=${value}; expected a positive integer`);
   }

@@ -2,7 +2,7 @@
 // (docs/exercises.md, "What the grader's sandbox protects"), built from util-linux:
 // - unshare: its own PID namespace (it cannot signal or trace any process outside it; killing its first
 //   process kills them all) and network namespace (no interface is up: no network, not even the
-//   grader's loopback), as root then running as nobody (uid 65534);
+//   grader's loopback), as root then running as nobody (uid 65534) where nobody can run this Node;
 // - prlimit: RLIMIT_DATA, which caps the V8 heap, Buffers, ArrayBuffers and WebAssembly memory alike;
 // - setpriv: SIGKILL to each process of the chain when its parent dies, so nothing outlives the grader.
 import { execFile } from 'node:child_process';
