@@ -107,8 +107,8 @@ describe('the sandbox this machine gives each submission', () => {
   });
 
   test('where a protection is missing, grading is refused with its name unless the instructor opts out', async () => {
-    const missing = { isolated: false, tools: {}, missing: ['no network (unshare --net): unshare failed: Operation not permitted'] };
-    await expect(sandboxFor('grade', {}, missing)).rejects.toThrow(/^grade: refusing to run untrusted code without no network \(unshare --net\): .*--allow-unisolated/);
+    const missing = { isolated: false, tools: {}, missing: ['a network namespace (unshare --net): unshare failed: Operation not permitted'] };
+    await expect(sandboxFor('grade', {}, missing)).rejects.toThrow(/^grade: refusing to run untrusted code without a network namespace \(unshare --net\): .*--allow-unisolated/);
     await expect(sandboxFor('grade', { allowUnisolated: true }, missing)).resolves.toBe(missing);
   });
 });

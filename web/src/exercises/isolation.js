@@ -18,7 +18,7 @@ const NOBODY = '65534';
 const PROTECTIONS = [
   { name: 'a memory limit outside the V8 heap (prlimit --data, RLIMIT_DATA)', tool: 'prlimit', args: () => ['--data=1073741824', '--', 'true'] },
   { name: 'a PID namespace (unshare --pid)', tool: 'unshare', args: (user) => [...user, '--fork', '--kill-child', '--pid', '--mount-proc', '--', 'true'] },
-  { name: 'no network (unshare --net)', tool: 'unshare', args: (user) => [...user, '--net', '--', 'true'] },
+  { name: 'a network namespace (unshare --net)', tool: 'unshare', args: (user) => [...user, '--net', '--', 'true'] },
 ];
 
 function which(tool) {
