@@ -248,15 +248,20 @@ ${REPORT}`;
     expect(Number(error.match(/held (\d+) MB/)[1])).toBeLessThanOrEqual(memoryMb + NODE_BASE_MB);
   });
 
-  test('patched globals change only the submission\'s own results: every verdict resolves, none passes', async () => {
+  test('patched globals: every verdict resolves, an error naming what was replaced, never a pass', async () => {
     const patches = {
-      'JSON.stringify forging a pass': 'JSON.stringify = () => \'{"results":[]}\';',
-      'Buffer.from returning empty': 'const from = Buffer.from; Buffer.from = () => from.call(Buffer, "");',
-      'a Float32Array whose iterator yields nothing': 'Float32Array.prototype[Symbol.iterator] = function* () {};',
-      'Object.prototype.output set': 'Object.defineProperty(Object.prototype, "output", { get() { return { shape: [1], base64: "AACAPw==" }; }, set() {} });',
-      'process.stdout.write silenced': 'process.stdout.write = () => true;',
+      'JSON.stringify': 'JSON.stringify = () => \'{"results":[]}\';',
+      'Buffer.from': 'const from = Buffer.from; Buffer.from = () => from.call(Buffer, "");',
+      'Float32Array.prototype[Symbol.iterator]': 'Float32Array.prototype[Symbol.iterator] = function* () {};',
+      'process.stdout.write': 'process.stdout.write = () => true;',
     };
-    const verdicts = await Promise.all(Object.values(patches).map((patch) => gradeExercise(CAUSAL.id, `${patch}\n${WRONG}`)));
-    Object.keys(patches).forEach((name, i) => expect(['fail', 'error'], name).toContain(verdicts[i].outcome));
+    const verdicts = await Promise.all(Object.values(patches).map((patch) => gradeExercise(CAUSAL.id, `${patch}\n${CAUSAL.solution}`)));
+    Object.keys(patches).forEach((name, i) => {
+      expect(verdicts[i].outcome, name).toBe('error');
+      expect(verdicts[i].error, name).toContain(`the submission replaced ${name}`);
+    });
+    // Not watched, and harmless: a reply's fields are its own properties.
+    const polluted = 'Object.defineProperty(Object.prototype, "output", { get() { return { shape: [1], base64: "AACAPw==" }; }, set() {} });';
+    expect((await gradeExercise(CAUSAL.id, `${polluted}\n${WRONG}`)).outcome).toBe('fail');
   });
 });

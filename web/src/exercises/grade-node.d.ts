@@ -38,7 +38,7 @@ export interface GradeOptions {
  * Grades `source`, the text of an ES module whose default export is the exercise's entry function, against
  * exercise `id`, in a process of its own that cannot signal, trace or connect to this one (its own PID and
  * network namespaces, a memory limit, Node's permission model; docs/exercises.md). Resolves with a verdict
- * whatever the submission does (an `error` verdict for a crash, a time-out, a broken reply). Rejects only for
+ * whatever the submission does (an `error` verdict for a crash, a time-out, replaced builtins, a broken reply). Rejects only for
  * an unknown id, a source that is not a string, an invalid option, this process's inspector being open, or a
  * machine where the submission cannot be isolated (unless `allowUnisolated`); the message names what is missing.
  * The first call makes this process ignore SIGUSR1 (which would otherwise open Node's inspector).

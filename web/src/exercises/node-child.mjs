@@ -15,6 +15,26 @@ export async function childMain(runCases) {
   const toBase64 = (bytes) => Buffer.prototype.toString.call(bytes, 'base64');
   const write = process.stdout.write.bind(process.stdout);
   const exit = process.exit.bind(process);
+  // What a submission might replace to break how its results are read; one that does gets an error
+  // verdict that names it (its results would not be what it computed).
+  const watched = {
+    'JSON.stringify': () => JSON.stringify,
+    'Buffer.from': () => Buffer.from,
+    'Buffer.prototype.toString': () => Buffer.prototype.toString,
+    'Float32Array.from': () => Float32Array.from,
+    'Float32Array.prototype[Symbol.iterator]': () => Float32Array.prototype[Symbol.iterator],
+    'Array.prototype[Symbol.iterator]': () => Array.prototype[Symbol.iterator],
+    'Array.prototype.map': () => Array.prototype.map,
+    'process.stdout.write': () => process.stdout.write,
+  };
+  const original = Object.fromEntries(Object.entries(watched).map(([name, get]) => [name, get()]));
+  const replaced = () => Object.keys(watched).filter((name) => {
+    try {
+      return watched[name]() !== original[name];
+    } catch {
+      return true;
+    }
+  });
 
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
@@ -39,5 +59,7 @@ export async function childMain(runCases) {
   } catch (error) {
     reply = { error: `the submission could not be loaded: ${String(error?.message ?? error).slice(0, 300)}` };
   }
+  const tampered = replaced();
+  if (tampered.length > 0) reply = { error: `the submission replaced ${tampered.join(', ')}, which the grader needs to read its results` };
   write(`\n${nonce}${stringify(reply)}\n`, () => exit(0));
 }
