@@ -1,6 +1,7 @@
 // The exercise views on the built page: solve, fail, hint and reveal; an infinite loop stopped; learner
 // code that reaches for the network, the page, the storage or the postMessage channel gets nothing;
 // progress survives a reload; axe finds nothing on the exercise views.
+import { createServer } from 'node:http';
 import { test, expect } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { PAGE, watchConsole } from './page-helpers.js';
@@ -76,30 +77,68 @@ test('a result past the size limit is refused, and a module without a default ex
   await expect(view.locator('.exercise-error')).toContainText('default export is missing');
 });
 
-test('learner code gets nothing: no fetch, no parent, no localStorage, no document, no channel', async ({ page }) => {
+// Hostile learner code. What reaches for the network, the page or its storage must throw inside the
+// Worker: one check tries each and reports "NAME: blocked (ErrorName)" for each. What speaks on the
+// Worker's channel must reach nobody: the check ends with the learner's own error, not a forged reply.
+// Nothing reaches a server, the page hears no message, the page's storage is unchanged.
+// The URLs are absolute, to a server of the test's own that counts what reaches it (a relative URL would
+// fail to parse against the Worker's blob: URL before any policy is tested).
+const BLOCKED = (url) => ({
+  'fetch': `await fetch('${url}/fetch')`,
+  'XMLHttpRequest': `const r = new XMLHttpRequest(); r.open('GET', '${url}/xhr', false); r.send()`,
+  'WebSocket': `await new Promise((ok, no) => { const w = new WebSocket('${url.replace('http', 'ws')}/socket'); w.onopen = ok; w.onerror = () => no(new Error('no socket')); })`,
+  'parent.postMessage': "parent.postMessage('hi', '*')",
+  'localStorage': "localStorage.getItem('secret')",
+  'indexedDB': "indexedDB.open('x')",
+  'document': "document.cookie",
+  'importScripts': `importScripts('${url}/importScripts.js')`,
+  'eval of network code': `eval("fetch('${url}/eval')")`,
+  'new Function': `new Function("return fetch('${url}/function')")()`,
+  'import of network code': `await import('${url}/import.js')`,
+  'a nested Worker': `await new Promise((ok, no) => { const w = new Worker('${url}/worker.js'); w.onerror = () => no(new Error('no worker')); setTimeout(ok, 500); })`,
+});
+const SILENCED = {
+  'postMessage': "postMessage({ results: [] })",
+  'the Worker\'s own postMessage, from its prototype': "DedicatedWorkerGlobalScope.prototype.postMessage.call(self, { results: [] })",
+  'the runner\'s names': "post({ results: [] })",
+};
+
+/**
+ * A submission that makes every attempt, then throws what became of them (short enough for the verdict's
+ * 300 characters): "GOT blocked 12 of 12 (TypeError, …); reached: none" or the names of those that got through.
+ */
+const attempting = (attempts) => `export default async function softmax(x) {
+  const blocked = [];
+  const reached = [];
+${Object.entries(attempts).map(([name, attempt]) => `  try { ${attempt}; reached.push(${JSON.stringify(name)}); } catch (e) { blocked.push(e.name); }`).join('\n')}
+  throw new Error('GOT blocked ' + blocked.length + ' of ${Object.keys(attempts).length} (' + blocked.join(', ') + '); reached: ' + (reached.join(', ') || 'none'));
+}`;
+
+test('hostile learner code is contained: each attempt fails in the Worker with a clear verdict', async ({ page }) => {
   const requests = [];
-  page.on('request', (request) => { if (request.url().includes('exfiltrate')) requests.push(request.url()); });
+  const server = createServer((request, response) => { requests.push(request.url); response.end('self.reached = 1;'); }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.on('listening', resolve));
+  const blocked = BLOCKED(`http://127.0.0.1:${server.address().port}`);
   const view = await openExercise(page, SOFTMAX);
   await page.evaluate(() => {
     window.__heard = [];
     window.addEventListener('message', (event) => window.__heard.push(JSON.stringify(event.data).slice(0, 200)));
     localStorage.setItem('secret', 'page-only');
   });
-  await setCode(page, view, `postMessage({ results: [] });
-export default async function softmax(x) {
-  const got = [];
-  try { await fetch('/exfiltrate?x=1'); got.push('fetch'); } catch (e) { got.push('no fetch'); }
-  try { parent.postMessage('hi', '*'); got.push('parent'); } catch (e) { got.push('no parent'); }
-  try { got.push(localStorage.getItem('secret') === null ? 'no secret' : 'storage'); } catch (e) { got.push('no localStorage'); }
-  try { got.push(document.cookie === undefined ? 'no cookie' : 'document'); } catch (e) { got.push('no document'); }
-  try { await import('data:text/javascript,export default 1'); got.push('import'); } catch (e) { got.push('no import'); }
-  postMessage({ results: [] });
-  throw new Error('GOT ' + got.join(','));
-}`);
+  const firstCase = view.locator('.exercise-cases li').first();
+  await setCode(page, view, attempting(blocked));
   await check(view, 'error');
-  await expect(view.locator('.exercise-cases')).toContainText('GOT no fetch,no parent,no localStorage,no document,no import');
+  const count = Object.keys(blocked).length;
+  await expect(firstCase).toContainText(new RegExp(`GOT blocked ${count} of ${count} \\(.*\\); reached: none`));
+  // The silenced posts are harmless calls: the check must end with this submission's own error.
+  await setCode(page, view, attempting(SILENCED).replace('GOT blocked', 'GOT silenced; blocked'));
+  await view.locator('.exercise-check').click();
+  await expect(firstCase).toContainText('GOT silenced; blocked');
+  await expect(view.locator('.exercise-outcome')).toHaveAttribute('data-outcome', 'error');
+  server.close();
   expect(requests).toEqual([]);
   expect(await page.evaluate(() => window.__heard.filter((m) => m.includes('hi') || m.includes('results')))).toEqual([]);
+  expect(await page.evaluate(() => localStorage.getItem('secret'))).toBe('page-only');
 });
 
 test('predict: clicking the masked cells passes; the progress view and the reload keep attempts and hints', async ({ page }) => {

@@ -1,8 +1,8 @@
 // Runs a learner's entry function on each case and checks the shape of what it returns. It is the one
 // piece of code that shares a thread with learner code, so it is self-contained (no imports, no outer
-// names): the Node grader imports it in its child process and the page's sandboxed Worker receives its
-// source text (runCases.toString()). It decides nothing: the comparison with the core happens outside,
-// where the learner's code cannot reach.
+// names): the Node grader sends its text to its sandboxed process (grade-node.js) and the page's sandboxed
+// Worker receives its source text (runCases.toString()). It decides nothing: the comparison with the core
+// happens outside, where the learner's code cannot reach.
 
 /**
  * @param {Function} fn the submission's default export

@@ -12,28 +12,33 @@ import { MAX_OUTPUT_VALUES } from '../grade-core.js';
 
 const CSP = "default-src 'none'; script-src 'unsafe-inline' blob:; worker-src blob:; connect-src 'none'; img-src 'none'; style-src 'none'; font-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'";
 
-// The Worker's own code: the shared runner, then the protocol. `post` is kept before the learner's
-// module loads, and the global postMessage replaced, so learner code cannot speak on the channel.
+// The Worker's own code: the shared runner, then the protocol, inside a function so that no name of
+// it is global (a classic script's top-level `const post` is visible to the learner's module, which could
+// then post a reply of its own). `post` is kept before the learner's module loads and the global
+// postMessage (an own property of the global object, which [Global] interfaces carry) replaced for good,
+// so learner code cannot speak on the channel.
 const WORKER_SOURCE = `'use strict';
-const runCases = ${runCases.toString().replace(/^async function \w*/, 'async function')};
-const post = self.postMessage.bind(self);
-self.postMessage = () => {};
-self.onmessage = async (event) => {
-  self.onmessage = null;
-  const { source, cases, maxValues } = event.data;
-  let module;
-  try {
-    module = await import(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
-  } catch (error) {
-    post({ error: 'your code could not be loaded: ' + String(error && error.message ? error.message : error).slice(0, 300) });
-    return;
-  }
-  if (typeof module.default !== 'function') {
-    post({ error: 'your module\\'s default export is ' + (module.default === undefined ? 'missing' : typeof module.default) + '; expected a function (export default function …)' });
-    return;
-  }
-  post({ results: await runCases(module.default, cases, maxValues) });
-};`;
+(() => {
+  const runCases = ${runCases.toString().replace(/^async function \w*/, 'async function')};
+  const post = self.postMessage.bind(self);
+  Object.defineProperty(self, 'postMessage', { value: () => {}, writable: false, configurable: false });
+  self.onmessage = async (event) => {
+    self.onmessage = null;
+    const { source, cases, maxValues } = event.data;
+    let module;
+    try {
+      module = await import(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+    } catch (error) {
+      post({ error: 'your code could not be loaded: ' + String(error && error.message ? error.message : error).slice(0, 300) });
+      return;
+    }
+    if (typeof module.default !== 'function') {
+      post({ error: 'your module\\'s default export is ' + (module.default === undefined ? 'missing' : typeof module.default) + '; expected a function (export default function …)' });
+      return;
+    }
+    post({ results: await runCases(module.default, cases, maxValues) });
+  };
+})();`;
 
 // The frame's script: accepts one port from its parent, runs each request in a fresh Worker, checks
 // the size and form of the answer and passes on only {runId, results} or {runId, error}.
