@@ -167,7 +167,7 @@ export default function causalWeights(s) { for (;;) {} }
     const copy = mkdtempSync(join(folder, 'unprivileged-'));
     cpSync('package.json', join(copy, 'package.json'));
     cpSync('scripts/grade.mjs', join(copy, 'scripts/grade.mjs'));
-    for (const dir of ['web/src/exercises', 'web/src/core']) cpSync(dir, join(copy, dir), { recursive: true, filter: (path) => !path.includes('/wasm') });
+    for (const dir of ['web/src/exercises', 'web/src/core', 'web/src/base']) cpSync(dir, join(copy, dir), { recursive: true, filter: (path) => !path.includes('/wasm') });
     const source = `for (const signal of ['SIGUSR1', 'SIGSTOP', 'SIGTERM']) for (const pid of [process.ppid, 0, -1]) { try { process.kill(pid, signal); } catch {} }\n${WRONG}`;
     writeFileSync(join(copy, 'escape.js'), source);
     const everyone = (path) => {
