@@ -50,4 +50,16 @@ std::string check_scaled_dot_product_attention(const Tensor& query, const Tensor
 SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                         const SdpaOptions& options);
 
+// layerNorm's options (docs/api.md): the affine weight and bias (C), each absent or given, and eps.
+struct LayerNormOptions {
+  Tensor weight;
+  Tensor bias;
+  float eps = 1e-5f;
+};
+
+// x (…, C), any rank ≥ 1 → output (…, C): PyTorch's F.layer_norm(x, (C,), weight, bias, eps), each last-axis row
+// normalised by its mean and biased variance, then scaled by weight and shifted by bias where given.
+std::string check_layer_norm(const Tensor& x, const LayerNormOptions& options, std::size_t max_bytes = no_memory_limit);
+Tensor layer_norm(const Tensor& x, const LayerNormOptions& options = {});
+
 }  // namespace ap

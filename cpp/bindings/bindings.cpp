@@ -317,6 +317,27 @@ struct scaled_dot_product_attention_binding {
   }
 };
 
+// PyTorch's F.layer_norm over the last axis. Its options are read here (the API has checked and completed them).
+struct layer_norm_binding {
+  LayerNormOptions options;
+  Tensor x;
+  void read(Call& call, const val* js) {
+    call.read(js[0], "x", x);
+    if (!call.ok() || !is_object(js[1])) return;
+    const val& given = js[1];
+    call.read_optional(given[js_key("weight")], "options.weight", options.weight);
+    call.read_optional(given[js_key("bias")], "options.bias", options.bias);
+    const val eps = given[js_key("eps")];
+    if (eps.isNumber()) options.eps = static_cast<float>(eps.as<double>());
+  }
+  std::string check(std::size_t max_bytes) const { return check_layer_norm(x, options, max_bytes); }
+  val compute() const {
+    val result = val::object();
+    result.set(js_key("output"), to_js(layer_norm(x, options)));
+    return result;
+  }
+};
+
 struct matmul_binding {
   MatmulOptions options;
   Tensor a;

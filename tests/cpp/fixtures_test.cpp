@@ -216,6 +216,16 @@ const std::map<std::string, std::function<void()>>& runners() {
                      {"dropped", r.dropped}, {"output", r.output}};
     });
      }},
+    {"layerNorm", [] {
+    check_fixture("layerNorm", [](const json& args) {
+      const json& given = options_at(args, 1);
+      LayerNormOptions options;
+      if (given.contains("weight")) options.weight = to_tensor(given.at("weight"));
+      if (given.contains("bias")) options.bias = to_tensor(given.at("bias"));
+      options.eps = given.value("eps", 1e-5f);
+      return Results{{"output", layer_norm(to_tensor(args[0]), options)}};
+    });
+     }},
   };
   return table;
 }

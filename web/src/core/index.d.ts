@@ -136,6 +136,16 @@ export interface ScaledDotProductAttentionResult {
   output: Tensor;
 }
 
+/** PyTorch's F.layer_norm options, over the last axis C of x. */
+export interface LayerNormOptions {
+  /** The affine scale γ (C). [null: none] */
+  weight?: Tensor | null;
+  /** The affine shift β (C). [null: none] */
+  bias?: Tensor | null;
+  /** Added to the biased variance before its square root; a number > 0, held as float32. [1e-5] */
+  eps?: number;
+}
+
 export interface MatmulOptions {
   /** b is stored (N, K) and used as bᵀ. [false] */
   transposeB?: boolean;
@@ -371,6 +381,8 @@ export interface Attention {
   crossAttentionBackward(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, gradOutput: Tensor, options?: MultiheadOptions): MaybePromise<CrossAttentionGradients>;
   /** PyTorch's F.scaled_dot_product_attention: query (…, L, E), key (…, S, E), value (…, S, Ev), the leading axes equal. */
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): MaybePromise<ScaledDotProductAttentionResult>;
+  /** PyTorch's F.layer_norm(x, (C,), weight, bias, eps): x (…, C) of any rank ≥ 1 → { output (…, C) }, each row by its mean and biased variance. */
+  layerNorm(x: Tensor, options?: LayerNormOptions): MaybePromise<{ output: Tensor }>;
   /** Fast path. a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → { output (M, N) or (B, M, N) }. Throws when the backend has no matmul. */
   matmul(a: Tensor, b: Tensor, options?: MatmulOptions): MaybePromise<{ output: Tensor }>;
 }
@@ -406,6 +418,7 @@ export interface Backend {
   multiheadAttentionFusedBackward(x: Tensor, weights: FusedWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
   crossAttentionBackward(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options: Required<ScaledDotProductAttentionOptions>): MaybePromise<object>;
+  layerNorm(x: Tensor, options: Required<LayerNormOptions>): MaybePromise<object>;
   matmul(a: Tensor, b: Tensor, options: Required<MatmulOptions>): MaybePromise<object>;
   /** Optional (backends/threads.js): workers in use, why not, and how to stop them. Absent: 1, null, nothing. */
   readonly threads?: number;

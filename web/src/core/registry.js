@@ -285,6 +285,20 @@ export const REGISTRY = Object.freeze([
     },
   },
   {
+    // PyTorch's F.layer_norm over the last axis of x (…, C): mean and biased variance per row, then the affine
+    // weight and bias (C) where given.
+    name: 'layerNorm', cpp: 'layer_norm', step: null,
+    args: [{ name: 'x', kind: 'tensor' }],
+    options: {
+      weight: { type: 'tensor', default: null, expected: 'null, or a tensor {data: Float32Array, shape (C)}', axes: ['C'], note: 'the last axis of x' },
+      bias: { type: 'tensor', default: null, expected: 'null, or a tensor {data: Float32Array, shape (C)}', axes: ['C'], note: 'the last axis of x' },
+      eps: { type: 'number', min: 0, minExclusive: true, float32: true, default: 1e-5, expected: 'a finite number > 0' },
+    },
+    results: { output: { batched: false } },
+    paths: ['teaching'], gpu: 'reference', fixture: true,
+    memory: { teaching: [[1, 'size']] },
+  },
+  {
     name: 'matmul', cpp: 'matmul', step: null,
     args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor', axes: ['K', 'N'] }],
     options: { transposeB: { type: 'boolean', default: false } },

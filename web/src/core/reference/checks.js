@@ -22,6 +22,7 @@ import {
 import { withoutMemoryCheck } from '../registry-checks.js';
 import { checkMasks, hasMasks } from './masks.js';
 import { checkAttentionDropout } from './dropout.js';
+import { checkLayerNorm } from './layer-norm.js';
 import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
 export * from './check-helpers.js';
@@ -325,6 +326,7 @@ export const CHECKS = Object.freeze({
   multiheadAttentionFused: checkMultiheadAttentionFused,
   crossAttention: checkCrossAttention,
   scaledDotProductAttention: checkScaledDotProductAttention,
+  layerNorm: checkLayerNorm,
   matmul: checkMatmul,
   selfAttentionBackward: backwardCheck('selfAttention', checkSelfAttention),
   multiheadAttentionStackedBackward: backwardCheck('multiheadAttentionStacked', checkMultiheadAttentionStacked),

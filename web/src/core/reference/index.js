@@ -6,6 +6,7 @@ import { attentionDropout } from './dropout.js';
 import { causalAverageLoop, causalAverageMatmul, causalAverageSoftmax } from './causal-average.js';
 import { compare } from './compare.js';
 import { crossAttention } from './cross-attention.js';
+import { layerNorm } from './layer-norm.js';
 import { matmul } from './linalg.js';
 import { multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked } from './multihead.js';
 import { nextTokenPairs } from './next-token.js';
@@ -20,14 +21,14 @@ import { FUNCTION_NAMES } from '../registry.js';
 
 export {
   attentionDropout, attentionWithoutWeights, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, compare,
-  crossAttention, matmul, multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked, nextTokenPairs,
-  scaledDotProductAttention, selfAttention, softmax,
+  crossAttention, layerNorm, matmul, multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked,
+  nextTokenPairs, scaledDotProductAttention, selfAttention, softmax,
 };
 
 const IMPLEMENTATIONS = {
   nextTokenPairs, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, softmax, attentionWithoutWeights,
   selfAttention, attentionDropout, compare, multiheadAttentionStacked, multiheadAttentionSplit, multiheadAttentionFused,
-  crossAttention, scaledDotProductAttention, matmul, selfAttentionBackward, multiheadAttentionStackedBackward, multiheadAttentionSplitBackward,
+  crossAttention, scaledDotProductAttention, layerNorm, matmul, selfAttentionBackward, multiheadAttentionStackedBackward, multiheadAttentionSplitBackward,
   multiheadAttentionFusedBackward, crossAttentionBackward,
 };
 
