@@ -173,3 +173,12 @@ describe('loading from a URL (a local server)', () => {
     expect(() => hubUrl('a b')).toThrow('hubUrl: repository is "a b"; expected a Hugging Face name');
   });
 });
+
+describe("'attention-playground/gpt2'", () => {
+  it('exports every function and constant its index.d.ts declares, and no other', async () => {
+    const exported = Object.keys(await import('../../web/src/gpt2/index.js')).sort();
+    const declarations = readFileSync(fileURLToPath(new URL('../../web/src/gpt2/index.d.ts', import.meta.url)), 'utf8');
+    const declared = [...declarations.matchAll(/^export (?:function|const) (\w+)/gm)].map((m) => m[1]);
+    expect(exported).toEqual([...new Set(declared)].sort());
+  });
+});

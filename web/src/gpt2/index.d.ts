@@ -1,0 +1,81 @@
+// Types of 'attention-playground/gpt2' (docs/api.md "GPT-2").
+
+/** A float32 tensor. */
+export interface Tensor { data: Float32Array; shape: number[] }
+
+/** config.json's sizes. */
+export interface Gpt2Config {
+  vocabSize: number; contextLength: number; dModel: number; layers: number; heads: number; dMlp: number; layerNormEpsilon: number;
+}
+
+/** GPT-2's byte-level BPE. */
+export interface BpeTokenizer {
+  /** Token ids of text ('<|endoftext|>' and tokenizer.json's added tokens match whole). */
+  encode(text: string): number[];
+  /** The text of token ids (invalid UTF-8 shows U+FFFD). */
+  decode(ids: ArrayLike<number>): string;
+  /** Each token on its own, as text. */
+  tokenStrings(ids: ArrayLike<number>): string[];
+  readonly vocabSize: number;
+  readonly specialTokens: readonly string[];
+  idOf(symbol: string): number | undefined;
+  symbolOf(id: number): string | undefined;
+}
+
+/** A loaded checkpoint: parameters under Hugging Face's names without 'transformer.', float32. */
+export interface Gpt2Checkpoint { config: Gpt2Config; parameters: Record<string, Tensor>; tokenizer: BpeTokenizer }
+
+export interface Gpt2ForwardOptions {
+  /** Also return every layer's attention weights (H, T, T). Default false (the fused path). */
+  intermediates?: boolean;
+  /** [layer, head] pairs to ablate: their context is zeroed before the output projection. */
+  headsOff?: Array<[number, number]>;
+}
+
+export interface Gpt2ForwardResult { logits: Tensor; attention?: Tensor[] }
+
+/** The model interface: {tokenizer, config, forward(tokens, {intermediates, headsOff})}. */
+export interface Gpt2Model {
+  readonly tokenizer: BpeTokenizer;
+  readonly config: Gpt2Config;
+  /** 'js', 'wasm-simd', 'wasm-baseline', or 'api:<backend>' when composed of a loaded attention API. */
+  readonly backend: string;
+  /** {backend, path, ms} of the last forward. */
+  readonly lastCall: { backend: string; path: string; ms: number } | null;
+  /** tokens: 1 to contextLength ids. Logits (T, V). */
+  forward(tokens: ArrayLike<number>, options?: Gpt2ForwardOptions): Gpt2ForwardResult;
+  /** Frees the WASM heap's copy of the parameters. */
+  dispose(): void;
+}
+
+export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
+  backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object;
+}): Promise<Gpt2Model>;
+
+export interface LoadProgress { file: string; url: string; loaded: number; total: number | null; cached: boolean; resumed: number }
+
+/** The hub's resolve URL of a repository: hubUrl('gpt2') → 'https://huggingface.co/gpt2/resolve/main'. */
+export function hubUrl(repository: string, revision?: string): string;
+export function loadGpt2FromUrl(baseUrl: string, options?: {
+  onProgress?: (progress: LoadProgress) => void; signal?: AbortSignal; limitBytes?: number; useCache?: boolean; fetchImpl?: typeof fetch;
+}): Promise<Gpt2Checkpoint>;
+export function loadGpt2FromFiles(files: Iterable<File | (Blob & { name: string })>, options?: { limitBytes?: number }): Promise<Gpt2Checkpoint>;
+export function loadGpt2FromDirectory(directory: string, options?: { modelFile?: string; limitBytes?: number }): Promise<Gpt2Checkpoint>;
+
+export const CHECKPOINT_CACHE: string;
+export function forgetCheckpoints(): Promise<boolean>;
+export function isCached(url: string): Promise<boolean>;
+
+export function gpt2Config(json: string | object, source?: string): Gpt2Config;
+export function gpt2ParameterShapes(config: Gpt2Config): Record<string, number[]>;
+export function gpt2ParameterCount(config: Gpt2Config): number;
+export function gpt2MemoryBytes(config: Gpt2Config): { parameters: number; packed: number; activations: number; total: number };
+export function checkGpt2Memory(config: Gpt2Config, options?: { limitBytes?: number; name?: string; fileBytes?: number }): ReturnType<typeof gpt2MemoryBytes>;
+export function gpt2ParametersFromSafetensors(bytes: Uint8Array, config: Gpt2Config, source?: string): Record<string, Tensor>;
+
+export function createBpeTokenizer(options: { vocab: Record<string, number> | Map<string, number>; merges: Array<[string, string]>; specialTokens?: string[]; source?: string }): BpeTokenizer;
+export function parseMerges(text: string, source?: string): Array<[string, string]>;
+export function tokenizerFromVocabAndMerges(vocabText: string, mergesText: string, names?: { vocabSource?: string; mergesSource?: string }): BpeTokenizer;
+export function tokenizerFromJson(text: string, source?: string): BpeTokenizer;
+/** GPT-2's pre-tokenisation: the words BPE runs on. */
+export function pretokenize(text: string): string[];
