@@ -5,6 +5,8 @@
 //   .parameters()                           a Float32Array view of every parameter in the heap, in
 //                                           gpt2_inference.h's order; JS copies the checkpoint in once. The
 //                                           view dies when the memory grows: take a fresh one for every copy
+//   .pack()                                 builds the GEMM's packed copy of the matrices (after the copy in),
+//                                           or an Error (memory); .packedFloats(): the floats it takes
 //   .forward(tokens, headsOff, attention)   true, or an Error (memory); tokens an Int32Array of ids,
 //                                           headsOff a Uint8Array of layers·heads flags (empty: none)
 //   .logits()                               a view of the logits (t, vocab), valid until the next call
@@ -32,6 +34,18 @@ class Gpt2Model {
       : config_{vocab_size, context_length, d_model, heads, layers, d_mlp, eps}, model_(config_) {}
 
   val parameters() { return val(emscripten::typed_memory_view(model_.parameter_count(), model_.parameters())); }
+
+  val pack() {
+    const std::size_t need = model_.packed_floats() * sizeof(float);
+    if (need > bytes_available()) {
+      return val::global("Error").new_("createGpt2: the packed weights need " + std::to_string(need >> 20) +
+                                       " MiB; the WASM memory has " + std::to_string(bytes_available() >> 20) + " MiB left");
+    }
+    model_.pack();
+    return val(true);
+  }
+
+  double packed_floats() const { return static_cast<double>(model_.packed_floats()); }
 
   val forward(val tokens, val heads_off, bool attention) {
     tokens_ = emscripten::convertJSArrayToNumberVector<int>(tokens);
@@ -71,6 +85,8 @@ EMSCRIPTEN_BINDINGS(gpt2) {
   emscripten::class_<Gpt2Model>("Gpt2Inference")
       .constructor<int, int, int, int, int, int, float>()
       .function("parameters", &Gpt2Model::parameters)
+      .function("pack", &Gpt2Model::pack)
+      .function("packedFloats", &Gpt2Model::packed_floats)
       .function("forward", &Gpt2Model::forward)
       .function("logits", &Gpt2Model::logits)
       .function("attention", &Gpt2Model::attention);

@@ -29,10 +29,29 @@ void layer_norm(const float* x, const float* gamma, const float* beta, int rows,
   }
 }
 
+// tanh as Eigen's generic_fast_tanh_float: a 13/6 rational function on [−7.905, 7.905] (tanh is ±1 in float32
+// beyond), x itself below 4e-4. No libm call and no branch, so clang vectorises the GELU loop; libm's tanh
+// cost a third of the MLP's time.
+inline float fast_tanh(float a) {
+  const float x = std::min(std::max(a, -7.90531110763549805f), 7.90531110763549805f);
+  const float x2 = x * x;
+  float p = x2 * -2.76076847742355e-16f + 2.00018790482477e-13f;
+  p = x2 * p + -8.60467152213735e-11f;
+  p = x2 * p + 5.12229709037114e-08f;
+  p = x2 * p + 1.48572235717979e-05f;
+  p = x2 * p + 6.37261928875436e-04f;
+  p = x2 * p + 4.89352455891786e-03f;
+  p = x * p;
+  float q = x2 * 1.19825839466702e-06f + 1.18534705686654e-04f;
+  q = x2 * q + 2.26843463243900e-03f;
+  q = x2 * q + 4.89352518554385e-03f;
+  return std::fabs(a) < 0.0004f ? a : p / q;
+}
+
 // GPT-2's GELU: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 inline float gelu_tanh(float x) {
   constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+  return 0.5f * x * (1.0f + fast_tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
 }
 
 void add_bias(float* y, const float* bias, int rows, int cols) {
@@ -42,13 +61,12 @@ void add_bias(float* y, const float* bias, int rows, int cols) {
   }
 }
 
-// y (rows, out) = x (rows, in)·W (in, out) + b: Conv1D's layout, no transpose; with `accumulate`, y += that.
-void conv1d(const float* x, const float* weight, const float* bias, int rows, int in, int out, float* y,
-            bool accumulate = false) {
-  MatmulShape shape = MatmulShape::dense(rows, in, out);
+// y (rows, out) = x (rows, in)·W (in, out) + b: Conv1D's layout, W packed; with `accumulate`, y += that.
+void conv1d(const float* x, const PackedMatrix& weight, const float* bias, int rows, float* y, bool accumulate = false) {
+  MatmulShape shape = MatmulShape::dense(rows, weight.k, weight.n);
   shape.accumulate = accumulate;
-  matmul(x, weight, y, shape);
-  add_bias(y, bias, rows, out);
+  matmul_prepacked(x, weight, y, shape);
+  add_bias(y, bias, rows, weight.n);
 }
 
 }  // namespace
@@ -82,6 +100,28 @@ Gpt2Inference::Gpt2Inference(const Gpt2Config& config) : config_(config) {
   ln_f_weight_ = add(C);
   ln_f_bias_ = add(C);
   attention_.resize(config.layers);
+}
+
+void Gpt2Inference::pack() {
+  const int C = config_.d_model, M = config_.d_mlp;
+  const float* P = parameters_.data();
+  c_attn_.clear();
+  attn_proj_.clear();
+  c_fc_.clear();
+  mlp_proj_.clear();
+  for (const Layer& w : layers_) {
+    c_attn_.push_back(pack_matrix(P + w.c_attn_weight, C, 3 * C));
+    attn_proj_.push_back(pack_matrix(P + w.attn_proj_weight, C, C));
+    c_fc_.push_back(pack_matrix(P + w.c_fc_weight, C, M));
+    mlp_proj_.push_back(pack_matrix(P + w.mlp_proj_weight, M, C));
+  }
+  unembedding_ = pack_matrix(P + wte_, C, config_.vocab_size, true);  // wte (V, C) read as wteᵀ (C, V)
+}
+
+std::size_t Gpt2Inference::packed_floats() const {
+  const std::size_t C = config_.d_model, M = config_.d_mlp, V = config_.vocab_size;
+  const auto padded = [](std::size_t n) { return (n + 7) / 8 * 8; };
+  return config_.layers * (C * padded(3 * C) + C * padded(C) + C * padded(M) + M * padded(C)) + C * padded(V);
 }
 
 std::size_t Gpt2Inference::scratch_growth(int t, bool attention) const {
@@ -138,8 +178,9 @@ void Gpt2Inference::attention_with_weights(int l, int t) {
 }
 
 void Gpt2Inference::forward(const int* tokens, int t, const unsigned char* heads_off, bool attention) {
+  if (unembedding_.panels.empty()) pack();
   reserve(t, attention);
-  const int C = config_.d_model, H = config_.heads, M = config_.d_mlp, V = config_.vocab_size;
+  const int C = config_.d_model, H = config_.heads;
   const int d_head = C / H;
   const float eps = config_.layer_norm_eps;
   const float* P = parameters_.data();
@@ -155,7 +196,7 @@ void Gpt2Inference::forward(const int* tokens, int t, const unsigned char* heads
   for (int l = 0; l < config_.layers; ++l) {
     const Layer& w = layers_[l];
     layer_norm(x, P + w.ln_1_weight, P + w.ln_1_bias, t, C, eps, normed_.data());
-    conv1d(normed_.data(), P + w.c_attn_weight, P + w.c_attn_bias, t, C, 3 * C, qkv_.data());
+    conv1d(normed_.data(), c_attn_[l], P + w.c_attn_bias, t, qkv_.data());
     if (attention) {
       attention_with_weights(l, t);
     } else {
@@ -180,15 +221,15 @@ void Gpt2Inference::forward(const int* tokens, int t, const unsigned char* heads
         for (int i = 0; i < t; ++i) std::fill_n(context_.data() + static_cast<std::size_t>(i) * C + h * d_head, d_head, 0.0f);
       }
     }
-    conv1d(context_.data(), P + w.attn_proj_weight, P + w.attn_proj_bias, t, C, C, x, true);  // x += c·W + b
+    conv1d(context_.data(), attn_proj_[l], P + w.attn_proj_bias, t, x, true);  // x += c·W + b
     layer_norm(x, P + w.ln_2_weight, P + w.ln_2_bias, t, C, eps, normed_.data());
-    conv1d(normed_.data(), P + w.c_fc_weight, P + w.c_fc_bias, t, C, M, hidden_.data());
+    conv1d(normed_.data(), c_fc_[l], P + w.c_fc_bias, t, hidden_.data());
     for (float& value : hidden_) value = gelu_tanh(value);
-    conv1d(hidden_.data(), P + w.mlp_proj_weight, P + w.mlp_proj_bias, t, M, C, x, true);  // x += m·W + b
+    conv1d(hidden_.data(), mlp_proj_[l], P + w.mlp_proj_bias, t, x, true);  // x += m·W + b
   }
-  // 3. logits = LN(x; ln_f)·wteᵀ: (t, C)·(V, C)ᵀ -> (t, V)
+  // 3. logits = LN(x; ln_f)·wteᵀ: (t, C)·(C, V) -> (t, V), wteᵀ packed
   layer_norm(x, P + ln_f_weight_, P + ln_f_bias_, t, C, eps, normed_.data());
-  matmul(normed_.data(), P + wte_, logits_.data(), MatmulShape::dense(t, C, V, true));
+  matmul_prepacked(normed_.data(), unembedding_, logits_.data(), MatmulShape::dense(t, C, config_.vocab_size));
 }
 
 }  // namespace ap::kernels

@@ -10,12 +10,16 @@
 //                 m = gelu_tanh(LN(x; ln_2)·c_fc.W + b);  x ← x + m·mlp.c_proj.W + b
 //   logits = LN(x; ln_f)·wteᵀ                                                  (T, V), tied unembedding
 //
-// Every product is the packed GEMM (gemm.h); the residual adds are the GEMM's accumulate. Ablated heads
+// Every product is the packed GEMM (gemm.h) on weights packed once (pack(): the GEMM's panels of c_attn, c_proj,
+// c_fc, mlp.c_proj and wteᵀ, built after the parameters are written, not on every call); the residual adds are
+// the GEMM's accumulate. Ablated heads
 // (`heads_off`) have their context columns zeroed before c_proj: the head adds nothing to the residual.
 #pragma once
 
 #include <cstddef>
 #include <vector>
+
+#include "gemm.h"
 
 namespace ap::kernels {
 
@@ -35,6 +39,11 @@ class Gpt2Inference {
   // ln_f.bias (web/src/gpt2/checkpoint.js gpt2ParameterShapes, the same order).
   std::size_t parameter_count() const { return parameters_.size(); }
   float* parameters() { return parameters_.data(); }
+
+  // Packs the matrices for the GEMM (after the parameters are written; again if they change). Floats it
+  // allocates: packed_floats().
+  void pack();
+  std::size_t packed_floats() const;
 
   // Floats a forward over t tokens needs beyond what is held now (0: none to allocate).
   std::size_t scratch_growth(int t, bool attention) const;
@@ -60,6 +69,9 @@ class Gpt2Inference {
   std::vector<float> parameters_;
   std::size_t wte_ = 0, wpe_ = 0, ln_f_weight_ = 0, ln_f_bias_ = 0;
   std::vector<Layer> layers_;
+  // pack()'s panels, per layer c_attn, attn.c_proj, c_fc, mlp.c_proj; and wteᵀ for the unembedding.
+  std::vector<PackedMatrix> c_attn_, attn_proj_, c_fc_, mlp_proj_;
+  PackedMatrix unembedding_;
   // Activations for t_ rows: the residual stream, a LayerNorm's output, [q k v], the context, the MLP's hidden
   // layer, the logits; per layer its weights when asked for.
   int t_ = 0;
