@@ -56,13 +56,13 @@ describe.each(['js', 'wasm-simd'])("GPT-2 composed of the attention API's functi
   it('logits and every layer\'s weights, each call on the path its planner picks', async () => {
     const model = await createGpt2(checkpoint, { attention: await loadAttention({ backend }) });
     const { tokens } = cases[3];
-    expectClose(model.forward(tokens).logits, expected('3.logits'), LOGITS, 'logits');
+    expectClose((await model.forward(tokens)).logits, expected('3.logits'), LOGITS, 'logits');
     expect(model.lastCall.backend).toBe(`api:${backend}`);
     expect(model.lastCall.path).toMatch(/multiheadAttentionFused: (fused|teaching)/);
-    const full = model.forward(tokens, { intermediates: true });
+    const full = await model.forward(tokens, { intermediates: true });
     full.attention.forEach((weights, l) => expectClose(weights, expected(`3.attention.${l}`), WEIGHTS, `layer ${l} weights`));
     const headsOff = [[0, 1], [1, 3]];
-    expectClose(model.forward(tokens, { headsOff }).logits, models.js.forward(tokens, { headsOff }).logits, LOGITS, 'ablated logits');
+    expectClose((await model.forward(tokens, { headsOff })).logits, models.js.forward(tokens, { headsOff }).logits, LOGITS, 'ablated logits');
   });
 });
 

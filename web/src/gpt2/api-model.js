@@ -8,22 +8,25 @@
 
 const geluTanh = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
 
-/** GPT-2 over a loaded attention API (loadAttention's object); forward as wasm-model.js's, plus the paths. */
+/**
+ * GPT-2 over a loaded attention API (loadAttention's object); forward as wasm-model.js's, plus the paths, and
+ * asynchronous: the webgpu backend's functions return Promises (the others' results are awaited the same way).
+ */
 export function createApiGpt2(attention, config, parameters) {
   const { dModel: C, heads: H, layers, layerNormEpsilon: eps, dMlp: M } = config;
   const p = (name) => parameters[name];
   return {
-    forward(tokens, flags, intermediates) {
+    async forward(tokens, flags, intermediates) {
       const T = tokens.length;
       const paths = new Set();
-      const call = (fn, ...args) => {
-        const result = attention[fn](...args);
+      const call = async (fn, ...args) => {
+        const result = await attention[fn](...args);
         paths.add(`${fn}: ${attention.lastCall?.path ?? '?'}`);
         return result;
       };
-      const norm = (x, name) => call('layerNorm', { data: x, shape: [T, C] }, { weight: p(`${name}.weight`), bias: p(`${name}.bias`), eps }).output.data;
-      const linear = (x, inSize, name) => {
-        const y = call('matmul', { data: x, shape: [T, inSize] }, p(`${name}.weight`)).output.data;
+      const norm = async (x, name) => (await call('layerNorm', { data: x, shape: [T, C] }, { weight: p(`${name}.weight`), bias: p(`${name}.bias`), eps })).output.data;
+      const linear = async (x, inSize, name) => {
+        const y = (await call('matmul', { data: x, shape: [T, inSize] }, p(`${name}.weight`))).output.data;
         const bias = p(`${name}.bias`).data;
         for (let i = 0; i < y.length; i++) y[i] += bias[i % bias.length];
         return y;
@@ -35,7 +38,7 @@ export function createApiGpt2(attention, config, parameters) {
       const weights = [];
       for (let l = 0; l < layers; l++) {
         const block = (name) => `h.${l}.${name}`;
-        const result = call('multiheadAttentionFused', { data: norm(x, block('ln_1')), shape: [T, C] },
+        const result = await call('multiheadAttentionFused', { data: await norm(x, block('ln_1')), shape: [T, C] },
           { inProjection: p(block('attn.c_attn.weight')), inBias: p(block('attn.c_attn.bias')) },
           { causal: true, heads: H, intermediates });
         const context = result.output.data;
@@ -44,14 +47,14 @@ export function createApiGpt2(attention, config, parameters) {
           if (!flags[l * H + h]) continue;
           for (let t = 0; t < T; t++) context.fill(0, t * C + h * (C / H), t * C + (h + 1) * (C / H));
         }
-        const projected = linear(context, C, block('attn.c_proj'));
+        const projected = await linear(context, C, block('attn.c_proj'));
         for (let i = 0; i < x.length; i++) x[i] += projected[i];
-        const hidden = linear(norm(x, block('ln_2')), C, block('mlp.c_fc'));
+        const hidden = await linear(await norm(x, block('ln_2')), C, block('mlp.c_fc'));
         for (let i = 0; i < hidden.length; i++) hidden[i] = geluTanh(hidden[i]);
-        const mlp = linear(hidden, M, block('mlp.c_proj'));
+        const mlp = await linear(hidden, M, block('mlp.c_proj'));
         for (let i = 0; i < x.length; i++) x[i] += mlp[i];
       }
-      const logits = call('matmul', { data: norm(x, 'ln_f'), shape: [T, C] }, p('wte.weight'), { transposeB: true }).output.data;
+      const logits = (await call('matmul', { data: await norm(x, 'ln_f'), shape: [T, C] }, p('wte.weight'), { transposeB: true })).output.data;
       return { logits, attention: intermediates ? weights : null, paths: [...paths] };
     },
     dispose() {},

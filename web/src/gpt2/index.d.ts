@@ -42,8 +42,8 @@ export interface Gpt2Model {
   readonly backend: string;
   /** {backend, path, ms} of the last forward. */
   readonly lastCall: { backend: string; path: string; ms: number } | null;
-  /** tokens: 1 to contextLength ids. Logits (T, V). */
-  forward(tokens: ArrayLike<number>, options?: Gpt2ForwardOptions): Gpt2ForwardResult;
+  /** tokens: 1 to contextLength ids. Logits (T, V); a Promise of them when composed of an attention API ('api:…'). */
+  forward(tokens: ArrayLike<number>, options?: Gpt2ForwardOptions): Gpt2ForwardResult | Promise<Gpt2ForwardResult>;
   /** Frees the WASM heap's copy of the parameters. */
   dispose(): void;
 }

@@ -1,6 +1,7 @@
 // GPT-2 as a model of the model interface (the same as the project's trained models):
 //   {tokenizer, config, forward(tokens, {intermediates, headsOff})}
-// forward returns the logits (T, V) and, with `intermediates`, every layer's attention weights (H, T, T);
+// forward returns the logits (T, V) and, with `intermediates`, every layer's attention weights (H, T, T) (a
+// Promise of them when composed of an attention API, whose webgpu backend is asynchronous);
 // headsOff lists [layer, head] pairs whose output is removed (zero-ablation: the head's context is zeroed
 // before the output projection). The forward runs on the JS reference ('js') or the WASM fast path ('wasm':
 // the fused attention without intermediates, the per-head softmax with them); `lastCall` says which ran and
@@ -73,13 +74,16 @@ function wrap({ config, tokenizer }, engineToWrap, backendName) {
       const T = tokens.length;
       const started = performance.now();
       if (!engine) throw new Error('gpt2.forward: the model was disposed');
-      const out = engine.forward(tokens, flags, intermediates);
-      const path = out.paths ? out.paths.join(', ') : backendName === 'js' ? 'teaching' : intermediates ? 'weights' : 'fused';
-      model.lastCall = { backend: backendName, path, ms: performance.now() - started };
-      return {
-        logits: { data: out.logits, shape: [T, V] },
-        ...(intermediates ? { attention: out.attention.map((data) => ({ data, shape: [H, T, T] })) } : {}),
+      const finish = (out) => {
+        const path = out.paths ? out.paths.join(', ') : backendName === 'js' ? 'teaching' : intermediates ? 'weights' : 'fused';
+        model.lastCall = { backend: backendName, path, ms: performance.now() - started };
+        return {
+          logits: { data: out.logits, shape: [T, V] },
+          ...(intermediates ? { attention: out.attention.map((data) => ({ data, shape: [H, T, T] })) } : {}),
+        };
       };
+      const out = engine.forward(tokens, flags, intermediates);
+      return typeof out?.then === 'function' ? out.then(finish) : finish(out);
     },
     dispose() { engine?.dispose(); engine = null; },
   };
