@@ -65,7 +65,7 @@ export const STATE_TABLE = [
   // Step 12 ('learn'): what its one-layer model trains on.
   { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'sentence', control: true },
   // The Training tab (`view=train`); its parameters are prefixed `train-` so they never collide with the walk's.
-  { name: 'view', type: 'enum', values: ['walk', 'train'], default: 'walk' },
+  { name: 'view', type: 'enum', values: ['walk', 'train', 'model'], default: 'walk' },
   { name: 'train-task', type: 'enum', values: TRAIN_TASKS, default: 'induction', control: true },
   { name: 'train-text', type: 'text', maxLength: MAX_TEXT, default: 'the cat sat on the mat and the dog sat on the rug and the cat saw the dog', control: true },
   { name: 'train-layers', type: 'int', min: 1, max: 4, default: 2, control: true },
@@ -77,6 +77,9 @@ export const STATE_TABLE = [
   { name: 'train-batch', type: 'int', min: 1, max: 64, default: 16, control: true },
   { name: 'train-seed', type: 'int', min: 0, max: MAX_UINT32, default: 1, control: true },
   { name: 'train-steps', type: 'int', min: 1, max: 100000, default: 400, control: true },
+  // The Real model view (`view=model`): the checkpoint ('tiny', a Hugging Face repository or a URL) and the text.
+  { name: 'model-source', type: 'text', maxLength: 300, default: 'tiny' },
+  { name: 'model-text', type: 'text', maxLength: MAX_TEXT, default: 'The cat sat on the mat. The cat sat on the' },
   { name: 'embed', type: 'bool', default: false },
   { name: 'hide', type: 'set', values: HIDEABLE, default: [] },
   { name: 'lock', type: 'set', values: [], default: [] }, // values filled below: the control names
