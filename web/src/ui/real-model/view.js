@@ -1,19 +1,16 @@
 // The Real model view (view=model): a GPT-2-family checkpoint's own heads on the learner's text. The checkpoint
-// comes from the built-in tiny model (random weights: untrained), a Hugging Face repository or URL (streamed
+// comes from the built-in tiny model (tiny-model.js, random weights: untrained), a Hugging Face repository or URL (streamed
 // with progress, cancellable, cached; "forget" empties the cache) or picked files; the forward runs on the WASM
 // fast path (the JS reference where WASM cannot load) with every layer's weights, and again with the heads the
 // learner switched off. Shows every layer × head's weights, the next-token top-10 and the forward's time.
-import configUrl from './tiny/config.json?url';
-import mergesUrl from './tiny/merges.txt?url';
-import modelUrl from './tiny/model.safetensors?url';
-import vocabUrl from './tiny/vocab.json?url';
 import { createGpt2 } from '../../gpt2/model.js';
 import { forgetCheckpoints } from '../../gpt2/fetch-file.js';
-import { gpt2FromContents, hubUrl, loadGpt2FromFiles, loadGpt2FromUrl } from '../../gpt2/load.js';
+import { hubUrl, loadGpt2FromFiles, loadGpt2FromUrl } from '../../gpt2/load.js';
 import { gpt2ParameterCount } from '../../gpt2/checkpoint.js';
 import { drawHeatmap } from '../training/heatmaps.js';
 import { element, setHidden, setText } from '../dom-sync.js';
 import { STRINGS, format } from '../strings.js';
+import { tinyCheckpoint } from './tiny-model.js';
 import './real-model.css';
 
 const S = STRINGS.realModel;
@@ -25,14 +22,6 @@ export function sourceUrl(source) {
   if (source === 'tiny') return null;
   if (/^(https?:)?\/\//.test(source) || source.startsWith('/')) return source;
   return hubUrl(source);
-}
-
-async function loadTiny() {
-  const text = async (url) => (await fetch(url)).text();
-  return gpt2FromContents({
-    configText: await text(configUrl), vocabText: await text(vocabUrl), mergesText: await text(mergesUrl),
-    modelBytes: new Uint8Array(await (await fetch(modelUrl)).arrayBuffer()),
-  });
 }
 
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -129,7 +118,7 @@ export function createRealModelView({ update }) {
     const url = sourceUrl(source);
     setText(progressText, format(S.loading, { source }));
     try {
-      const checkpoint = url === null ? await loadTiny() : await loadGpt2FromUrl(url, {
+      const checkpoint = url === null ? tinyCheckpoint() : await loadGpt2FromUrl(url, {
         signal,
         onProgress: ({ file, loaded, total, cached }) => {
           setHidden(progress, false);
