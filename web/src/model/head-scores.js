@@ -30,11 +30,15 @@ export function headProbes({ vocabSize, count = 8, length = 64, seed = 0 }) {
 /** Adds one (T, T) weights matrix's scores (row-major, causal) to acc; weight(t, j) reads it. */
 function accumulate(acc, weight, tokens) {
   const T = tokens.length;
-  const first = new Map();
+  const seen = new Map(); // token → [first position, occurrences so far]
   for (let t = 0; t < T; t++) {
-    const f = first.get(tokens[t]);
-    if (f === undefined) first.set(tokens[t], t);
-    else if (f + 1 < t) { acc.induction += weight(t, f + 1); acc.inductionCount++; }
+    const before = seen.get(tokens[t]);
+    if (!before) seen.set(tokens[t], [t, 1]);
+    else {
+      // one earlier occurrence: its next position is where an induction head looks (with several, it may split)
+      if (before[1] === 1 && before[0] + 1 < t) { acc.induction += weight(t, before[0] + 1); acc.inductionCount++; }
+      before[1]++;
+    }
     if (t === 0) continue;
     acc.previousToken += weight(t, t - 1);
     acc.self += weight(t, t);
@@ -58,7 +62,7 @@ function finish(acc) {
  * headScores(model, {seed [0], count [8], length [min(64, contextLength)], multiple [HEAD_SCORE_MULTIPLE]}) →
  * { probes, uniform, thresholds, heads: [{layer, head, previousToken, induction, sink, self, entropy, labels, label}] }.
  * Scores are means over the probes' rows t ≥ 1: previousToken the weight on t − 1, self on t, sink on 0, entropy
- * (nats) of the row; induction the weight on f + 1 at every t whose token first occurred at f < t − 1. A head's
+ * (nats) of the row; induction the weight on f + 1 at every t whose token occurred exactly once before, at f < t − 1. A head's
  * labels: each HEAD_LABELS score ≥ its threshold (multiple × uniform[score]), strongest (score/threshold) first;
  * label the first, or null. layer and head are 0-based.
  */
