@@ -217,8 +217,18 @@ void Gpt2Inference::forward(const int* tokens, int t, const unsigned char* heads
     }
     if (heads_off) {
       for (int h = 0; h < H; ++h) {
-        if (!heads_off[l * H + h]) continue;
-        for (int i = 0; i < t; ++i) std::fill_n(context_.data() + static_cast<std::size_t>(i) * C + h * d_head, d_head, 0.0f);
+        const unsigned char how = heads_off[l * H + h];
+        if (!how) continue;
+        // 1: zeros (the head adds nothing); 2: its context averaged over the positions (no position told apart)
+        for (int c = 0; c < d_head; ++c) {
+          float* column = context_.data() + h * d_head + c;
+          double mean = 0;
+          if (how == 2) {
+            for (int i = 0; i < t; ++i) mean += column[static_cast<std::size_t>(i) * C];
+            mean /= t;
+          }
+          for (int i = 0; i < t; ++i) column[static_cast<std::size_t>(i) * C] = static_cast<float>(mean);
+        }
       }
     }
     conv1d(context_.data(), attn_proj_[l], P + w.attn_proj_bias, t, x, true);  // x += c·W + b

@@ -10,10 +10,10 @@
 //                 m = gelu_tanh(LN(x; ln_2)·c_fc.W + b);  x ← x + m·mlp.c_proj.W + b
 //   logits = LN(x; ln_f)·wteᵀ                                                  (T, V), tied unembedding
 //
-// Every product is the packed GEMM (gemm.h) on weights packed once (pack(): the GEMM's panels of c_attn, c_proj,
+// Ablated heads (`heads_off`: 1 = zeros, 2 = the head's context averaged over the positions) are replaced
+// before c_proj. Every product is the packed GEMM (gemm.h) on weights packed once (pack(): the GEMM's panels of c_attn, c_proj,
 // c_fc, mlp.c_proj and wteᵀ, built after the parameters are written, not on every call); the residual adds are
-// the GEMM's accumulate. Ablated heads
-// (`heads_off`) have their context columns zeroed before c_proj: the head adds nothing to the residual.
+// the GEMM's accumulate.
 #pragma once
 
 #include <cstddef>
@@ -49,7 +49,7 @@ class Gpt2Inference {
   std::size_t scratch_growth(int t, bool attention) const;
 
   // tokens: t ids in [0, vocab); 1 ≤ t ≤ context_length (checked by the caller). heads_off: layers·heads
-  // flags (nonzero: ablated) or null. attention: also keep every layer's weights (heads, t, t).
+  // flags (0: on, 1: zero-ablated, 2: mean-ablated) or null. attention: also keep every layer's weights (heads, t, t).
   void forward(const int* tokens, int t, const unsigned char* heads_off, bool attention);
 
   // After forward(): the logits (t, vocab), and layer l's attention weights (heads, t, t) when asked for.

@@ -23,6 +23,7 @@ for (const width of [1280, 390]) {
     await expect(view.locator('.real-model-top tbody tr')).toHaveCount(10);
     await expect(view.locator('.real-model-timing')).toHaveText(/Forward of \d+ tokens: [\d.]+ ms on wasm-simd \(weights\)\./);
     await expect(view.locator('.real-model-info')).toContainText('2 layers × 4 heads');
+    await expect(view.locator('.head-label')).toHaveCount(8); // headScores' labels, where a score passes its threshold
     await expect(page.locator('.tabs a[data-view="model"]')).toHaveAttribute('aria-current', 'page');
     const before = await view.locator('.real-model-top tbody').innerText();
     await view.locator('[data-ablate="1.2"]').check();

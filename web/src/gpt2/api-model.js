@@ -4,7 +4,9 @@
 //   {causal, heads})  (GPT-2's fused c_attn is the API's inProjection, (in, 3C));  x += matmul(context, c_proj.W) + b;
 //   x += matmul(gelu_tanh(matmul(layerNorm(x, ln_2), c_fc.W) + b), mlp.c_proj.W) + b
 // and logits = matmul(layerNorm(x, ln_f), wte, {transposeB}). The embeddings, biases, GELU and residual adds
-// are elementwise JS. Ablated heads have their context columns zeroed before c_proj.
+// are elementwise JS. Ablated heads' context columns are replaced (zeros or their mean) before c_proj.
+
+import { ablate } from './forward-reference.js';
 
 const geluTanh = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
 
@@ -16,7 +18,7 @@ export function createApiGpt2(attention, config, parameters) {
   const { dModel: C, heads: H, layers, layerNormEpsilon: eps, dMlp: M } = config;
   const p = (name) => parameters[name];
   return {
-    async forward(tokens, flags, intermediates) {
+    async forward(tokens, flags, wantWeights) {
       const T = tokens.length;
       const paths = new Set();
       const call = async (fn, ...args) => {
@@ -40,13 +42,10 @@ export function createApiGpt2(attention, config, parameters) {
         const block = (name) => `h.${l}.${name}`;
         const result = await call('multiheadAttentionFused', { data: await norm(x, block('ln_1')), shape: [T, C] },
           { inProjection: p(block('attn.c_attn.weight')), inBias: p(block('attn.c_attn.bias')) },
-          { causal: true, heads: H, intermediates });
+          { causal: true, heads: H, intermediates: wantWeights });
         const context = result.output.data;
-        if (intermediates) weights.push(result.weights.data);
-        for (let h = 0; h < H; h++) {
-          if (!flags[l * H + h]) continue;
-          for (let t = 0; t < T; t++) context.fill(0, t * C + h * (C / H), t * C + (h + 1) * (C / H));
-        }
+        if (wantWeights) weights.push(result.weights.data);
+        ablate(context, flags, l, T, C, H);
         const projected = await linear(context, C, block('attn.c_proj'));
         for (let i = 0; i < x.length; i++) x[i] += projected[i];
         const hidden = await linear(await norm(x, block('ln_2')), C, block('mlp.c_fc'));
@@ -55,7 +54,7 @@ export function createApiGpt2(attention, config, parameters) {
         for (let i = 0; i < x.length; i++) x[i] += mlp[i];
       }
       const logits = (await call('matmul', { data: await norm(x, 'ln_f'), shape: [T, C] }, p('wte.weight'), { transposeB: true })).output.data;
-      return { logits, attention: intermediates ? weights : null, paths: [...paths] };
+      return { logits, attention: wantWeights ? weights : null, paths: [...paths] };
     },
     dispose() {},
   };

@@ -27,11 +27,29 @@ function conv1d(x, rows, { data: W, shape: [inSize, outSize] }, bias) {
 const geluTanh = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
 
 /**
- * The logits (T·V floats) and, with intermediates, every layer's attention weights (H·T·T floats each).
- * flags: layers·heads bytes, 1 = that head ablated.
+ * Replaces ablated heads' context columns (T, C) in place: flags[l·H + h] 1 = zeros, 2 = the head's context
+ * averaged over the positions.
+ */
+export function ablate(context, flags, l, T, C, H) {
+  const d = C / H;
+  for (let h = 0; h < H; h++) {
+    const how = flags?.[l * H + h];
+    if (!how) continue;
+    for (let c = h * d; c < (h + 1) * d; c++) {
+      let mean = 0;
+      if (how === 2) { for (let t = 0; t < T; t++) mean += context[t * C + c]; mean /= T; }
+      for (let t = 0; t < T; t++) context[t * C + c] = mean;
+    }
+  }
+}
+
+/**
+ * The logits (T·V floats), every layer's attention weights (H·T·T floats each) and, with intermediates, each
+ * layer's {input, normed, query, key, value, weights, context, output} (output: the attention sublayer's, before
+ * the residual add). flags: layers·heads bytes, 1 = zero-ablated, 2 = mean-ablated.
  */
 export function gpt2ForwardReference(config, parameters, tokens, { flags = null, intermediates = false } = {}) {
-  const { dModel: C, heads: H, layers, layerNormEpsilon: eps, vocabSize: V } = config;
+  const { dModel: C, heads: H, layerNormEpsilon: eps, vocabSize: V } = config;
   const T = tokens.length;
   const d = C / H;
   const p = (name) => parameters[name];
@@ -43,10 +61,12 @@ export function gpt2ForwardReference(config, parameters, tokens, { flags = null,
     for (let c = 0; c < C; c++) x[t * C + c] = p('wte.weight').data[tokens[t] * C + c] + p('wpe.weight').data[t * C + c];
   }
   const attention = [];
-  for (let l = 0; l < layers; l++) {
+  const layers = [];
+  for (let l = 0; l < config.layers; l++) {
     const block = (name) => `h.${l}.${name}`;
     // 2. the attention sublayer
-    const qkv = conv1d(norm(x, block('ln_1')), T, p(block('attn.c_attn.weight')), p(block('attn.c_attn.bias')));
+    const normed = norm(x, block('ln_1'));
+    const qkv = conv1d(normed, T, p(block('attn.c_attn.weight')), p(block('attn.c_attn.bias')));
     const context = new Float32Array(T * C);
     const weights = new Float32Array(H * T * T);
     for (let h = 0; h < H; h++) {
@@ -66,7 +86,6 @@ export function gpt2ForwardReference(config, parameters, tokens, { flags = null,
         let sum = 0;
         for (let j = 0; j <= i; j++) { scores[j] = Math.exp(scores[j] - max); sum += scores[j]; }
         for (let j = 0; j <= i; j++) weights[(h * T + i) * T + j] = scores[j] / sum;
-        if (flags?.[l * H + h]) continue; // ablated: its context stays 0
         for (let c = 0; c < d; c++) {
           let value = 0;
           for (let j = 0; j <= i; j++) value += weights[(h * T + i) * T + j] * v(j, c);
@@ -74,8 +93,17 @@ export function gpt2ForwardReference(config, parameters, tokens, { flags = null,
         }
       }
     }
-    if (intermediates) attention.push(weights);
+    ablate(context, flags, l, T, C, H);
+    attention.push(weights);
     const projected = conv1d(context, T, p(block('attn.c_proj.weight')), p(block('attn.c_proj.bias')));
+    if (intermediates) {
+      const columns = (from) => Float32Array.from({ length: T * C }, (_, k) => qkv[Math.floor(k / C) * 3 * C + from + (k % C)]);
+      const tensor = (data) => ({ data, shape: [T, C] });
+      layers.push({
+        input: tensor(Float32Array.from(x)), normed: tensor(normed), query: tensor(columns(0)), key: tensor(columns(C)),
+        value: tensor(columns(2 * C)), weights: { data: weights, shape: [H, T, T] }, context: tensor(context), output: tensor(projected),
+      });
+    }
     x = x.map((value, i) => value + projected[i]);
     // 3. the MLP sublayer
     const hidden = conv1d(norm(x, block('ln_2')), T, p(block('mlp.c_fc.weight')), p(block('mlp.c_fc.bias'))).map(geluTanh);
@@ -93,5 +121,5 @@ export function gpt2ForwardReference(config, parameters, tokens, { flags = null,
       logits[t * V + token] = dot;
     }
   }
-  return { logits, attention: intermediates ? attention : null };
+  return { logits, attention, layers: intermediates ? layers : null };
 }

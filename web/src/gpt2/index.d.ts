@@ -26,18 +26,27 @@ export interface BpeTokenizer {
 export interface Gpt2Checkpoint { config: Gpt2Config; parameters: Record<string, Tensor>; tokenizer: BpeTokenizer }
 
 export interface Gpt2ForwardOptions {
-  /** Also return every layer's attention weights (H, T, T). Default false (the fused path). */
+  /** Every layer's attention weights (H, T, T) [true]; false: left out, and the WASM fast path runs the fused attention. */
+  attention?: boolean;
+  /** Also every layer's {input, normed, query, key, value, weights, context, output} [false] (the JS reference computes them). */
   intermediates?: boolean;
-  /** [layer, head] pairs to ablate: their context is zeroed before the output projection. */
+  /** [layer, head] pairs switched off before the output projection. */
   headsOff?: Array<[number, number]>;
+  /** How a head is switched off: its context replaced by zeros or by its mean over the positions ['zero']. */
+  ablation?: 'zero' | 'mean';
 }
 
-export interface Gpt2ForwardResult { logits: Tensor; attention?: Tensor[] }
+export interface Gpt2LayerTensors { input: Tensor; normed: Tensor; query: Tensor; key: Tensor; value: Tensor; weights: Tensor; context: Tensor; output: Tensor }
 
-/** The model interface: {tokenizer, config, forward(tokens, {intermediates, headsOff})}. */
+export interface Gpt2ForwardResult { tokens: Int32Array; logits: Tensor; attention?: Tensor[]; layers?: Gpt2LayerTensors[] }
+
+/** The model interface (docs/api.md "Models"): {name, tokenizer, config, forward(tokens, options)}. */
 export interface Gpt2Model {
-  readonly tokenizer: BpeTokenizer;
-  readonly config: Gpt2Config;
+  readonly name: string;
+  readonly kind: 'gpt2';
+  /** GPT-2's BPE with encode → Int32Array and tokenText(id), as the model interface reads it. */
+  readonly tokenizer: Omit<BpeTokenizer, 'encode'> & { encode(text: string): Int32Array; tokenText(id: number): string };
+  readonly config: Gpt2Config & { dHead: number };
   /** 'js', 'wasm-simd', 'wasm-baseline', or 'api:<backend>' when composed of a loaded attention API. */
   readonly backend: string;
   /** {backend, path, ms} of the last forward. */
@@ -49,8 +58,11 @@ export interface Gpt2Model {
 }
 
 export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
-  backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object;
+  backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
 }): Promise<Gpt2Model>;
+
+/** The ways a head is switched off. */
+export const ABLATIONS: readonly ['zero', 'mean'];
 
 export interface LoadProgress { file: string; url: string; loaded: number; total: number | null; cached: boolean; resumed: number }
 

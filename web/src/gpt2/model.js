@@ -1,16 +1,20 @@
-// GPT-2 as a model of the model interface (the same as the project's trained models):
-//   {tokenizer, config, forward(tokens, {intermediates, headsOff})}
-// forward returns the logits (T, V) and, with `intermediates`, every layer's attention weights (H, T, T) (a
-// Promise of them when composed of an attention API, whose webgpu backend is asynchronous);
-// headsOff lists [layer, head] pairs whose output is removed (zero-ablation: the head's context is zeroed
-// before the output projection). The forward runs on the JS reference ('js') or the WASM fast path ('wasm':
-// the fused attention without intermediates, the per-head softmax with them); `lastCall` says which ran and
-// how long it took. Given `attention` (an object of loadAttention), it is composed of that API's registry
-// functions instead (api-model.js), on whatever backend and paths that object runs: WebGPU, workers.
+// GPT-2 as a model of the model interface (docs/api.md "Models", the same as the project's trained models):
+//   {name, tokenizer, config, forward(tokens, {intermediates, headsOff, ablation, attention})}
+// forward returns {tokens, logits (T, V), attention: every layer's weights (H, T, T)} and, with
+// `intermediates`, each layer's {input, normed, query, key, value, weights, context, output}. GPT-2's
+// extension: `attention: false` leaves the weights out, and the WASM fast path then runs the fused causal
+// attention. headsOff lists [layer, head] pairs switched off before the output projection, their context
+// replaced by zeros (ablation 'zero') or by its mean over the positions ('mean').
+// Engines: the JS reference ('js'), the WASM fast path ('wasm'), or, given `attention` (an object of
+// loadAttention), that API's registry functions (api-model.js) on whatever backend and paths it runs: WebGPU,
+// workers; then forward returns a Promise. `intermediates` run the JS reference on every engine (the per-layer
+// tensors are for inspection at small T). `lastCall` says which engine and path ran and how long it took.
 import { createApiGpt2 } from './api-model.js';
 import { createWasmGpt2 } from './wasm-model.js';
 
 const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js'];
+/** The ways a head is switched off (model22's ABLATIONS). */
+export const ABLATIONS = ['zero', 'mean'];
 
 function checkTokens(tokens, config) {
   const fn = 'gpt2.forward';
@@ -24,69 +28,81 @@ function checkTokens(tokens, config) {
   if (bad >= 0) throw new RangeError(`${fn}: tokens[${bad}] is ${tokens[bad]}; expected an integer id in [0, ${config.vocabSize})`);
 }
 
-function headsOffFlags(headsOff, config) {
+function headsOffFlags(headsOff, ablation, config) {
+  if (!ABLATIONS.includes(ablation)) throw new RangeError(`gpt2.forward: options.ablation is ${JSON.stringify(ablation)}; expected 'zero' or 'mean'`);
   const flags = new Uint8Array(config.layers * config.heads);
   for (const pair of headsOff ?? []) {
     const [layer, head] = Array.isArray(pair) ? pair : [];
     if (!Number.isInteger(layer) || layer < 0 || layer >= config.layers || !Number.isInteger(head) || head < 0 || head >= config.heads) {
       throw new RangeError(`gpt2.forward: headsOff has ${JSON.stringify(pair)}; expected [layer, head] with layer in [0, ${config.layers}) and head in [0, ${config.heads})`);
     }
-    flags[layer * config.heads + head] = 1;
+    flags[layer * config.heads + head] = ablation === 'mean' ? 2 : 1;
   }
   return flags;
+}
+
+/** The tokenizer as the model interface reads it: encode → Int32Array, tokenText(id). */
+function interfaceTokenizer(tokenizer) {
+  return Object.freeze({
+    ...tokenizer,
+    encode: (text) => Int32Array.from(tokenizer.encode(text)),
+    tokenText: (id) => tokenizer.tokenStrings([id])[0],
+  });
 }
 
 /**
  * A GPT-2 model from a loaded checkpoint ({config, parameters, tokenizer}: load.js).
  * backend: 'wasm' (the SIMD build where supported), 'wasm-simd', 'wasm-baseline' or 'js'; or attention: a
  * loaded attention API (loadAttention), whose layerNorm, multiheadAttentionFused and matmul compose it.
+ * name: the model's name ['gpt2'].
  */
-export async function createGpt2({ config, parameters, tokenizer }, { backend = 'wasm', wasmBinary, attention } = {}) {
-  if (attention) return wrap({ config, tokenizer }, createApiGpt2(attention, config, parameters), `api:${attention.backend}`);
+export async function createGpt2({ config, parameters, tokenizer }, { backend = 'wasm', wasmBinary, attention, name = 'gpt2' } = {}) {
+  const { gpt2ForwardReference } = await import('./forward-reference.js');
+  const reference = (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags, intermediates: true });
+  const parts = { name, config, tokenizer, reference };
+  if (attention) return wrap(parts, createApiGpt2(attention, config, parameters), `api:${attention.backend}`);
   if (!BACKENDS.includes(backend)) throw new Error(`createGpt2: backend is ${JSON.stringify(backend)}; expected one of ${BACKENDS.join(', ')}`);
   if (backend === 'js') {
-    const { gpt2ForwardReference } = await import('./forward-reference.js');
-    const reference = {
-      forward: (tokens, flags, intermediates) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags, intermediates }),
-      dispose() {},
-    };
-    return wrap({ config, tokenizer }, reference, 'js');
+    const engine = { forward: (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags }), dispose() {} };
+    return wrap(parts, engine, 'js');
   }
   const { loadWasmBackend } = await import('../core/backends/wasm.js');
   const build = backend === 'wasm' ? 'auto' : backend.slice('wasm-'.length);
   const wasm = await loadWasmBackend({ build, wasmBinary });
-  return wrap({ config, tokenizer }, createWasmGpt2(wasm, config, parameters), wasm.name);
+  return wrap(parts, createWasmGpt2(wasm, config, parameters), wasm.name);
 }
 
-/** The model interface around one engine ({forward(tokens, flags, intermediates), dispose()}). */
-function wrap({ config, tokenizer }, engineToWrap, backendName) {
+/** The model interface around one engine ({forward(tokens, flags, wantWeights), dispose()}). */
+function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName) {
   let engine = engineToWrap;
   const { vocabSize: V, heads: H } = config;
   const model = {
-    tokenizer,
-    config,
+    name,
+    kind: 'gpt2',
+    tokenizer: tokenizer ? interfaceTokenizer(tokenizer) : null,
+    config: Object.freeze({ ...config, dHead: config.dModel / config.heads }),
     backend: backendName,
-    /** {backend, path: 'teaching' | 'fused' | 'weights', ms} of the last forward. */
+    /** {backend, path, ms} of the last forward. */
     lastCall: null,
-    forward(tokens, { intermediates = false, headsOff = [] } = {}) {
+    forward(tokens, { intermediates = false, headsOff = [], ablation = 'zero', attention = true } = {}) {
       checkTokens(tokens, config);
-      const flags = headsOffFlags(headsOff, config);
+      const flags = headsOffFlags(headsOff, ablation, config);
       const T = tokens.length;
       const started = performance.now();
       if (!engine) throw new Error('gpt2.forward: the model was disposed');
-      const finish = (out) => {
-        const path = out.paths ? out.paths.join(', ') : backendName === 'js' ? 'teaching' : intermediates ? 'weights' : 'fused';
-        model.lastCall = { backend: backendName, path, ms: performance.now() - started };
-        return {
-          logits: { data: out.logits, shape: [T, V] },
-          ...(intermediates ? { attention: out.attention.map((data) => ({ data, shape: [H, T, T] })) } : {}),
-        };
+      const finish = (out, path) => {
+        model.lastCall = { backend: intermediates ? 'js' : backendName, path, ms: performance.now() - started };
+        const result = { tokens: Int32Array.from(tokens), logits: { data: out.logits, shape: [T, V] } };
+        if (attention || intermediates) result.attention = out.attention.map((data) => ({ data, shape: [H, T, T] }));
+        if (intermediates) result.layers = out.layers;
+        return result;
       };
-      const out = engine.forward(tokens, flags, intermediates);
-      return typeof out?.then === 'function' ? out.then(finish) : finish(out);
+      if (intermediates) return finish(reference(tokens, flags), 'teaching');
+      const out = engine.forward(tokens, flags, attention);
+      const pathOf = (o) => (o.paths ? o.paths.join(', ') : backendName === 'js' ? 'teaching' : attention ? 'weights' : 'fused');
+      return typeof out?.then === 'function' ? out.then((o) => finish(o, pathOf(o))) : finish(out, pathOf(out));
     },
     dispose() { engine?.dispose(); engine = null; },
   };
   return model;
 }
-

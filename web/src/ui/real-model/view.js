@@ -7,6 +7,7 @@ import { createGpt2 } from '../../gpt2/model.js';
 import { forgetCheckpoints } from '../../gpt2/fetch-file.js';
 import { hubUrl, loadGpt2FromFiles, loadGpt2FromUrl } from '../../gpt2/load.js';
 import { gpt2ParameterCount } from '../../gpt2/checkpoint.js';
+import { headScores } from '../../model/head-scores.js';
 import { drawHeatmap } from '../training/heatmaps.js';
 import { element, setHidden, setText } from '../dom-sync.js';
 import { STRINGS, format } from '../strings.js';
@@ -105,6 +106,16 @@ export function createRealModelView({ update }) {
     }));
     buildGrid();
     run();
+    // Each head's label (previous token, induction, sink, …) from headScores' random-token probes, after the
+    // first drawing: GPT-2 small's eight probe forwards take a few seconds.
+    const labelled = model;
+    setTimeout(() => {
+      if (model !== labelled) return;
+      for (const { layer, head, label } of headScores(model).heads) {
+        const slot = grid.querySelector(`figure[data-layer="${layer}"][data-head="${head}"] .head-label`);
+        if (slot) setText(slot, label ?? '');
+      }
+    }, 0);
   }
 
   async function load(source) {
@@ -160,7 +171,8 @@ export function createRealModelView({ update }) {
           run();
         });
         const caption = element('figcaption');
-        caption.append(element('span', {}, format(S.layerHead, { layer: l, head: h })), ' ', box, element('label', { for: `ablate-${l}-${h}`, 'aria-hidden': 'true' }, S.ablate));
+        caption.append(element('span', {}, format(S.layerHead, { layer: l, head: h })), element('span', { class: 'head-label' }), ' ', box,
+          element('label', { for: `ablate-${l}-${h}`, 'aria-hidden': 'true' }, S.ablate));
         figure.append(canvas, caption);
         row.append(figure);
       }
@@ -181,9 +193,9 @@ export function createRealModelView({ update }) {
     }
     const tokens = all.slice(0, Math.min(config.contextLength, MAX_SHOWN_TOKENS));
     const headsOff = [...ablated].map((key) => key.split('.').map(Number));
-    const full = await model.forward(tokens, { intermediates: true });
+    const full = await model.forward(tokens);
     const { backend, path, ms } = model.lastCall;
-    const ablatedRun = headsOff.length ? await model.forward(tokens, { headsOff }) : null;
+    const ablatedRun = headsOff.length ? await model.forward(tokens, { headsOff, attention: false }) : null;
     setText(timing, format(S.timing, { tokens: tokens.length, ms: ms.toFixed(1), backend, path }));
     if (headsOff.length) setText(notes, format(S.ablatedCount, { count: headsOff.length }));
     const labels = tokenizer.tokenStrings(tokens).map(showToken);
