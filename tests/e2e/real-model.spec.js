@@ -1,7 +1,7 @@
 // The Real model view (view=model): the built-in tiny GPT-2 (labelled untrained) opens with every layer × head's
 // weights, the next-token top-10 and the forward's time; switching a head off changes the predictions; a
 // checkpoint from a URL (the test server) streams with progress into the cache and "forget" empties it; a
-// slow download is cancelled; offline (the hub unreachable) the view says where to get a checkpoint; axe finds
+// slow download is cancelled; dropped files load; offline (the hub unreachable) the view says where to get a checkpoint; axe finds
 // nothing serious at 1280 and 390 px.
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect } from '@playwright/test';
@@ -41,7 +41,7 @@ for (const width of [1280, 390]) {
   });
 }
 
-test('a checkpoint from a URL: progress, the cache, forget, cancel, and the offline message', async ({ page, baseURL }) => {
+test('a checkpoint from a URL: progress, the cache, forget, cancel; files dropped on the view; the offline message', async ({ page, baseURL }) => {
   test.setTimeout(90_000);
   await page.goto('/dist/?view=model');
   const view = page.locator('#real-model');
@@ -69,6 +69,15 @@ test('a checkpoint from a URL: progress, the cache, forget, cancel, and the offl
   await view.locator('[data-action="cancel-load"]').click();
   await expect(view.locator('.real-model-message')).toContainText('Loading cancelled');
   progressTexts.push(await view.locator('.real-model-progress-text').innerText());
+  // files dropped on the view: the fixture checkpoint's four files
+  await page.evaluate(async () => {
+    const names = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'];
+    const transfer = new DataTransfer();
+    for (const name of names) transfer.items.add(new File([await (await fetch(`/tests/fixtures/gpt2/${name}`)).blob()], name));
+    document.querySelector('.real-model').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  });
+  await expect(view.locator('.real-model-info')).toContainText('model: 2 layers × 4 heads');
+  await expect(view.locator('.real-model-top tbody tr')).toHaveCount(10);
   // offline: the hub unreachable
   await page.route('https://huggingface.co/**', (route) => route.abort('internetdisconnected'));
   await source.fill('gpt2');

@@ -355,7 +355,7 @@ export const STRINGS = {
     load: 'Load',
     cancel: 'Cancel',
     forget: 'Forget downloaded models',
-    filesLabel: 'Or pick the files (config.json, model.safetensors, vocab.json + merges.txt or tokenizer.json)',
+    filesLabel: 'Or pick the files, or drop them on this view (config.json, model.safetensors, vocab.json + merges.txt or tokenizer.json)',
     textLabel: 'Text',
     untrained: 'Untrained: the built-in tiny model has the layout of GPT-2 (2 layers × 4 heads) and random weights, for trying the view without a download. Its heads and predictions mean nothing.',
     modelInfo: '{name}: {layers} layers × {heads} heads, d_model {dModel}, {parameters} parameters, {vocab} tokens in its vocabulary.',

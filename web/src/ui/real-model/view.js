@@ -235,15 +235,25 @@ export function createRealModelView({ update }) {
     const existed = await forgetCheckpoints();
     showMessage(format(S.forgotten, { what: existed ? S.forgottenDone : S.forgottenNone }));
   });
-  filesInput.addEventListener('change', async () => {
-    if (!filesInput.files.length) return;
+  // Files picked, or dropped anywhere on the view.
+  async function loadFiles(files) {
+    if (!files.length) return;
+    controller?.abort();
+    generation++;
     showMessage('');
     try {
-      await adopt(await loadGpt2FromFiles(filesInput.files), filesInput.files[0].name.replace(/\.[^.]*$/, ''), false);
+      const model = Array.from(files).find((file) => file.name.endsWith('.safetensors'));
+      await adopt(await loadGpt2FromFiles(files), model ? model.name.replace(/\.safetensors$/, '') : S.sourceLabel, false);
       loadedSource = null;
     } catch (error) {
       showMessage(format(S.failed, { message: error.message }));
     }
+  }
+  filesInput.addEventListener('change', () => loadFiles(filesInput.files));
+  node.addEventListener('dragover', (event) => { event.preventDefault(); });
+  node.addEventListener('drop', (event) => {
+    event.preventDefault();
+    loadFiles(event.dataTransfer?.files ?? []);
   });
   textInput.addEventListener('input', () => {
     text = textInput.value;
