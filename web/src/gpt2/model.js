@@ -10,6 +10,7 @@
 // workers; then forward returns a Promise. `intermediates` run the JS reference on every engine (the per-layer
 // tensors are for inspection at small T). `lastCall` says which engine and path ran and how long it took.
 import { createApiGpt2 } from './api-model.js';
+import { gpt2ForwardReference } from './forward-reference.js';
 import { createWasmGpt2 } from './wasm-model.js';
 
 const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js'];
@@ -57,7 +58,6 @@ function interfaceTokenizer(tokenizer) {
  * name: the model's name ['gpt2'].
  */
 export async function createGpt2({ config, parameters, tokenizer }, { backend = 'wasm', wasmBinary, attention, name = 'gpt2' } = {}) {
-  const { gpt2ForwardReference } = await import('./forward-reference.js');
   const reference = (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags, intermediates: true });
   const parts = { name, config, tokenizer, reference };
   if (attention) return wrap(parts, createApiGpt2(attention, config, parameters), `api:${attention.backend}`);
