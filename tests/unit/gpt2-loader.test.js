@@ -1,7 +1,8 @@
 // The GPT-2 checkpoint loader (web/src/gpt2): the tiny fixture checkpoint read in float32, float16 (under
 // GPT2LMHeadModel's 'transformer.' names) and bfloat16; errors that name the file and the tensor; and the URL
 // path against a local server: progress, a dropped connection resumed with a Range request, a cancel resumed
-// by the next call, and the memory check refusing a model before its weights download.
+// by the next call, a corrupt model.safetensors (a tensor missing) named with its tensor, and the memory check
+// refusing a model before its weights download.
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -17,6 +18,13 @@ const DIR = fileURLToPath(new URL('../fixtures/gpt2/', import.meta.url));
 const bytesOf = (name) => new Uint8Array(readFileSync(`${DIR}${name}`));
 const config = gpt2Config(readFileSync(`${DIR}config.json`, 'utf8'));
 const reference = gpt2ParametersFromSafetensors(bytesOf('model.safetensors'), config);
+
+/** The fixture checkpoint re-encoded without one tensor. */
+function withoutTensor(name) {
+  const tensors = { ...reference };
+  delete tensors[name];
+  return encodeSafetensors(tensors);
+}
 
 function maxRelative(a, b) {
   let worst = 0;
@@ -98,10 +106,13 @@ describe('loading from a URL (a local server)', () => {
   const behaviour = { dropAfter: 0, slow: false };
   beforeAll(async () => {
     server = http.createServer((req, res) => {
-      const name = req.url.replace(/^\/models\/tiny\//, '');
+      const broken = req.url.startsWith('/models/broken/');
+      const name = req.url.replace(/^\/models\/(tiny|broken)\//, '');
       requests.push({ name, range: req.headers.range ?? null });
       let body;
       try { body = readFileSync(`${DIR}${name.replace(/\//g, '_')}`); } catch { res.writeHead(404).end(); return; }
+      // /models/broken/: the same checkpoint with a tensor left out of model.safetensors
+      if (broken && name === 'model.safetensors') body = Buffer.from(withoutTensor('h.1.attn.c_proj.weight'));
       let start = 0;
       const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
       if (range) start = Number(range[1]);
@@ -166,6 +177,10 @@ describe('loading from a URL (a local server)', () => {
     requests.length = 0;
     await expect(loadGpt2FromUrl(base, { limitBytes: 100_000 })).rejects.toThrow(/loadGpt2: http:\/\/127\.0\.0\.1:\d+\/models\/tiny\/model\.safetensors needs 0\.00 GB .* but 0\.00 GB are available/);
     await expect(loadGpt2FromUrl(`${base}/missing`)).rejects.toThrow(/fetchFile: http:.*\/missing\/config\.json answered 404/);
+  });
+  it('names the file and the tensor when a downloaded model.safetensors lacks one', async () => {
+    await expect(loadGpt2FromUrl(base.replace('/tiny', '/broken'))).rejects
+      .toThrow(/loadGpt2: http:\/\/127\.0\.0\.1:\d+\/models\/broken\/model\.safetensors has no tensor h\.1\.attn\.c_proj\.weight; expected one of shape \[32,32\]/);
   });
   it("names the hub's resolve URL of a repository", () => {
     expect(hubUrl('gpt2')).toBe('https://huggingface.co/gpt2/resolve/main');
