@@ -30,7 +30,7 @@ for (const width of [1280, 390]) {
     await expect(view.locator('.real-model-top thead th')).toHaveCount(4);
     const after = await view.locator('.real-model-top tbody').innerText();
     expect(after).not.toBe(before);
-    await expect(view.locator('.real-model-notes')).toContainText('1 heads switched off');
+    await expect(view.locator('.real-model-notes')).toContainText('Heads switched off: 1');
     await view.locator('#real-model-text').fill('the the the cat');
     await expect(view.locator('.real-model-top caption')).toHaveText('Next token after “at”'); // " cat" is the tokens "Ġc" "at"
     await expect(page).toHaveURL(/model-text=the\+the\+the\+cat|model-text=the%20the%20the%20cat/);

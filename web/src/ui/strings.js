@@ -379,7 +379,7 @@ export const STRINGS = {
     heatmapLabel: 'Attention weights of layer {layer}, head {head}: row = query token, column = key token.',
     ablate: 'Off',
     ablateLabel: 'Switch off layer {layer}, head {head}',
-    ablatedCount: '{count} heads switched off (their output is zeroed before the output projection).',
+    ablatedCount: 'Heads switched off: {count} (their output is zeroed before the output projection).',
     truncated: 'The text has {tokens} tokens; the model reads the first {limit}.',
     emptyText: 'Type some text.',
   },
