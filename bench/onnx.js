@@ -86,7 +86,7 @@ function tensorProto({ name, dims, data }) {
 }
 
 /** ValueInfoProto: name (1), type (2) = TypeProto{tensor_type (1) = {elem_type (1), shape (2)}}. */
-function valueInfo({ name, dims }) {
+function valueInfo({ name, dims, type: elemType = FLOAT }) {
   const shape = new Message();
   for (const d of dims) {
     const dim = new Message();
@@ -94,7 +94,7 @@ function valueInfo({ name, dims }) {
     shape.message(1, dim);
   }
   const tensorType = new Message();
-  tensorType.int(1, FLOAT);
+  tensorType.int(1, elemType);
   tensorType.message(2, shape);
   const type = new Message();
   type.message(1, tensorType);

@@ -69,6 +69,18 @@ void matmul(const float* a, const float* b, float* c, const MatmulShape& shape);
 // Runs variant `number`; returns an empty string, or a message when no such variant exists.
 std::string matmul_with_variant(int number, const float* a, const float* b, float* c, const MatmulShape& shape);
 
+// B's packed panels built once, for many products with the same B (a model's weights): what the packed variants
+// build on every call. b: (k, n) dense, or (n, k) dense with transpose_b.
+struct PackedMatrix {
+  int k = 0, n = 0;
+  std::vector<float> panels;
+};
+PackedMatrix pack_matrix(const float* b, int k, int n, bool transpose_b = false);
+
+// C (=|+=) A·B with B from pack_matrix (shape.k, shape.n are its k, n; shape.ldb and transpose_b are not read),
+// on the default variant's register tile: the packed GEMM without its packing of B.
+void matmul_prepacked(const float* a, const PackedMatrix& b, float* c, const MatmulShape& shape);
+
 // Which vector vocabulary this build was compiled with: "wasm_simd128" or "scalar".
 const char* vector_vocabulary();
 

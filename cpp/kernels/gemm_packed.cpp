@@ -121,19 +121,25 @@ float* packing_space(int which, size_t floats, std::unique_ptr<float[]>& fresh) 
   return kept[which].get();
 }
 
-// `tile(depth, packed_a, packed_b, c, ldc, accumulate)` computes one kRows×8 register tile.
+// The blocking of B for k and n: each (column block, depth block) is one run of packed panels, in loop order.
+int column_block(int n) { return std::min(kColBlock, (n + kTileCols - 1) / kTileCols * kTileCols); }
+int depth_block_of(int k) { return std::min(kDepthBlock, k); }
+
+// `tile(depth, packed_a, packed_b, c, ldc, accumulate)` computes one kRows×8 register tile. With `prepacked`
+// (pack_matrix's panels of B), B's blocks are read from it instead of being packed here.
 template <int kRows, typename Tile>
-void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& s, Tile tile) {
+void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& s, Tile tile, const float* prepacked = nullptr) {
   if (s.k == 0) {
     if (s.accumulate) return;  // C += an empty sum
     for (int i = 0; i < s.m; ++i) std::fill(c + static_cast<size_t>(i) * s.ldc, c + static_cast<size_t>(i) * s.ldc + s.n, 0.0f);
     return;
   }
-  const int col_block = std::min(kColBlock, (s.n + kTileCols - 1) / kTileCols * kTileCols);
+  const int col_block = column_block(s.n);
   const int row_block = std::min(kRowBlock / kRows * kRows, (s.m + kRows - 1) / kRows * kRows);
-  const int depth_block = std::min(kDepthBlock, s.k);
+  const int depth_block = depth_block_of(s.k);
   std::unique_ptr<float[]> fresh_a, fresh_b;
-  float* const packed_b = packing_space(kPackedB, static_cast<size_t>(depth_block) * col_block, fresh_b);
+  float* const own_b = prepacked ? nullptr : packing_space(kPackedB, static_cast<size_t>(depth_block) * col_block, fresh_b);
+  const float* packed_b = own_b;
   float* const packed_a = packing_space(kPackedA, static_cast<size_t>(depth_block) * row_block, fresh_a);
   alignas(16) float scratch[kRows * kTileCols];
 
@@ -142,7 +148,12 @@ void matmul_packed(const float* a, const float* b, float* c, const MatmulShape& 
     for (int p0 = 0; p0 < s.k; p0 += depth_block) {
       const int depth = std::min(depth_block, s.k - p0);
       const bool accumulate = s.accumulate || p0 > 0;  // the first depth block writes C (unless asked to add), the others add
-      pack_b(b, s, p0, depth, col0, cols, packed_b);
+      if (prepacked) {
+        packed_b = prepacked;
+        prepacked += static_cast<size_t>(depth) * ((cols + kTileCols - 1) / kTileCols * kTileCols);
+      } else {
+        pack_b(b, s, p0, depth, col0, cols, own_b);
+      }
       for (int row0 = 0; row0 < s.m; row0 += row_block) {
         const int rows = std::min(row_block, s.m - row0);
         pack_a<kRows>(a, s, row0, rows, p0, depth, packed_a);
@@ -179,6 +190,34 @@ constexpr auto inline_tile = [](int depth, const float* packed_a, const float* p
 };
 
 }  // namespace
+
+PackedMatrix pack_matrix(const float* b, int k, int n, bool transpose_b) {
+  PackedMatrix packed{k, n, {}};
+  const MatmulShape s = MatmulShape::dense(0, k, n, transpose_b);
+  const int col_block = column_block(n), depth_block = depth_block_of(k);
+  packed.panels.resize(static_cast<size_t>(k) * ((n + kTileCols - 1) / kTileCols * kTileCols));
+  float* out = packed.panels.data();
+  for (int col0 = 0; col0 < n; col0 += col_block) {
+    const int cols = std::min(col_block, n - col0);
+    for (int p0 = 0; p0 < k; p0 += depth_block) {
+      const int depth = std::min(depth_block, k - p0);
+      pack_b(b, s, p0, depth, col0, cols, out);
+      out += static_cast<size_t>(depth) * ((cols + kTileCols - 1) / kTileCols * kTileCols);
+    }
+  }
+  return packed;
+}
+
+void matmul_prepacked(const float* a, const PackedMatrix& b, float* c, const MatmulShape& s) {
+  if (relaxed_tile_installed()) {
+    const RegisterTileFunction tile = replaceable_register_tile6();
+    matmul_packed<6>(a, nullptr, c, s, [tile](int depth, const float* pa, const float* pb, float* ct, int ldc, bool accumulate) {
+      tile(depth, pa, pb, ct, ldc, accumulate ? 1 : 0);
+    }, b.panels.data());
+  } else {
+    matmul_packed<4>(a, nullptr, c, s, inline_tile<4>, b.panels.data());
+  }
+}
 
 void matmul_packed_4x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<4>(a, b, c, s, inline_tile<4>); }
 void matmul_packed_5x8(const float* a, const float* b, float* c, const MatmulShape& s) { matmul_packed<5>(a, b, c, s, inline_tile<5>); }

@@ -46,6 +46,34 @@ INSTANTIATE_TEST_SUITE_P(AwkwardShapes, MatmulVariants, ::testing::Combine(::tes
                                   (std::get<1>(info.param) ? "_transposed_b" : "");
                          });
 
+// B packed once (pack_matrix, a model's weights) and multiplied by many A's: the same numbers as the reference,
+// with B stored either way and C overwritten or added to, across depth blocks (k > 256) and column blocks (n > 2048).
+class MatmulPrepacked : public ::testing::TestWithParam<std::tuple<Case, bool, bool>> {};
+
+TEST_P(MatmulPrepacked, EqualsTheReference) {
+  const auto [shape_case, transpose_b, accumulate] = GetParam();
+  MatmulShape shape = MatmulShape::dense(shape_case.m, shape_case.k, shape_case.n, transpose_b);
+  const std::vector<float> a = random_values(static_cast<size_t>(shape.m) * shape.k, 7);
+  const std::vector<float> b = random_values(static_cast<size_t>(shape.k) * shape.n, 8);
+  const PackedMatrix packed = pack_matrix(b.data(), shape.k, shape.n, transpose_b);
+  std::vector<float> expected(static_cast<size_t>(shape.m) * shape.n, accumulate ? 0.5f : 0.0f);
+  std::vector<float> c(expected.size(), accumulate ? 0.5f : 123.0f);
+  shape.accumulate = accumulate;
+  matmul_reference(a.data(), b.data(), expected.data(), shape);
+  MatmulShape packed_shape = MatmulShape::dense(shape.m, shape.k, shape.n);
+  packed_shape.accumulate = accumulate;
+  matmul_prepacked(a.data(), packed, c.data(), packed_shape);
+  EXPECT_TRUE(all_close(c, expected, 1e-6 * shape.k + 1e-6, 1e-5));
+}
+
+INSTANTIATE_TEST_SUITE_P(AwkwardShapes, MatmulPrepacked,
+                         ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::Bool(), ::testing::Bool()),
+                         [](const auto& info) {
+                           const Case& c = std::get<0>(info.param);
+                           return std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) +
+                                  (std::get<1>(info.param) ? "_transposed_b" : "") + (std::get<2>(info.param) ? "_accumulate" : "");
+                         });
+
 // op(A)·op(B) with A stored transposed and/or C added to: what the backward's products (dW = dYᵀ·X,
 // dV = Pᵀ·dO, dQ += dS·K) ask for; every variant, on the same awkward shapes.
 class MatmulModes : public ::testing::TestWithParam<std::tuple<Case, bool, bool, bool>> {};

@@ -85,6 +85,8 @@ export interface Trainer {
    *  from the last copy. Elsewhere it does nothing. */
   sync(): Promise<void>;
   /** Copies, in state_dict order (on 'webgpu': as of the last copy from the device; see sync()). */
+  /** AdamW's learning rate for the steps that follow (a schedule); lr ≥ 0. */
+  setLearningRate(lr: number): void;
   parameters(): StateDict;
   setParameters(parameters: StateDict): void;
   /** The last step's gradients after clipping, or null before the first step. */
@@ -132,5 +134,9 @@ export function taskVocabulary(task: Task, options?: { text?: string }): string[
 /** One layer's weights (B, H, T, T) and its inputs (B, T) → per-head mean attention to the token after the first occurrence. */
 export function inductionScore(attention: Tensor, inputs: IntTensor): { heads: number[]; score: number; head: number };
 
-export function encodeSafetensors(tensors: Record<string, Tensor>, metadata?: Record<string, string>): Uint8Array;
-export function decodeSafetensors(bytes: Uint8Array): { tensors: Record<string, Tensor>; metadata: Record<string, string> };
+/** Writes F32 tensors, or F16 (each value rounded to the nearest float16) for a tensor with dtype 'F16'. */
+export function encodeSafetensors(tensors: Record<string, Tensor & { dtype?: 'F32' | 'F16' }>, metadata?: Record<string, string>): Uint8Array;
+/** Reads F32 and F16 tensors (F16 restored to float32 exactly); fn names the caller in errors ['loadTrainer']. */
+export function decodeSafetensors(bytes: Uint8Array, fn?: string): { tensors: Record<string, Tensor>; metadata: Record<string, string> };
+/** x rounded to the nearest float16, as a float32 value. */
+export function roundToFloat16(x: number): number;

@@ -2,4 +2,4 @@
 export { createTrainer, loadTrainer, OPTIMIZER_DEFAULTS } from './trainer.js';
 export { parameterSpec, initParameters, INIT_STD } from './model.js';
 export { makeBatch, inductionScore, tokenizeText, taskVocabulary, TASKS, CORPUS, IGNORE } from './tasks.js';
-export { encodeSafetensors, decodeSafetensors } from './safetensors.js';
+export { encodeSafetensors, decodeSafetensors, roundToFloat16 } from './safetensors.js';

@@ -2,13 +2,63 @@
 // N bytes of JSON {name: {dtype, shape, data_offsets: [begin, end]}, __metadata__: {string: string}}
 // (padded with spaces to a multiple of 8), then the tensors' bytes, little-endian, row-major.
 
-/** tensors {name: {data: Float32Array, shape}}, metadata {string: string} → Uint8Array. */
+const F32 = new Float32Array(1);
+const U32 = new Uint32Array(F32.buffer);
+
+/** The IEEE binary16 bits of x, rounded to nearest even (overflow → ±Infinity, NaN kept). */
+export function float16Bits(x) {
+  F32[0] = x;
+  const bits = U32[0];
+  const sign = (bits >>> 16) & 0x8000;
+  const exponent = (bits >>> 23) & 0xff;
+  let mantissa = bits & 0x7fffff;
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+  const e = exponent - 127 + 15;
+  if (e >= 31) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mantissa |= 0x800000;
+    const shift = 14 - e;
+    let half = mantissa >>> shift;
+    const rest = mantissa & ((1 << shift) - 1);
+    const halfway = 1 << (shift - 1);
+    if (rest > halfway || (rest === halfway && (half & 1))) half++;
+    return sign | half;
+  }
+  let half = (e << 10) | (mantissa >>> 13);
+  const rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (half & 1))) half++; // a carry into the exponent is still right
+  return sign | half;
+}
+
+/** The number binary16 bits stand for (exact in float32). */
+export function float16Value(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exponent = (h >>> 10) & 0x1f;
+  const mantissa = h & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+/** x rounded to the nearest float16, as a float32 value (what a file of F16 tensors restores). */
+export const roundToFloat16 = (x) => float16Value(float16Bits(x));
+
+const DTYPE_BYTES = { F32: 4, F16: 2 };
+
+/**
+ * tensors {name: {data: Float32Array, shape, dtype? ('F32' or 'F16')}}, metadata {string: string} → Uint8Array.
+ * An F16 tensor stores each value rounded to the nearest float16.
+ */
 export function encodeSafetensors(tensors, metadata = {}) {
   const header = { __metadata__: metadata };
   let offset = 0;
   for (const [name, t] of Object.entries(tensors)) {
-    header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.data.length * 4] };
-    offset += t.data.length * 4;
+    const dtype = t.dtype ?? 'F32';
+    if (!DTYPE_BYTES[dtype]) throw new Error(`encodeSafetensors: tensor ${name} has dtype ${dtype}; expected 'F32' or 'F16'`);
+    const size = t.data.length * DTYPE_BYTES[dtype];
+    header[name] = { dtype, shape: t.shape, data_offsets: [offset, offset + size] };
+    offset += size;
   }
   let json = JSON.stringify(header);
   json += ' '.repeat((8 - ((8 + new TextEncoder().encode(json).length) % 8)) % 8);
@@ -20,14 +70,17 @@ export function encodeSafetensors(tensors, metadata = {}) {
   const base = 8 + headerBytes.length;
   for (const [name, t] of Object.entries(tensors)) {
     const [begin] = header[name].data_offsets;
-    for (let i = 0; i < t.data.length; i++) view.setFloat32(base + begin + 4 * i, t.data[i], true);
+    if (header[name].dtype === 'F16') for (let i = 0; i < t.data.length; i++) view.setUint16(base + begin + 2 * i, float16Bits(t.data[i]), true);
+    else for (let i = 0; i < t.data.length; i++) view.setFloat32(base + begin + 4 * i, t.data[i], true);
   }
   return bytes;
 }
 
-/** Uint8Array → { tensors {name: {data: Float32Array, shape}}, metadata }. Only F32 tensors are read. */
-export function decodeSafetensors(bytes) {
-  const fn = 'loadTrainer';
+/**
+ * Uint8Array → { tensors {name: {data: Float32Array, shape}}, metadata }. F32 and F16 tensors are read; F16
+ * values are restored to float32 exactly. fn names the caller in errors.
+ */
+export function decodeSafetensors(bytes, fn = 'loadTrainer') {
   if (!(bytes instanceof Uint8Array) || bytes.length < 8) {
     throw new Error(`${fn}: bytes is not a safetensors file (expected a Uint8Array of at least 8 bytes)`);
   }
@@ -44,14 +97,16 @@ export function decodeSafetensors(bytes) {
   const tensors = {};
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') continue;
-    if (info.dtype !== 'F32') throw new Error(`${fn}: tensor ${name} has dtype ${info.dtype}; expected F32`);
+    const width = DTYPE_BYTES[info.dtype];
+    if (!width) throw new Error(`${fn}: tensor ${name} has dtype ${info.dtype}; expected F32 or F16`);
     const [begin, end] = info.data_offsets;
-    const count = (end - begin) / 4;
+    const count = (end - begin) / width;
     if (base + end > bytes.length || count !== info.shape.reduce((a, b) => a * b, 1)) {
       throw new Error(`${fn}: tensor ${name} has data_offsets [${begin}, ${end}] that do not fit its shape [${info.shape}] or the file`);
     }
     const data = new Float32Array(count);
-    for (let i = 0; i < count; i++) data[i] = view.getFloat32(base + begin + 4 * i, true);
+    if (width === 2) for (let i = 0; i < count; i++) data[i] = float16Value(view.getUint16(base + begin + 2 * i, true));
+    else for (let i = 0; i < count; i++) data[i] = view.getFloat32(base + begin + 4 * i, true);
     tensors[name] = { data, shape: info.shape };
   }
   return { tensors, metadata: header.__metadata__ ?? {} };

@@ -158,6 +158,13 @@ class Trainer {
     return { loss: run.loss, gradNorm };
   }
 
+  /** Sets AdamW's learning rate for the steps that follow (a schedule); lr a finite number ≥ 0. */
+  setLearningRate(lr) {
+    this.alive('setLearningRate');
+    if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) fail('trainer.setLearningRate', `lr=${lr}; expected a finite number ≥ 0`);
+    this.config.optimizer = { ...this.config.optimizer, lr };
+  }
+
   async evaluate(batch) {
     this.alive('evaluate');
     const { B, T } = checkBatch('trainer.evaluate', batch, this.config);

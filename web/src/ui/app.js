@@ -136,6 +136,20 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     });
   }
 
+  // The Real model view (view=model, real-model/view.js), loaded when first opened.
+  let realModel = null;
+  function syncModel() {
+    const shown = state.view === 'model';
+    realModel?.setVisible(shown);
+    if (!shown) return;
+    import('./real-model/view.js').then(({ createRealModelView }) => {
+      realModel ??= createRealModelView({ update: (changes) => update(changes, { fromControl: true }) });
+      if (realModel.node.parentNode !== shell.modelRoot) shell.modelRoot.replaceChildren(realModel.node);
+      realModel.setVisible(state.view === 'model');
+      realModel.sync(state);
+    });
+  }
+
   // A model trained on the tab's text task becomes the walk's "trained" weights, if it knows every word.
   function carryToWalk(bytes, vocabulary) {
     const { model, missing } = carriedModel(bytes, vocabulary, state.sentence);
@@ -156,10 +170,14 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   }
   function applyChrome() {
     const train = state.view === 'train';
+    const model = state.view === 'model';
     root.classList.toggle('view-train', train);
+    root.classList.toggle('view-model', model);
     if (shell.trainingRoot.hidden !== !train) shell.trainingRoot.hidden = !train;
-    setCurrent(shell.playgroundTab, !train);
+    if (shell.modelRoot.hidden !== !model) shell.modelRoot.hidden = !model;
+    setCurrent(shell.playgroundTab, !train && !model);
     setCurrent(shell.trainingTab, train);
+    setCurrent(shell.modelTab, model);
     root.classList.toggle('embed', state.embed);
     root.classList.toggle('exercise-only', state.embed && state.exercise !== '');
     for (const part of ['explanation', 'formula', 'code', 'controls', 'nav', 'checks']) {
@@ -432,6 +450,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout) renderStep();
     else refreshChoices(shell.controls, state);
     syncTraining({ fromControl });
+    syncModel();
     if (stepChanged) {
       // A new step starts at its top, with keyboard focus on it (the pager sits at the bottom).
       shell.main.focus({ preventScroll: true });
@@ -446,11 +465,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (index >= 0 && index < STEP_IDS.length) update({ step: STEP_IDS[index] }, { force: true });
   }
 
-  for (const [link, view] of [[shell.playgroundTab, 'walk'], [shell.trainingTab, 'train']]) {
+  for (const [link, view] of [[shell.playgroundTab, 'walk'], [shell.trainingTab, 'train'], [shell.modelTab, 'model']]) {
     link.addEventListener('click', (event) => {
       event.preventDefault();
       update({ view }, { push: true });
-      (view === 'train' ? shell.trainingRoot : shell.main).focus({ preventScroll: true });
+      ({ train: shell.trainingRoot, model: shell.modelRoot }[view] ?? shell.main).focus({ preventScroll: true });
     });
   }
   shell.previous.addEventListener('click', () => go(-1));
@@ -465,7 +484,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   document.addEventListener('keydown', (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.target.closest?.('input, select, textarea, [contenteditable]')) return;
-    if (state.view === 'train') return; // the arrows page through the walk's steps only
+    if (state.view !== 'walk') return; // the arrows page through the walk's steps only
     if (event.key === 'ArrowLeft') go(-1);
     else if (event.key === 'ArrowRight') go(1);
   });
@@ -476,6 +495,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     applyChrome();
     renderStep();
     syncTraining();
+    syncModel();
     recompute();
   });
 
@@ -484,6 +504,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   applyChrome();
   renderStep();
   syncTraining();
+  syncModel();
   recompute();
 
   return {

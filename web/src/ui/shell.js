@@ -22,7 +22,8 @@ export function createShell(root, { benchmarkUrl }) {
   const tabs = element('nav', { class: 'tabs', 'aria-label': STRINGS.sections });
   const playgroundTab = element('a', { href: '?', 'aria-current': 'page', 'data-view': 'walk' }, STRINGS.playground);
   const trainingTab = element('a', { href: '?view=train', 'data-view': 'train' }, STRINGS.training.tab);
-  tabs.append(playgroundTab, trainingTab);
+  const modelTab = element('a', { href: '?view=model', 'data-view': 'model' }, STRINGS.realModel.tab);
+  tabs.append(playgroundTab, trainingTab, modelTab);
   if (benchmarkUrl) tabs.append(element('a', { href: benchmarkUrl }, STRINGS.benchmark));
   const backendBox = element('div', { class: 'backend' });
   const backendSelect = element('select', { id: 'backend-select', 'data-control': 'backend' });
@@ -103,9 +104,12 @@ export function createShell(root, { benchmarkUrl }) {
   // The Training tab (view=train), filled in when first opened.
   const trainingRoot = element('main', { class: 'training-root', id: 'training', tabindex: '-1' });
   trainingRoot.hidden = true;
-  root.append(skip, header, notices, layout, trainingRoot);
+  // The Real model view (view=model), filled in when first opened.
+  const modelRoot = element('main', { class: 'model-root', id: 'real-model', tabindex: '-1' });
+  modelRoot.hidden = true;
+  root.append(skip, header, notices, layout, trainingRoot, modelRoot);
   const writeTorch = (snippet) => writeLines(torch, snippet);
-  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  return { playgroundTab, trainingTab, modelTab, modelRoot, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 // A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written

@@ -66,20 +66,25 @@ export const STATE_TABLE = [
   // Steps 6–8 and 10: the seeded random weights, or the shipped trained model's (trained/walk-model.js).
   { name: 'model', type: 'enum', values: ['random', 'trained'], default: 'random', control: true },
   // Step 12 ('learn'): what its one-layer model trains on.
-  { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'sentence', control: true },
+  { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'previous', control: true },
+  // Step 12's seed: the model's initial weights (mulberry32, docs/api.md "Training") and its batches.
+  { name: 'learn-seed', type: 'int', min: 0, max: MAX_UINT32, default: 123, control: true },
   // The Training tab (`view=train`); its parameters are prefixed `train-` so they never collide with the walk's.
-  { name: 'view', type: 'enum', values: ['walk', 'train'], default: 'walk' },
+  { name: 'view', type: 'enum', values: ['walk', 'train', 'model'], default: 'walk' },
   { name: 'train-task', type: 'enum', values: TRAIN_TASKS, default: 'induction', control: true },
   { name: 'train-text', type: 'text', maxLength: MAX_TEXT, default: 'the cat sat on the mat and the dog sat on the rug and the cat saw the dog', control: true },
   { name: 'train-layers', type: 'int', min: 1, max: 4, default: 2, control: true },
   { name: 'train-heads', type: 'int', min: 1, max: 8, default: 2, control: true },
   { name: 'train-d-model', type: 'int', min: 4, max: 64, default: 32, control: true },
-  { name: 'train-context', type: 'int', min: 4, max: 32, default: 16, control: true },
+  { name: 'train-context', type: 'int', min: 4, max: 32, default: 32, control: true },
   { name: 'train-lr', type: 'number', min: 0.0001, max: 1, step: 0.0001, default: 0.01, control: true },
   { name: 'train-wd', type: 'number', min: 0, max: 1, step: 0.001, default: 0.01, control: true },
-  { name: 'train-batch', type: 'int', min: 1, max: 64, default: 16, control: true },
+  { name: 'train-batch', type: 'int', min: 1, max: 64, default: 32, control: true },
   { name: 'train-seed', type: 'int', min: 0, max: MAX_UINT32, default: 1, control: true },
-  { name: 'train-steps', type: 'int', min: 1, max: 100000, default: 400, control: true },
+  { name: 'train-steps', type: 'int', min: 1, max: 100000, default: 1000, control: true },
+  // The Real model view (`view=model`): the checkpoint ('tiny', a Hugging Face repository or a URL) and the text.
+  { name: 'model-source', type: 'text', maxLength: 300, default: 'tiny' },
+  { name: 'model-text', type: 'text', maxLength: MAX_TEXT, default: 'The cat sat on the mat. The cat sat on the' },
   { name: 'embed', type: 'bool', default: false },
   { name: 'hide', type: 'set', values: HIDEABLE, default: [] },
   { name: 'lock', type: 'set', values: [], default: [] }, // values filled below: the control names

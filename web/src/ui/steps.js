@@ -372,13 +372,13 @@ export const STEPS = [
   {
     // The model learns in the page (training/learn-demo.js); `run` only names what it trains on.
     id: 'learn',
-    controls: ['sentence', 'learn-task', 'seed'],
+    controls: ['learn-task', 'learn-seed', 'sentence'],
     formula: String.raw`L = -\frac{1}{T}\sum_{t=0}^{T-1} \log \operatorname{softmax}\big(h_t W_{\text{unembed}}^{\top}\big)_{x_{t+1}}, \qquad \theta \leftarrow \operatorname{AdamW}(\theta, \nabla_{\theta} L)`,
     cpp: ['values-backward', 'softmax-backward', 'scores-backward'],
     torch: SNIPPETS['learn'],
     torchChecks: SNIPPET_CHECKS['learn'],
     async run({ state }) {
-      return { learn: { task: state['learn-task'], sentence: state.sentence, seed: state.seed } };
+      return { learn: { task: state['learn-task'], sentence: state.sentence, seed: state['learn-seed'] } };
     },
   },
 ];

@@ -141,6 +141,8 @@ function wrapModule(first, build, instantiate) {
     matmulVariant: (a, b, options = {}) => unwrap(core.matmulVariant(a, b, options)),
     /** The trainer's resident model (web/src/train/native.js); the caller frees it with .delete(). */
     createTrainingModel: (...config) => new core.AttentionOnlyTraining(...config),
+    /** GPT-2's resident model (web/src/gpt2/wasm-model.js); the caller frees it with .delete(). */
+    createGpt2Model: (...config) => new core.Gpt2Inference(...config),
   };
   for (const { name, args, options } of REGISTRY) {
     const arity = args.length;

@@ -7,12 +7,22 @@
 //   backend {backend}    → the same run (parameters, AdamW state, step) on another backend (the header's choice)
 //   save                 → trainer.save()'s bytes;  load {bytes} → the trainer in the file
 // Batches depend only on (task, seed, step), so pausing, stepping and resetting reproduce the same losses.
-import { createTrainer, inductionScore, loadTrainer, makeBatch } from '../../train/index.js';
+import { createTrainer, loadTrainer, makeBatch } from '../../train/index.js';
+import { createAttentionOnlyModel } from '../../model/model.js';
+import { headScores } from '../../model/head-scores.js';
 
 import { HELD_OUT_BATCH, HELD_OUT_STEP } from './config.js';
 
+// The induction task repeats its pattern at random offsets, so only an induction head solves it (docs/api.md "Tasks").
 function batchOptions(config, batch, step) {
-  return { batch, contextLength: config.context, vocabSize: config.vocabSize, seed: config.seed, step, text: config.text };
+  return { batch, contextLength: config.context, vocabSize: config.vocabSize, seed: config.seed, step, text: config.text, randomOffset: config.task === 'induction' };
+}
+
+/** Every head's scores and label (headScores on its documented probes) for the trainer's current weights. */
+function labelledHeads(trainer) {
+  const model = createAttentionOnlyModel({ config: trainer.config, parameters: trainer.parameters() });
+  const { heads, thresholds } = headScores(model);
+  return { heads: heads.map(({ layer, head, previousToken, induction, sink, self, entropy, label }) => ({ layer, head, previousToken, induction, sink, self, entropy, label })), thresholds };
 }
 
 function topGuesses(logits, V, index, k = 3) {
@@ -40,8 +50,15 @@ export function createSession(engineOptions = {}) {
       step: trainer.steps, evalLoss: loss, evalAccuracy: accuracy, heads: H, T,
       // The first held-out sequence's weights, (H, T, T) per layer.
       attention: attention.map((w) => w.data.slice(0, H * T * T)),
-      induction: config.task === 'induction' ? attention.map((w) => inductionScore(w, held.inputs).heads) : null,
+      induction: null,
     };
+    if (config.context >= 9) {
+      // every head's scores and label on the documented probes; per layer, the induction scores for its table
+      const labelled = labelledHeads(trainer);
+      result.headScores = labelled.heads;
+      result.thresholds = labelled.thresholds;
+      if (config.task === 'induction') result.induction = Array.from({ length: config.layers }, (_, l) => labelled.heads.filter((h) => h.layer === l).map((h) => h.induction));
+    }
     if (weights) {
       const l = Math.min(layer, config.layers - 1);
       const params = trainer.parameters();

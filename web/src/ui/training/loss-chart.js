@@ -1,6 +1,7 @@
 // The loss curve: uPlot, log-scaled y, training loss at every step and the held-out loss where it was
-// measured (hover shows both at the step under the pointer, in uPlot's legend), plus a table of the same
-// numbers for screen readers, built when opened.
+// measured. The legend shows the values at the last step (hover: at the step under the pointer; the held-out
+// loss is the last one measured at or before it), plus a table of the same numbers for screen readers, built
+// when opened.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { STRINGS } from '../strings.js';
@@ -9,6 +10,13 @@ import { element } from '../dom-sync.js';
 const S = STRINGS.training;
 
 const fmt = (v) => (v == null ? '—' : v.toPrecision(4));
+/** The series' value at idx, or the last one measured before it (the held-out loss is measured every few steps). */
+function valueAt(values, idx) {
+  if (!values || idx == null) return null;
+  for (let i = Math.min(idx, values.length - 1); i >= 0; i--) if (values[i] != null) return values[i];
+  return null;
+}
+const legendValue = (u, v, seriesIndex, idx) => fmt(v ?? valueAt(u.data[seriesIndex], idx));
 
 export function createLossChart({ width = 560, height = 220 } = {}) {
   const node = element('figure', { class: 'loss-chart' });
@@ -26,10 +34,10 @@ export function createLossChart({ width = 560, height = 220 } = {}) {
   function series() {
     const list = [
       {},
-      { label: S.lossTrain, stroke: '#3b6fd8', width: 1.5, value: (u, v) => fmt(v) },
-      { label: S.lossHeld, stroke: '#d8703b', width: 2, spanGaps: true, points: { show: true, size: 4 }, value: (u, v) => fmt(v) },
+      { label: S.lossTrain, stroke: '#3b6fd8', width: 1.5, value: legendValue },
+      { label: S.lossHeld, stroke: '#d8703b', width: 2, spanGaps: true, points: { show: true, size: 4 }, value: legendValue },
     ];
-    if (loaded) list.push({ label: 'loaded run', stroke: '#888', dash: [4, 4], width: 1, value: (u, v) => fmt(v) });
+    if (loaded) list.push({ label: 'loaded run', stroke: '#888', dash: [4, 4], width: 1, value: legendValue });
     return list;
   }
 
@@ -70,6 +78,14 @@ export function createLossChart({ width = 560, height = 220 } = {}) {
   }
   details.addEventListener('toggle', () => { if (details.open) fillTable(); });
 
+  // Not hovering: the legend shows the last step's values (uPlot's own shows none without a pointer).
+  let hovering = false;
+  plotBox.addEventListener('mouseenter', () => { hovering = true; });
+  plotBox.addEventListener('mouseleave', () => { hovering = false; setTimeout(showLast, 0); }); // after uPlot's own leave
+  function showLast() {
+    if (plot && !hovering && steps.length) plot.setLegend({ idx: steps.length - 1 });
+  }
+
   let scheduled = false;
   function redraw() {
     if (scheduled) return;
@@ -78,6 +94,7 @@ export function createLossChart({ width = 560, height = 220 } = {}) {
       scheduled = false;
       if (!plot) build(Math.max(260, Math.min(width, plotBox.clientWidth || width)));
       else plot.setData(data());
+      showLast();
       if (details.open) fillTable();
     });
   }

@@ -54,7 +54,9 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   let slow = false;
   let generation = 0;
   let hiddenPause = false;
-  let lastRate = null;
+  let lastRate = null; // steps/s averaged over the run: every chunk's steps over every chunk's time (not paused time)
+  let runSteps = 0;
+  let runSeconds = 0;
   let lastError = null;
   let storageReason = null;
   const progressListeners = new Set();
@@ -87,11 +89,13 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   const scrubberValue = element('output', { for: `${mode}-scrubber` });
   const heatmapGrid = element('div', { class: 'training-heatmaps' });
   const entropyLine = element('p', { class: 'training-entropy' });
+  // What each head does, by its scores (model/head-scores.js): the words name the pattern that formed
+  const patternLine = element('p', { class: 'training-pattern', 'data-train': 'pattern', 'aria-live': 'polite' });
   // The same weights as tables (screen readers, copying numbers), built when opened.
   const attentionTables = element('details', { class: 'attention-tables' });
   attentionTables.append(element('summary', {}, S.attentionTables));
   attentionTables.addEventListener('toggle', () => { if (attentionTables.open && shown) fillAttentionTables(shown); });
-  attentionBox.append(attentionTitle, element('div', { class: 'scrubber' }, null), heatmapGrid, entropyLine, attentionTables);
+  attentionBox.append(attentionTitle, element('div', { class: 'scrubber' }, null), heatmapGrid, entropyLine, patternLine, attentionTables);
   attentionBox.children[1].append(scrubberLabel, scrubber, scrubberValue);
   const inductionBox = element('section', { class: 'training-induction', 'aria-label': S.inductionTitle });
   const weightsBox = element('section', { class: 'training-weights' });
@@ -207,6 +211,17 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     attentionTables.replaceChildren(attentionTables.firstChild, ...tables);
   }
 
+  function drawPattern(snapshot) {
+    patternLine.hidden = !snapshot.headScores;
+    if (!snapshot.headScores) return;
+    const one = (h) => format(h.label ? S.patternHead : S.patternNone, {
+      layer: h.layer + 1, head: h.head + 1, label: h.label, step: snapshot.step,
+      previous: h.previousToken.toFixed(2), induction: h.induction.toFixed(2), threshold: snapshot.thresholds.previousToken.toFixed(2),
+    });
+    patternLine.textContent = snapshot.headScores.map(one).join(' ');
+    patternLine.dataset.labels = snapshot.headScores.map((h) => h.label ?? '').join(',');
+  }
+
   function drawInduction(snapshot) {
     if (!snapshot.induction) { inductionBox.hidden = true; return; }
     inductionBox.hidden = false;
@@ -219,7 +234,13 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     snapshot.induction.forEach((scores, layer) => {
       const row = element('tr');
       row.append(element('th', { scope: 'row' }, String(layer + 1)));
-      for (const s of scores) row.append(element('td', {}, s.toFixed(3)));
+      scores.forEach((score, h) => {
+        const head = snapshot.headScores?.find((x) => x.layer === layer && x.head === h);
+        const cell = element('td', { 'data-label': head?.label ?? '' }, format(S.headScoresCell, {
+          previous: head ? head.previousToken.toFixed(2) : '—', induction: score.toFixed(2), label: head?.label ?? S.noLabel,
+        }));
+        row.append(cell);
+      });
       body.append(row);
     });
     table.append(element('thead'), body);
@@ -312,6 +333,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     scrubber.max = String(Math.max(0, history.length - 1));
     scrubber.value = scrubber.max;
     drawAttention(snapshot);
+    drawPattern(snapshot);
     if (tab) {
       drawInduction(snapshot);
       drawWeights(snapshot);
@@ -359,6 +381,8 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     history = [];
     latest = null;
     lastRate = null;
+    runSteps = 0;
+    runSeconds = 0;
     await ensureRunner();
     if (mine !== generation) return;
     let reply;
@@ -419,7 +443,9 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     const reply = await runner.call({ type: 'steps', count, view: viewOptions() });
     if (mine !== generation) return false;
     const seconds = (performance.now() - started) / 1000;
-    lastRate = reply.losses.length / Math.max(seconds, 1e-6);
+    runSteps += reply.losses.length;
+    runSeconds += seconds;
+    lastRate = runSteps / Math.max(runSeconds, 1e-6);
     while (losses.length < reply.first) losses.push(null);
     losses.splice(reply.first, reply.losses.length, ...reply.losses);
     applySnapshot(reply.snapshot);
@@ -481,6 +507,9 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     losses = [];
     evals = [];
     history = [];
+    lastRate = null;
+    runSteps = 0;
+    runSeconds = 0;
     setInfo(reply);
     applySnapshot(reply.snapshot);
     persist();

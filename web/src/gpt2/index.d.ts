@@ -1,0 +1,93 @@
+// Types of 'attention-playground/gpt2' (docs/api.md "GPT-2").
+
+/** A float32 tensor. */
+export interface Tensor { data: Float32Array; shape: number[] }
+
+/** config.json's sizes. */
+export interface Gpt2Config {
+  vocabSize: number; contextLength: number; dModel: number; layers: number; heads: number; dMlp: number; layerNormEpsilon: number;
+}
+
+/** GPT-2's byte-level BPE. */
+export interface BpeTokenizer {
+  /** Token ids of text ('<|endoftext|>' and tokenizer.json's added tokens match whole). */
+  encode(text: string): number[];
+  /** The text of token ids (invalid UTF-8 shows U+FFFD). */
+  decode(ids: ArrayLike<number>): string;
+  /** Each token on its own, as text. */
+  tokenStrings(ids: ArrayLike<number>): string[];
+  readonly vocabSize: number;
+  readonly specialTokens: readonly string[];
+  idOf(symbol: string): number | undefined;
+  symbolOf(id: number): string | undefined;
+}
+
+/** A loaded checkpoint: parameters under Hugging Face's names without 'transformer.', float32. */
+export interface Gpt2Checkpoint { config: Gpt2Config; parameters: Record<string, Tensor>; tokenizer: BpeTokenizer }
+
+export interface Gpt2ForwardOptions {
+  /** Every layer's attention weights (H, T, T) [true]; false: left out, and the WASM fast path runs the fused attention. */
+  attention?: boolean;
+  /** Also every layer's {input, normed, query, key, value, weights, context, output} [false] (the JS reference computes them). */
+  intermediates?: boolean;
+  /** [layer, head] pairs switched off before the output projection. */
+  headsOff?: Array<[number, number]>;
+  /** How a head is switched off: its context replaced by zeros or by its mean over the positions ['zero']. */
+  ablation?: 'zero' | 'mean';
+}
+
+export interface Gpt2LayerTensors { input: Tensor; normed: Tensor; query: Tensor; key: Tensor; value: Tensor; weights: Tensor; context: Tensor; output: Tensor }
+
+export interface Gpt2ForwardResult { tokens: Int32Array; logits: Tensor; attention?: Tensor[]; layers?: Gpt2LayerTensors[] }
+
+/** The model interface (docs/api.md "Models"): {name, tokenizer, config, forward(tokens, options)}. */
+export interface Gpt2Model {
+  readonly name: string;
+  readonly kind: 'gpt2';
+  /** GPT-2's BPE with encode → Int32Array and tokenText(id), as the model interface reads it. */
+  readonly tokenizer: Omit<BpeTokenizer, 'encode'> & { encode(text: string): Int32Array; tokenText(id: number): string };
+  readonly config: Gpt2Config & { dHead: number };
+  /** 'js', 'wasm-simd', 'wasm-baseline', or 'api:<backend>' when composed of a loaded attention API. */
+  readonly backend: string;
+  /** {backend, path, ms} of the last forward. */
+  readonly lastCall: { backend: string; path: string; ms: number } | null;
+  /** tokens: 1 to contextLength ids. Logits (T, V); a Promise of them when composed of an attention API ('api:…'). */
+  forward(tokens: ArrayLike<number>, options?: Gpt2ForwardOptions): Gpt2ForwardResult | Promise<Gpt2ForwardResult>;
+  /** Frees the WASM heap's copy of the parameters. */
+  dispose(): void;
+}
+
+export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
+  backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
+}): Promise<Gpt2Model>;
+
+/** The ways a head is switched off. */
+export const ABLATIONS: readonly ['zero', 'mean'];
+
+export interface LoadProgress { file: string; url: string; loaded: number; total: number | null; cached: boolean; resumed: number }
+
+/** The hub's resolve URL of a repository: hubUrl('gpt2') → 'https://huggingface.co/gpt2/resolve/main'. */
+export function hubUrl(repository: string, revision?: string): string;
+export function loadGpt2FromUrl(baseUrl: string, options?: {
+  onProgress?: (progress: LoadProgress) => void; signal?: AbortSignal; limitBytes?: number; useCache?: boolean; fetchImpl?: typeof fetch;
+}): Promise<Gpt2Checkpoint>;
+export function loadGpt2FromFiles(files: Iterable<File | (Blob & { name: string })>, options?: { limitBytes?: number }): Promise<Gpt2Checkpoint>;
+export function loadGpt2FromDirectory(directory: string, options?: { modelFile?: string; limitBytes?: number }): Promise<Gpt2Checkpoint>;
+
+export const CHECKPOINT_CACHE: string;
+export function forgetCheckpoints(): Promise<boolean>;
+export function isCached(url: string): Promise<boolean>;
+
+export function gpt2Config(json: string | object, source?: string): Gpt2Config;
+export function gpt2ParameterShapes(config: Gpt2Config): Record<string, number[]>;
+export function gpt2ParameterCount(config: Gpt2Config): number;
+export function gpt2MemoryBytes(config: Gpt2Config): { parameters: number; packed: number; activations: number; total: number };
+export function checkGpt2Memory(config: Gpt2Config, options?: { limitBytes?: number; name?: string; fileBytes?: number }): ReturnType<typeof gpt2MemoryBytes>;
+export function gpt2ParametersFromSafetensors(bytes: Uint8Array, config: Gpt2Config, source?: string): Record<string, Tensor>;
+
+export function createBpeTokenizer(options: { vocab: Record<string, number> | Map<string, number>; merges: Array<[string, string]>; specialTokens?: string[]; source?: string }): BpeTokenizer;
+export function parseMerges(text: string, source?: string): Array<[string, string]>;
+export function tokenizerFromVocabAndMerges(vocabText: string, mergesText: string, names?: { vocabSource?: string; mergesSource?: string }): BpeTokenizer;
+export function tokenizerFromJson(text: string, source?: string): BpeTokenizer;
+/** GPT-2's pre-tokenisation: the words BPE runs on. */
+export function pretokenize(text: string): string[];

@@ -1,0 +1,9 @@
+// GPT-2-family checkpoints in Hugging Face's layout (docs/api.md "GPT-2"): the byte-level BPE tokenizer, the
+// loader (URL, picked files, a directory in Node), and the model interface on the JS reference, the WASM fast
+// path, or composed of a loaded attention API. Also importable alone as 'attention-playground/gpt2'.
+export { ABLATIONS, createGpt2 } from './model.js';
+export { hubUrl, loadGpt2FromDirectory, loadGpt2FromFiles, loadGpt2FromUrl } from './load.js';
+export { CHECKPOINT_CACHE, forgetCheckpoints, isCached } from './fetch-file.js';
+export { checkGpt2Memory, gpt2Config, gpt2MemoryBytes, gpt2ParameterCount, gpt2ParameterShapes, gpt2ParametersFromSafetensors } from './checkpoint.js';
+export { createBpeTokenizer, parseMerges, tokenizerFromJson, tokenizerFromVocabAndMerges } from './bpe-tokenizer.js';
+export { pretokenize } from './pretokenize.js';

@@ -1,0 +1,108 @@
+// GPT-2 as a model of the model interface (docs/api.md "Models", the same as the project's trained models):
+//   {name, tokenizer, config, forward(tokens, {intermediates, headsOff, ablation, attention})}
+// forward returns {tokens, logits (T, V), attention: every layer's weights (H, T, T)} and, with
+// `intermediates`, each layer's {input, normed, query, key, value, weights, context, output}. GPT-2's
+// extension: `attention: false` leaves the weights out, and the WASM fast path then runs the fused causal
+// attention. headsOff lists [layer, head] pairs switched off before the output projection, their context
+// replaced by zeros (ablation 'zero') or by its mean over the positions ('mean').
+// Engines: the JS reference ('js'), the WASM fast path ('wasm'), or, given `attention` (an object of
+// loadAttention), that API's registry functions (api-model.js) on whatever backend and paths it runs: WebGPU,
+// workers; then forward returns a Promise. `intermediates` run the JS reference on every engine (the per-layer
+// tensors are for inspection at small T). `lastCall` says which engine and path ran and how long it took.
+import { createApiGpt2 } from './api-model.js';
+import { gpt2ForwardReference } from './forward-reference.js';
+import { createWasmGpt2 } from './wasm-model.js';
+
+const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js'];
+/** The ways a head is switched off (model22's ABLATIONS). */
+export const ABLATIONS = ['zero', 'mean'];
+
+function checkTokens(tokens, config) {
+  const fn = 'gpt2.forward';
+  if (!Array.isArray(tokens) && !(tokens instanceof Int32Array)) {
+    throw new TypeError(`${fn}: tokens is ${tokens === null ? 'null' : typeof tokens}; expected an array of token ids`);
+  }
+  if (tokens.length < 1 || tokens.length > config.contextLength) {
+    throw new RangeError(`${fn}: tokens has ${tokens.length} ids; expected 1 to ${config.contextLength} (the model's context length)`);
+  }
+  const bad = Array.prototype.findIndex.call(tokens, (id) => !Number.isInteger(id) || id < 0 || id >= config.vocabSize);
+  if (bad >= 0) throw new RangeError(`${fn}: tokens[${bad}] is ${tokens[bad]}; expected an integer id in [0, ${config.vocabSize})`);
+}
+
+function headsOffFlags(headsOff, ablation, config) {
+  if (!ABLATIONS.includes(ablation)) throw new RangeError(`gpt2.forward: options.ablation is ${JSON.stringify(ablation)}; expected 'zero' or 'mean'`);
+  const flags = new Uint8Array(config.layers * config.heads);
+  for (const pair of headsOff ?? []) {
+    const [layer, head] = Array.isArray(pair) ? pair : [];
+    if (!Number.isInteger(layer) || layer < 0 || layer >= config.layers || !Number.isInteger(head) || head < 0 || head >= config.heads) {
+      throw new RangeError(`gpt2.forward: headsOff has ${JSON.stringify(pair)}; expected [layer, head] with layer in [0, ${config.layers}) and head in [0, ${config.heads})`);
+    }
+    flags[layer * config.heads + head] = ablation === 'mean' ? 2 : 1;
+  }
+  return flags;
+}
+
+/** The tokenizer as the model interface reads it: encode → Int32Array, tokenText(id). */
+function interfaceTokenizer(tokenizer) {
+  return Object.freeze({
+    ...tokenizer,
+    encode: (text) => Int32Array.from(tokenizer.encode(text)),
+    tokenText: (id) => tokenizer.tokenStrings([id])[0],
+  });
+}
+
+/**
+ * A GPT-2 model from a loaded checkpoint ({config, parameters, tokenizer}: load.js).
+ * backend: 'wasm' (the SIMD build where supported), 'wasm-simd', 'wasm-baseline' or 'js'; or attention: a
+ * loaded attention API (loadAttention), whose layerNorm, multiheadAttentionFused and matmul compose it.
+ * name: the model's name ['gpt2'].
+ */
+export async function createGpt2({ config, parameters, tokenizer }, { backend = 'wasm', wasmBinary, attention, name = 'gpt2' } = {}) {
+  const reference = (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags, intermediates: true });
+  const parts = { name, config, tokenizer, reference };
+  if (attention) return wrap(parts, createApiGpt2(attention, config, parameters), `api:${attention.backend}`);
+  if (!BACKENDS.includes(backend)) throw new Error(`createGpt2: backend is ${JSON.stringify(backend)}; expected one of ${BACKENDS.join(', ')}`);
+  if (backend === 'js') {
+    const engine = { forward: (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags }), dispose() {} };
+    return wrap(parts, engine, 'js');
+  }
+  const { loadWasmBackend } = await import('../core/backends/wasm.js');
+  const build = backend === 'wasm' ? 'auto' : backend.slice('wasm-'.length);
+  const wasm = await loadWasmBackend({ build, wasmBinary });
+  return wrap(parts, createWasmGpt2(wasm, config, parameters), wasm.name);
+}
+
+/** The model interface around one engine ({forward(tokens, flags, wantWeights), dispose()}). */
+function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName) {
+  let engine = engineToWrap;
+  const { vocabSize: V, heads: H } = config;
+  const model = {
+    name,
+    kind: 'gpt2',
+    tokenizer: tokenizer ? interfaceTokenizer(tokenizer) : null,
+    config: Object.freeze({ ...config, dHead: config.dModel / config.heads }),
+    backend: backendName,
+    /** {backend, path, ms} of the last forward. */
+    lastCall: null,
+    forward(tokens, { intermediates = false, headsOff = [], ablation = 'zero', attention = true } = {}) {
+      checkTokens(tokens, config);
+      const flags = headsOffFlags(headsOff, ablation, config);
+      const T = tokens.length;
+      const started = performance.now();
+      if (!engine) throw new Error('gpt2.forward: the model was disposed');
+      const finish = (out, path) => {
+        model.lastCall = { backend: intermediates ? 'js' : backendName, path, ms: performance.now() - started };
+        const result = { tokens: Int32Array.from(tokens), logits: { data: out.logits, shape: [T, V] } };
+        if (attention || intermediates) result.attention = out.attention.map((data) => ({ data, shape: [H, T, T] }));
+        if (intermediates) result.layers = out.layers;
+        return result;
+      };
+      if (intermediates) return finish(reference(tokens, flags), 'teaching');
+      const out = engine.forward(tokens, flags, attention);
+      const pathOf = (o) => (o.paths ? o.paths.join(', ') : backendName === 'js' ? 'teaching' : attention ? 'weights' : 'fused');
+      return typeof out?.then === 'function' ? out.then((o) => finish(o, pathOf(o))) : finish(out, pathOf(out));
+    },
+    dispose() { engine?.dispose(); engine = null; },
+  };
+  return model;
+}
