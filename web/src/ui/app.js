@@ -8,14 +8,13 @@ import { loadAttention } from '../core/index.js';
 import { buildInputs } from './inputs.js';
 import { parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
 import { STEP_BY_ID } from './steps.js';
-import { createShell, stepCountText } from './shell.js';
+import { createShell, splitExplanation, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
 import { drawDeferred, setScaleMode } from './tensor-view.js';
 import { clearInspected, onInspect } from './cell-inspection.js';
 import { exportStepFigure } from './figure-export.js';
 import { setText, syncChildren } from './dom-sync.js';
-import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
 import { createCrossoverControls, probeSetting } from './crossover-controls.js';
 import { createExerciseSlot } from '../exercises/ui/slot.js';
@@ -177,7 +176,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const strings = STRINGS.steps[step.id];
     shell.stepCount.textContent = stepCountText(step.number);
     shell.title.textContent = strings.title;
-    shell.explanation.textContent = strings.text;
+    const { lead, more } = splitExplanation(strings.text);
+    shell.explanationLead.textContent = lead;
+    shell.readMoreText.textContent = more;
+    shell.readMore.hidden = more === '';
+    shell.readMore.open = false;
     shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
     shell.cellMath.reset();
     clearInspected();
@@ -279,7 +282,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     performance.clearMarks('ap:computed');
     performance.mark('ap:computed');
     const editable = !state.lock.includes('edits'); // an instructor may lock the matrices as well
-    const nodes = renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth(), head: runState.head, heads: runState.heads });
+    const nodes = renderResults(result, { stepId: step.id, onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth(), head: runState.head, heads: runState.heads, onChange: () => recompute() });
     const showsEditable = result.tensors?.some((view) => view.editable);
     if (editable && state.edits.length > 0 && showsEditable) nodes.unshift(resetEditsButton);
     syncChildren(shell.results, nodes);
@@ -345,8 +348,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   }
 
   // Values in the formula: the inspected weight's computation under the formula.
-  onInspect((view, panel, row, col) => shell.cellMath.show(view, panel, row, col));
-  followFlowLinks(shell.results);
+  // The pointed cell's computation goes into the box beside the cell (cell-inspection.js).
+  onInspect((view, panel, row, col) => (shell.cellMath.show(view, panel, row, col) ? shell.cellMath.node : null));
   shell.scaleSelect.addEventListener('change', () => {
     setScaleMode(shell.scaleSelect.value);
     if (latestRun) recompute();

@@ -37,7 +37,9 @@ export function createShell(root, { benchmarkUrl }) {
   const tocTitle = element('h2', { class: 'toc-title' }, STRINGS.contents);
   const tocList = element('ol');
   const tocLinks = STEP_IDS.map((id) => {
-    const link = element('a', { href: `?step=${id}`, 'data-step': id }, STRINGS.steps[id].title);
+    // The number on every chip; the title beside it on the current step's chip (and always to a screen reader).
+    const link = element('a', { href: `?step=${id}`, 'data-step': id, title: STRINGS.steps[id].title });
+    link.append(element('span', { class: 'toc-number' }, String(STEP_IDS.indexOf(id) + 1)), element('span', { class: 'toc-name' }, STRINGS.steps[id].title));
     const item = element('li');
     item.append(link);
     tocList.append(item);
@@ -46,13 +48,25 @@ export function createShell(root, { benchmarkUrl }) {
   toc.append(tocTitle, tocList);
 
   const main = element('main', { id: 'step', tabindex: '-1' });
+  const heading = element('div', { class: 'step-heading' });
   const stepCount = element('p', { class: 'step-count' });
   const title = element('h2', { class: 'step-title' });
-  const explanation = element('p', { class: 'explanation' });
+  heading.append(stepCount, title);
+  // The explanation's first sentences; the rest behind "read more" (app.js splits the text).
+  const intro = element('div', { class: 'intro' });
+  const explanation = element('div', { class: 'explanation' });
+  const explanationLead = element('p', { class: 'explanation-lead' });
+  const readMore = element('details', { class: 'read-more' });
+  const readMoreText = element('p');
+  readMore.append(element('summary', {}, STRINGS.readMore), readMoreText);
+  explanation.append(explanationLead, readMore);
   // Wide formulas and code scroll sideways inside named regions a keyboard can reach (and scroll).
   const formula = element('div', { class: 'formula', role: 'region', tabindex: '0', 'aria-label': STRINGS.views.formulaRegion });
+  intro.append(explanation, formula);
   const cellMath = createCellMath();
-  const code = element('div', { class: 'code' });
+  // The code, under the picture, in tabs (C++ | PyTorch), one shown at a time; folded on a phone.
+  const code = element('details', { class: 'code' });
+  code.append(element('summary', { class: 'code-summary' }, STRINGS.views.codeSummary));
   const cpp = element('pre', { tabindex: '0', role: 'region', 'aria-label': format(STRINGS.views.codeRegion, { language: STRINGS.codeCpp }) });
   const torch = element('pre', { tabindex: '0', role: 'region', 'aria-label': format(STRINGS.views.codeRegion, { language: STRINGS.codeTorch }) });
   const copyTorch = element('button', { type: 'button', class: 'copy', 'data-action': 'copy-torch' }, STRINGS.copy);
@@ -67,13 +81,43 @@ export function createShell(root, { benchmarkUrl }) {
     }
     setTimeout(() => { copyTorch.textContent = STRINGS.copy; }, 2000);
   });
-  for (const [label, pre, extra] of [[STRINGS.codeCpp, cpp, null], [STRINGS.codeTorch, torch, copyTorch]]) {
-    const figure = element('figure');
+  const tabList = element('div', { class: 'code-tabs', role: 'tablist', 'aria-label': STRINGS.views.codeTabs });
+  const codeTabs = [];
+  for (const [key, label, pre, extra] of [['cpp', STRINGS.codeCpp, cpp, null], ['torch', STRINGS.codeTorch, torch, copyTorch]]) {
+    const tab = element('button', { type: 'button', role: 'tab', id: `code-tab-${key}`, 'aria-controls': `code-panel-${key}`, 'data-code-tab': key }, STRINGS.views.codeTabNames[key]);
+    const figure = element('figure', { role: 'tabpanel', id: `code-panel-${key}`, 'aria-labelledby': `code-tab-${key}` });
     const caption = element('figcaption', {}, label);
     if (extra) caption.append(' ', extra);
     figure.append(caption, pre);
+    tabList.append(tab);
     code.append(figure);
+    codeTabs.push({ key, tab, figure });
   }
+  code.insertBefore(tabList, code.children[1]);
+  const selectCodeTab = (key, focus = false) => {
+    for (const entry of codeTabs) {
+      const selected = entry.key === key;
+      entry.tab.setAttribute('aria-selected', String(selected));
+      entry.tab.tabIndex = selected ? 0 : -1;
+      entry.figure.hidden = !selected;
+      if (selected && focus) entry.tab.focus();
+    }
+  };
+  selectCodeTab('cpp');
+  tabList.addEventListener('click', (event) => {
+    const tab = event.target.closest?.('[data-code-tab]');
+    if (tab) selectCodeTab(tab.dataset.codeTab);
+  });
+  // The tab pattern's keys: ←/→ move between the two tabs (and never turn the page).
+  tabList.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+    event.preventDefault();
+    event.stopPropagation();
+    const current = codeTabs.findIndex((entry) => entry.tab.getAttribute('aria-selected') === 'true');
+    selectCodeTab(codeTabs[(current + 1) % codeTabs.length].key, true);
+  });
+  // Open on a wide screen, folded on a phone (the picture comes first there).
+  code.open = typeof matchMedia !== 'function' || matchMedia('(min-width: 861px)').matches;
   // The results' tools: the weights' colour scale and the whole step as one picture for slides.
   const viewTools = element('div', { class: 'view-tools' });
   const scaleField = element('label', { class: 'scale-field' });
@@ -85,7 +129,12 @@ export function createShell(root, { benchmarkUrl }) {
   const figurePngButton = element('button', { type: 'button', 'data-export-figure': 'png' }, STRINGS.views.exportFigurePng);
   figureExport.append(element('span', { class: 'figure-export-label' }, STRINGS.views.exportFigure), figureSvgButton, figurePngButton);
   viewTools.append(scaleField, figureExport);
+  // The controls fold on a phone (closed), so that the picture is on the first screen; open elsewhere.
+  const controlsFold = element('details', { class: 'controls-fold' });
+  controlsFold.append(element('summary', { class: 'controls-summary' }, STRINGS.controls));
   const controls = element('div', { class: 'controls-slot' });
+  controlsFold.append(controls);
+  controlsFold.open = typeof matchMedia !== 'function' || matchMedia('(min-width: 861px)').matches;
   const error = element('p', { class: 'error', role: 'alert' });
   error.hidden = true;
   const results = element('div', { class: 'results' });
@@ -96,16 +145,21 @@ export function createShell(root, { benchmarkUrl }) {
   const exercises = element('section', { class: 'exercises' });
   // Step 12's live demo (training/view.js) sits below the results.
   const learnSlot = element('div', { class: 'learn-slot' });
-  main.append(stepCount, title, explanation, formula, cellMath.node, code, controls, error, viewTools, results, learnSlot, exercises, pager);
+  // Reading order, which is also the tab order: explanation, controls, picture, code.
+  // The step list sits in the heading row, a strip of numbered chips; the controls beside the explanation.
+  heading.append(toc);
+  const top = element('div', { class: 'step-top' });
+  top.append(intro, controlsFold);
+  main.append(heading, top, error, results, viewTools, learnSlot, code, exercises, pager);
 
   const layout = element('div', { class: 'layout' });
-  layout.append(toc, main);
+  layout.append(main);
   // The Training tab (view=train), filled in when first opened.
   const trainingRoot = element('main', { class: 'training-root', id: 'training', tabindex: '-1' });
   trainingRoot.hidden = true;
   root.append(skip, header, notices, layout, trainingRoot);
   const writeTorch = (snippet) => writeLines(torch, snippet);
-  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 // A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written
@@ -127,4 +181,15 @@ function writeLines(pre, text) {
 /** Writes the step's count line. */
 export function stepCountText(number) {
   return format(STRINGS.stepOf, { number, count: STEP_IDS.length });
+}
+
+/**
+ * A step's explanation as its first three sentences and the rest (behind "read more"). A sentence ends at
+ * ". ", "! " or "? " before a capital, a digit or an opening bracket or quote.
+ */
+export function splitExplanation(text, sentences = 3) {
+  const ends = [...text.matchAll(/[.!?](?=\s+[A-Z0-9“"(−])/g)].map((m) => m.index + 1);
+  if (ends.length < sentences) return { lead: text, more: '' };
+  const cut = ends[sentences - 1];
+  return { lead: text.slice(0, cut), more: text.slice(cut).trim() };
 }
