@@ -466,7 +466,9 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   }
   document.addEventListener('keydown', (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target.closest?.('input, select, textarea, [contenteditable]')) return;
+    // Arrows belong to a focused control or menu (a text box, a select, a tab list, an open Export menu, a
+    // button): they turn the page only from the page itself.
+    if (event.target.closest?.('input, select, textarea, [contenteditable], button, summary, details[open], [role="tablist"], [role="menu"], [role="slider"], canvas')) return;
     if (state.view === 'train') return; // the arrows page through the walk's steps only
     if (event.key === 'ArrowLeft') go(-1);
     else if (event.key === 'ArrowRight') go(1);

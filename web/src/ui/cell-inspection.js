@@ -87,11 +87,23 @@ function showCell({ view, panel, canvas, layout, tooltip }, cell) {
   tooltip.replaceChildren(...(computation ? [computation] : []), ...lines.map((line) => element('div', {}, line)));
   // The cell itself is outlined too (the keyboard's cell, visibly), then its sources.
   markSources([{ name: view.name, panel: panel.index, cell: [cell.row, cell.col], self: true }, ...cellSources(view, panel.index, cell.row, cell.col)]);
+  if (openTooltip && openTooltip !== tooltip) openTooltip.hidden = true;
   openTooltip = tooltip;
+  openCell = { inspection: { canvas, layout, panel, tooltip }, cell };
   tooltip.style.left = '0px';
   tooltip.style.top = '0px';
   tooltip.hidden = false;
+  placeOpenBox();
+}
+
+// Puts the open box beside its cell (again, when the page scrolls under it); closes it when the cell is gone.
+function placeOpenBox() {
+  const { inspection: { canvas, layout, panel, tooltip }, cell } = openCell;
   const c = canvas.getBoundingClientRect();
+  if (!canvas.isConnected || c.bottom < 0 || c.top > innerHeight) {
+    closeCell();
+    return;
+  }
   const grid = { left: c.left + layout.left, top: c.top + layout.top, right: c.left + layout.left + panel.cols * layout.cell, bottom: c.top + layout.top + panel.rows * layout.cell };
   const at = { left: grid.left + cell.col * layout.cell, top: grid.top + cell.row * layout.cell };
   const place = placeBeside({ width: tooltip.offsetWidth, height: tooltip.offsetHeight }, { ...at, right: at.left + layout.cell, bottom: at.top + layout.cell }, grid);
@@ -99,15 +111,17 @@ function showCell({ view, panel, canvas, layout, tooltip }, cell) {
   tooltip.style.top = `${Math.round(place.top)}px`;
 }
 
-// The one box open (a box is fixed to the viewport: it closes when the page scrolls under it).
+// The one box open (fixed to the viewport: it follows its cell when the page scrolls).
 let openTooltip = null;
+let openCell = null;
 function closeCell() {
   if (openTooltip) openTooltip.hidden = true;
   openTooltip = null;
+  openCell = null;
   markSources([]);
 }
 if (typeof window !== 'undefined') {
-  window.addEventListener('scroll', closeCell, { passive: true });
+  window.addEventListener('scroll', () => { if (openCell) placeOpenBox(); }, { passive: true });
   document.addEventListener('keydown', (event) => { if (event.key === 'Escape' && openTooltip) closeCell(); });
 }
 

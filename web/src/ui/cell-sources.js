@@ -34,7 +34,19 @@ export function cellSources(view, panelIndex, row, col) {
   const add = (source, mark) => { if (source && source !== view) marks.push({ name: source.name, panel: panelOf(source, panelIndex), ...mark }); };
   const queryLike = () => first('query', 'x_query', 'x');
   const keyLike = () => first('key', 'x_context', 'x');
-  if (role === 'weights' || role === 'weights before the mask') {
+  if ((role === 'weights' || role === 'weights before the mask') && !queryLike()) {
+    // Neither Q, K nor x on the step: the projections made them; with heads, the head's slice of each.
+    const heads = view.tensor.shape.length >= 3 ? view.tensor.shape.at(-3) : 1;
+    for (const source of [first('W_query'), first('W_key')]) {
+      if (!source) continue;
+      const outAxis = source.axes?.at(-2) === 'd_out' ? 0 : 1; // nn.Linear's (d_out, d_in), or (d_in, d_out)
+      const dOut = source.tensor.shape.at(outAxis - 2);
+      const slice = [panelIndex * (dOut / heads), (panelIndex + 1) * (dOut / heads)];
+      marks.push({ name: source.name, panel: 0, ...(outAxis === 0 ? { rows: slice } : { cols: slice }) });
+    }
+    const before = first('masked', 'scaled', 'scores');
+    add(before, { row, cell: [row, col] });
+  } else if (role === 'weights' || role === 'weights before the mask') {
     add(queryLike(), { row });
     const key = keyLike();
     if (key) add(key, { row: col, ...(key === queryLike() ? { alsoRow: row } : {}) });

@@ -22,7 +22,7 @@ const STEP_NODES = {
   dropout: { fresh: ['dropped'], thumbs: ['W_query', 'W_key', 'W_value'] },
   check: { fresh: ['PyTorch output'] },
   multihead: { fresh: ['weights', 'context'], thumbs: ['W_query', 'W_key', 'W_value'] },
-  cross: { fresh: ['x_context', 'weights'], thumbs: ['W_query', 'W_key', 'W_value'] },
+  cross: { fresh: ['x_context', 'weights'], thumbs: ['x_query', 'W_query', 'W_key', 'W_value'] },
 };
 
 const SCORE_FAMILY = ['scores', 'scaled', 'masked'];

@@ -127,7 +127,9 @@ function pooledFigure(name) {
   const exportSummary = element('summary', { 'aria-label': format(STRINGS.views.exportMenuLabel, { name }) }, STRINGS.views.exportMenu);
   const exports = element('span', { class: 'export', role: 'group', 'aria-label': format(STRINGS.exportAs, { name }) });
   exportMenu.append(exportSummary, exports);
-  caption.append(element('span', { class: 'tensor-name' }, name), ' ', shape, legend, exportMenu);
+  // A thumbnail's caption is its short name (W_q for W_query.weight (cross)); the figure keeps its full name.
+  const short = name.replace(/^W_(query|key|value)(\.weight)?( \(cross\))?$/, (whole, role) => `W_${role[0]}`);
+  caption.append(element('span', { class: 'tensor-name' }, name), element('span', { class: 'tensor-short', 'aria-hidden': 'true' }, short), ' ', shape, legend, exportMenu);
   const panelsRow = element('div', { class: 'panels' });
   const tooltip = element('div', { class: 'tooltip', role: 'status', 'aria-live': 'polite' });
   tooltip.hidden = true;
@@ -214,6 +216,7 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs, 
   setAttribute(entry.figure, 'class', `tensor tensor-${view.kind}${panels[0].bare ? ' thumb' : ''}`);
   setText(entry.shape, shapeText(view));
   setHidden(entry.legend, !ownLegend);
+  setAttribute(entry.figure, 'data-scale-top', String(maxAbs));
   const legend = legendParts(view, colors, maxAbs);
   setText(entry.legendLow, legend.low);
   setText(entry.legendHigh, legend.high);
@@ -235,6 +238,8 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs, 
     setAttribute(canvas, 'role', 'img');
     setAttribute(canvas, 'aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
     if (canvas.classList.contains('editable') !== editable) canvas.classList.toggle('editable', editable);
+    // Where its cells are (CSS px: left, top, cell size), for tests and tools that point at a cell.
+    setAttribute(canvas, 'data-grid', `${layouts[i].left},${layouts[i].top},${layouts[i].cell}`);
     // An open cell editor stays through a repaint (attachInspection moves it onto its cell's new place). The
     // overlay over the canvas holds the marks of a pointed cell's sources (markSources).
     const editor = wrap.querySelector(':scope > .cell-editor');
@@ -291,6 +296,8 @@ export function markSources(marks) {
     };
     if (mark.row !== undefined && mark.row < panel.rows) box('row', mark.row, 0, 1, panel.cols);
     if (mark.col !== undefined && mark.col < panel.cols) box('column', 0, mark.col, panel.rows, 1);
+    if (mark.rows) box('row', mark.rows[0], 0, Math.min(mark.rows[1], panel.rows) - mark.rows[0], panel.cols);
+    if (mark.cols) box('column', 0, mark.cols[0], panel.rows, Math.min(mark.cols[1], panel.cols) - mark.cols[0]);
     if (mark.cell && mark.cell[0] < panel.rows && mark.cell[1] < panel.cols) box(mark.self ? 'cell self' : 'cell', mark.cell[0], mark.cell[1], 1, 1);
     markedOverlays.add(overlay);
   }
