@@ -1,7 +1,7 @@
 // The page as a teaching instrument (issue 11, the views): axe-core on every step in both colour schemes
 // and on a phone, no clipped code or formulas without a keyboard-reachable scroll, number boxes that move
 // their sliders, the computation behind a weight next to the formula, the flow picture, the whole-step
-// figure, and a screenshot of every step at 1280 and 360 px (test-results/e2e/…/views-*.png). Steps are
+// figure, and a screenshot of every step at 1280 and 390 px (test-results/e2e/…/views-*.png). Steps are
 // taken from the page's own table of contents (the step data), never assumed to be 11; one page is
 // walked through the UI, not reloaded per case, to stay within the suite's time budget.
 import { readFileSync } from 'node:fs';
@@ -61,7 +61,8 @@ const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 const CASES = [
   { width: 1280, scheme: 'light', screenshots: true, rules: null },
   { width: 1280, scheme: 'dark', screenshots: false, rules: COLOUR_RULES },
-  { width: 360, scheme: 'light', screenshots: true, rules: null },
+  { width: 390, scheme: 'light', screenshots: true, rules: null },
+  { width: 390, scheme: 'dark', screenshots: false, rules: COLOUR_RULES },
 ];
 
 for (const { width, scheme, screenshots, rules } of CASES) {

@@ -6,7 +6,7 @@ import FORMULAS from 'virtual:formulas';
 import CPP_PANELS from 'virtual:cpp-regions';
 import { loadAttention } from '../core/index.js';
 import { buildInputs } from './inputs.js';
-import { parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
+import { HIDEABLE, parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
 import { STEP_BY_ID } from './steps.js';
 import { createShell, splitExplanation, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
@@ -161,7 +161,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     setCurrent(shell.trainingTab, train);
     root.classList.toggle('embed', state.embed);
     root.classList.toggle('exercise-only', state.embed && state.exercise !== '');
-    for (const part of ['explanation', 'formula', 'code', 'controls', 'nav', 'checks']) {
+    for (const part of HIDEABLE) {
       root.classList.toggle(`hide-${part}`, state.hide.includes(part));
     }
     if (shell.backendSelect.value !== state.backend) shell.backendSelect.value = state.backend;
@@ -182,6 +182,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.readMore.hidden = more === '';
     shell.readMore.open = false;
     shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
+    shell.symbols.textContent = STRINGS.views.symbols[step.id] ?? '';
     shell.cellMath.reset();
     clearInspected();
     shell.cpp.textContent = CPP_PANELS[step.id]; // regions of cpp/attention/*.cpp, cut out at build time
@@ -415,7 +416,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   /**
    * Applies a partial state (validated against the table) and recomputes.
-   * @returns {string[]} notices for rejected values
+   * @returns {string[]} the notices the page shows for it: rejected values, and values moved to fit (heads)
    */
   function update(changes, { fromControl = false, force = false, push = false } = {}) {
     const before = state;
@@ -440,7 +441,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       if (!state.embed) window.scrollTo(0, 0);
     }
     recompute();
-    return notices;
+    return [...notices, ...adjusted]; // what the frame shows, both kinds
   }
 
   function go(delta) {
@@ -493,7 +494,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   return {
     /** The current state (a copy). */
     getState: () => structuredClone(state),
-    /** Applies a partial state; returns notices for what was rejected. */
+    /** Applies a partial state; returns the notices the page shows for it (rejected values, values moved to fit). */
     setState: (changes) => update(changes),
     next: () => go(1),
     previous: () => go(-1),

@@ -16,8 +16,17 @@ function errorText(value) {
 
 function renderCheck(check) {
   const item = markPatchable(element('li', { 'data-check': check.name }));
-  const label = format(STRINGS.checkNames[check.name], check.values ?? {});
-  if (check.comparison) {
+  // The mask modes by their learner names; "0 before the softmax" is the mistake step 7 shows on purpose, so it
+  // differing is the lesson, not a failed check.
+  const mode = check.values?.mode;
+  const mistake = check.name === 'maskModes' && mode === 'zero';
+  const label = mistake ? STRINGS.checkNames.maskMistake : format(STRINGS.checkNames[check.name], { ...check.values, ...(mode ? { mode: STRINGS.optionLabels[mode] ?? mode } : {}) });
+  if (mistake && check.comparison) {
+    const { maxAbsError } = check.comparison;
+    item.classList.add('mistake');
+    item.append(element('span', { class: 'check-label' }, `${label}: `), element('span', { class: 'verdict mistake' }, STRINGS.mistakeShown),
+      element('span', { class: 'check-detail', 'data-max-abs-error': String(maxAbsError) }, ` ${STRINGS.maxAbsError} ${errorText(maxAbsError)}`));
+  } else if (check.comparison) {
     const { maxAbsError, allclose } = check.comparison;
     item.append(element('span', { class: 'check-label' }, `${label}: `), verdict(allclose),
       element('span', { class: 'check-detail', 'data-max-abs-error': String(maxAbsError) }, ` ${STRINGS.maxAbsError} ${errorText(maxAbsError)}`));

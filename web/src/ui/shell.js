@@ -62,7 +62,8 @@ export function createShell(root, { benchmarkUrl }) {
   explanation.append(explanationLead, readMore);
   // Wide formulas and code scroll sideways inside named regions a keyboard can reach (and scroll).
   const formula = element('div', { class: 'formula', role: 'region', tabindex: '0', 'aria-label': STRINGS.views.formulaRegion });
-  intro.append(explanation, formula);
+  const symbols = element('p', { class: 'symbols' });
+  intro.append(explanation, formula, symbols);
   const cellMath = createCellMath();
   // The code, under the picture, in tabs (C++ | PyTorch), one shown at a time; folded on a phone.
   const code = element('details', { class: 'code' });
@@ -159,7 +160,7 @@ export function createShell(root, { benchmarkUrl }) {
   trainingRoot.hidden = true;
   root.append(skip, header, notices, layout, trainingRoot);
   const writeTorch = (snippet) => writeLines(torch, snippet);
-  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, symbols, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 // A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written
@@ -184,12 +185,18 @@ export function stepCountText(number) {
 }
 
 /**
- * A step's explanation as its first three sentences and the rest (behind "read more"). A sentence ends at
- * ". ", "! " or "? " before a capital, a digit or an opening bracket or quote.
+ * A step's explanation as its lead (its first sentences: at most three, and no more than about four lines
+ * beside the controls) and the rest, behind "read more". A sentence ends at ". ", "! " or "? " before a
+ * capital, a digit or an opening bracket or quote.
  */
-export function splitExplanation(text, sentences = 3) {
+export function splitExplanation(text, sentences = 3, characters = 300) {
   const ends = [...text.matchAll(/[.!?](?=\s+[A-Z0-9“"(−])/g)].map((m) => m.index + 1);
-  if (ends.length < sentences) return { lead: text, more: '' };
-  const cut = ends[sentences - 1];
+  let cut = text.length;
+  for (let i = 0; i < Math.min(sentences, ends.length + 1); i++) {
+    const end = ends[i] ?? text.length;
+    if (i > 0 && end > characters) break;
+    cut = end;
+    if (i === sentences - 1) break;
+  }
   return { lead: text.slice(0, cut), more: text.slice(cut).trim() };
 }

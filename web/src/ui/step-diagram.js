@@ -5,6 +5,7 @@
 // the score family, the other values), stated once in the legend; a switch gives each tensor its own.
 // The nodes are tensor-view.js's pooled figures: the diagram only places them.
 import { flowStages, roleOf } from './flow.js';
+import { shownView } from './cell-sources.js';
 import { colorScale, css, prefersDark } from './colormap.js';
 import { formatCell } from './heatmap-draw.js';
 import { element, setAttribute, setHidden, setText, syncChildren } from './dom-sync.js';
@@ -126,7 +127,8 @@ function buildDiagram(onChange) {
     onChange();
   });
   switchLabel.append(switchBox, ' ', words.perTensor);
-  legend.append(legendItems, switchLabel);
+  const hint = element('p', { class: 'diagram-hint' });
+  legend.append(legendItems, switchLabel, hint);
   caption.append(fresh);
   const stages = element('ol', { class: 'diagram-stages' });
   const aside = element('li', { class: 'diagram-aside' });
@@ -145,7 +147,21 @@ function buildDiagram(onChange) {
     else expanded.add(name);
     onChange();
   });
-  return { figure, freshText, fresh, legend, legendItems, switchBox, stages, aside, asideNodes, extras, stagePool: [], nodePool: new Map() };
+  return { figure, freshText, fresh, legend, legendItems, switchBox, hint, stages, aside, asideNodes, extras, stagePool: [], nodePool: new Map() };
+}
+
+// What the learner can do on this step's picture, naming its tensors.
+const EXPLAINED = ['weights', 'scores', 'masked', 'context', 'output'];
+function hintFor(views) {
+  const words = STRINGS.views.diagram;
+  const names = (list) => list.map((view) => view.name).join(', ');
+  const explained = views.filter((view) => EXPLAINED.includes(roleOf(view.name)) && (view.kind === 'weights' || shownView('weights') || shownView('query') || shownView('x')));
+  const editable = views.filter((view) => view.editable);
+  const parts = [];
+  if (explained.length) parts.push(format(words.pointHint, { names: names(explained) }));
+  else if (views.length) parts.push(words.readHint);
+  if (editable.length) parts.push(format(words.editHint, { names: names(editable) }));
+  return parts.join(' ');
 }
 
 // A node: the tensor's figure, and for a thumbnail (or one opened from a thumbnail) its expand button.
@@ -188,7 +204,9 @@ export function renderDiagram(stepId, views, figures, plan, { extras = [], onCha
   setAttribute(diagram.figure, 'aria-label', format(STRINGS.views.diagram.label, { title: STRINGS.steps[stepId]?.title ?? stepId }));
   diagram.figure.classList.toggle('shared-scale', plan.groups.length > 0);
   syncChildren(diagram.legendItems, plan.groups.map(legendItem));
-  setHidden(diagram.legend, views.length < 2 || views.every((v) => v.kind === 'ids'));
+  setHidden(diagram.legend, views.length === 0);
+  setHidden(diagram.legendItems.parentNode.querySelector('.scale-switch'), views.length < 2 || views.every((v) => v.kind === 'ids'));
+  setText(diagram.hint, hintFor(views));
   if (diagram.switchBox.checked !== perTensorScale) diagram.switchBox.checked = perTensorScale;
 
   const stages = flowStages(views.filter((view) => !isAside(view)));
