@@ -171,3 +171,20 @@ test('arrow keys inside a menu or the code tabs leave the step alone; from the p
   await afterRender(page, () => page.keyboard.press('ArrowRight'));
   expect(await step()).toBe('dropout');
 });
+
+test('pointAt: a score shows q·k and outlines its query and key rows; an output value its weights row and value column', async ({ page }) => {
+  await openPage(page, '?step=weights');
+  expect(await page.evaluate(() => window.attentionPlayground.pointAt('scores', 2, 1))).toBe(true);
+  const scoresBox = page.locator('figure[data-tensor="scores"] .tooltip');
+  await expect(scoresBox).toBeVisible();
+  await expect(scoresBox.locator('[data-line="terms"]')).toContainText('q·k = ');
+  await expect(scoresBox.locator('[data-line="score"]')).toContainText('score[2, 1]');
+  expect(await page.locator('figure[data-tensor="query"] .source-mark.row').count()).toBe(1);
+  expect(await page.locator('figure[data-tensor="key"] .source-mark.row').count()).toBe(1);
+  expect(await page.evaluate(() => window.attentionPlayground.pointAt('output', 1, 0))).toBe(true);
+  await expect(scoresBox).toBeHidden();
+  await expect(page.locator('figure[data-tensor="output"] .tooltip [data-line="terms"]')).toContainText('Σ w·v = ');
+  expect(await page.locator('figure[data-tensor="weights"] .source-mark.row').count()).toBe(1);
+  expect(await page.locator('figure[data-tensor="value"] .source-mark.column').count()).toBe(1);
+  expect(await page.evaluate(() => window.attentionPlayground.pointAt('no such tensor', 0, 0))).toBe(false);
+});

@@ -1,7 +1,8 @@
 // The playground: one state (state.js) → inputs (inputs.js) → the core API → views. Every change,
-// from a control, the URL, the keyboard or the postMessage API, goes through `update`, which checks
-// it against the state table, writes the URL and recomputes the current step. Results from an older
-// state are dropped when a newer one is already on its way.
+// from a control, the URL, the keyboard or the postMessage API, goes through `update` (load the state), which
+// checks it against the state table, writes the URL and repaints: `compute` runs the step on the core, `draw`
+// puts it on the page; `pointAt` points at a cell. Results from an older state are dropped when a newer one is
+// already on its way.
 import FORMULAS from 'virtual:formulas';
 import CPP_PANELS from 'virtual:cpp-regions';
 import { loadAttention } from '../core/index.js';
@@ -12,7 +13,7 @@ import { createShell, splitExplanation, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
 import { drawDeferred, setScaleMode } from './tensor-view.js';
-import { clearInspected, onInspect } from './cell-inspection.js';
+import { clearInspected, onInspect, pointAt } from './cell-inspection.js';
 import { exportStepFigure } from './figure-export.js';
 import { setText, syncChildren } from './dom-sync.js';
 import { STRINGS, format } from './strings.js';
@@ -225,22 +226,35 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     return node;
   }
 
+  // The controller's verbs: loadState (update, below) validates a change and writes the URL; compute runs the
+  // step on the core; draw puts its result on the page; pointAt (the API) points at a cell. A repaint is
+  // compute then draw; a result from an older state is dropped when a newer one is on its way.
   async function recompute() {
     const mine = ++generation;
     // One entry of each name is kept (the latest), so the timeline does not grow with every repaint.
     performance.clearMarks('ap:change');
     performance.mark('ap:change');
+    const run = await compute(() => mine !== generation);
+    if (run && mine === generation) draw(run, mine);
+  }
+
+  /**
+   * Runs the current step on the core with the current state (or the trained model's sizes): the run
+   * `{state, inputs, result, error, backend, ms}`, or null when `stale()` says a newer change came first or
+   * the backend or the model could not load (the error is on the page).
+   */
+  async function compute(stale) {
     const step = STEP_BY_ID.get(state.step);
     let api;
     try {
       api = await loadBackend(state.backend);
     } catch (error) {
-      if (mine !== generation) return;
+      if (stale()) return null;
       shell.badge.textContent = format(STRINGS.notAvailable, { reason: error.message });
       showError(error);
-      return;
+      return null;
     }
-    if (mine !== generation) return;
+    if (stale()) return null;
     watchBackend(api);
     // The state the step computes with: the learner's, or the trained model's sentence and sizes.
     let runState = state;
@@ -248,15 +262,15 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (state.model === 'trained' && TRAINED_STEPS.includes(step.id)) {
       try {
         const model = await loadWalkModel();
-        if (mine !== generation) return;
+        if (stale()) return null;
         if (!walkModel) {
           walkModel = model;
           renderStep(); // the controls show the model's sizes
         }
       } catch (error) {
-        if (mine !== generation) return;
+        if (stale()) return null;
         showError(error);
-        return;
+        return null;
       }
       runState = trainedState(state, walkModel);
       inputs = trainedInputs(buildInputs(runState), walkModel, state.edits);
@@ -264,19 +278,22 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       inputs = buildInputs(state);
     }
     const started = performance.now();
-    let result;
     try {
-      result = await step.run({ api, inputs, state: runState, fixture, loadBackend });
+      const result = await step.run({ api, inputs, state: runState, fixture, loadBackend });
+      return { step, api, run: { state: runState, inputs, result, error: null, backend: api.backend, ms: performance.now() - started } };
     } catch (error) {
-      if (mine !== generation) return;
+      if (stale()) return null;
       showError(error);
       lastRun = { state: runState, inputs, result: null, error: error.message };
       latestRun = lastRun;
       notify();
-      return;
+      return null;
     }
-    const ms = performance.now() - started;
-    if (mine !== generation) return;
+  }
+
+  /** Puts a computed run on the page: the badge, the step's picture and checks, then the frame's listeners. */
+  function draw({ step, api, run }, mine) {
+    const { result, inputs, ms, state: runState } = run;
     showError(null);
     showBadge(api, ms);
     const hideChecks = state.hide.includes('checks');
@@ -291,7 +308,6 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (shell.viewTools.hidden !== (tensors.length === 0)) shell.viewTools.hidden = tensors.length === 0;
     const weights = tensors.some((view) => view.kind === 'weights');
     if (shell.scaleField.hidden !== !weights) shell.scaleField.hidden = !weights;
-    const run = { state: runState, inputs, result, error: null, backend: api.backend, ms };
     latestRun = run;
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.clearMeasures('ap:draw');
@@ -514,6 +530,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       frameListeners.add(listener);
       return () => frameListeners.delete(listener);
     },
+    /**
+     * Points at cell (row, col) of a shown tensor (its `panel`: the head), as the pointer would: the cell and
+     * its sources outlined, its computation beside it. Returns false when the step shows no such cell.
+     */
+    pointAt: (tensor, row, col, panel = 0) => pointAt(tensor, row, col, panel),
     /** The core's loader, one thread unless `options.threads` says otherwise (as the page itself). */
     loadAttention: (options) => loadAttention({ threads: 1, ...options }),
     get renderedStep() { return renderedStep; },

@@ -4,6 +4,7 @@ import { cellAt, formatValue } from './heatmap-draw.js';
 import { element } from './dom-sync.js';
 import { cellSources, placeBeside } from './cell-sources.js';
 import { markSources } from './tensor-view.js';
+import { pooledCanvasOf } from './heatmap-canvas.js';
 import { STRINGS, format } from './strings.js';
 
 /**
@@ -204,4 +205,17 @@ function openEditor(inspection, cell) {
   wrap.append(input);
   input.focus();
   input.select();
+}
+
+/**
+ * Points at cell (row, col) of panel `panel` of the tensor `name` on the page, as the pointer or the keyboard
+ * would: its sources outlined, its box beside it. Returns false when the page shows no such cell.
+ */
+export function pointAt(name, row, col, panel = 0) {
+  const pooled = pooledCanvasOf(name, panel);
+  const inspection = pooled?.inspection;
+  if (!inspection || !pooled.canvas.isConnected || row < 0 || col < 0 || row >= inspection.panel.rows || col >= inspection.panel.cols) return false;
+  inspection.focus = { row, col };
+  showCell(inspection, { row, col });
+  return true;
 }

@@ -46,6 +46,17 @@ function maxAbsFinite(data) {
   return max;
 }
 
+// The stages depend on the tensors' names alone: found once per set of names, not on every repaint.
+let stagesCache = { key: null, stages: null };
+function stagesOf(views) {
+  const key = views.map((view) => view.name).join('\u0000');
+  if (key !== stagesCache.key) stagesCache = { key, stages: flowStages(views) };
+  // The same stages, holding this repaint's tensors.
+  const current = new Map(views.map((view) => [view.name, view]));
+  const now = (view) => current.get(view.name);
+  return stagesCache.stages.map((stage) => ({ ...stage, views: stage.views.map(now), inputs: stage.inputs.map((list) => list.map(now)) }));
+}
+
 // Thumbnails the learner opened, by step and tensor name; forgotten when the step changes.
 const expanded = new Set();
 let expandedStep = null;
@@ -82,7 +93,7 @@ export function planDiagram(stepId, views) {
   const kinds = { weights: 'weights', scores: 'signed', values: 'signed' };
   // Nodes of one stage with the same rows (Q, K, V) share the first one's row labels.
   const sharesRows = new Set();
-  for (const stage of flowStages(views)) {
+  for (const stage of stagesOf(views.filter((view) => !isAside(view)))) {
     const full = stage.views.filter((view) => !thumb(view) && view.rows && view.tensor.shape.length === 2);
     for (const view of full.slice(1)) if (view.rows.join('\u0000') === full[0].rows.join('\u0000')) sharesRows.add(view.name);
   }
@@ -98,16 +109,29 @@ export function planDiagram(stepId, views) {
 // The diagram's nodes stay on the page between repaints, like the figures in them.
 let diagram = null;
 
+// A legend entry per quantity, kept between repaints: only a changed end value or gradient is written.
+const legendPool = new Map();
 function legendItem({ group, kind, top }) {
+  let item = legendPool.get(group);
+  if (!item) {
+    const node = element('span', { class: 'legend-item', 'data-scale-group': group });
+    const low = element('span');
+    const bar = element('span', { class: 'legend-bar' });
+    const high = element('span');
+    node.append(element('span', { class: 'legend-name' }, STRINGS.views.diagram.groups[group]), ' ', low, bar, high);
+    item = { node, low, bar, high, gradient: '' };
+    legendPool.set(group, item);
+  }
   const low = kind === 'weights' ? 0 : -top;
   const scale = colorScale(kind, top, prefersDark());
-  const stops = Array.from({ length: 7 }, (_, i) => css(scale(low + ((top - low) * i) / 6)));
-  const item = element('span', { class: 'legend-item', 'data-scale-group': group });
-  const bar = element('span', { class: 'legend-bar' });
-  bar.style.background = `linear-gradient(to right, ${stops.join(', ')})`;
-  item.append(element('span', { class: 'legend-name' }, STRINGS.views.diagram.groups[group]), ' ',
-    element('span', {}, formatCell(low)), bar, element('span', {}, formatCell(top)));
-  return item;
+  const gradient = `linear-gradient(to right, ${Array.from({ length: 7 }, (_, i) => css(scale(low + ((top - low) * i) / 6))).join(', ')})`;
+  setText(item.low, formatCell(low));
+  setText(item.high, formatCell(top));
+  if (item.gradient !== gradient) {
+    item.bar.style.background = gradient;
+    item.gradient = gradient;
+  }
+  return item.node;
 }
 
 function buildDiagram(onChange) {
@@ -209,7 +233,7 @@ export function renderDiagram(stepId, views, figures, plan, { extras = [], onCha
   setText(diagram.hint, hintFor(views));
   if (diagram.switchBox.checked !== perTensorScale) diagram.switchBox.checked = perTensorScale;
 
-  const stages = flowStages(views.filter((view) => !isAside(view)));
+  const stages = stagesOf(views.filter((view) => !isAside(view)));
   // The projection matrices are operands of an arrow (x → · W_q → Q): drawn on the arrow of the first stage
   // made from them, not as inputs of their own.
   const operands = stages.map(() => []);
