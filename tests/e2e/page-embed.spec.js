@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { startServer } from '../../scripts/serve.mjs';
-import { afterRender, expectPageMatchesCore, openPage, watchConsole } from './page-helpers.js';
+import { afterRender, expectPageMatchesCore, openPage, watchConsole, openSettings } from './page-helpers.js';
 import { elementParameters } from '../../scripts/embedding-docs.mjs';
 import { STATE_TABLE } from '../../web/src/ui/state.js';
 import { EXERCISES } from '../../web/src/exercises/bank/index.js';
@@ -134,6 +134,7 @@ test('the single-file page works opened from file://, WASM included', async ({ p
   expect(run.backend).toMatch(/^wasm-/);
   await expect(page.locator('.formula .katex')).toBeVisible();
   await expectPageMatchesCore(page, 'js');
+  await openSettings(page);
   await afterRender(page, () => page.locator('#backend-select').selectOption('wasm-baseline'));
   await expect(page.locator('.badge')).toHaveText(/^WASM · /);
   await expectPageMatchesCore(page, 'js');

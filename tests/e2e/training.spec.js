@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { openPage, watchConsole } from './page-helpers.js';
+import { openPage, watchConsole, openSettings } from './page-helpers.js';
 
 // The two-layer induction run of the tab: d_model 16, 2 heads, T 16, batch 8, lr 0.03, seed 1. Its best
 // head's inductionScore on the held-out batch passes INDUCTION_THRESHOLD by INDUCTION_STEPS (measured: 0.81
@@ -130,6 +130,7 @@ test('Training tab: the header\'s backend runs the trainer; a new choice moves t
     await page.locator('[data-train="step"]').click();
     await page.waitForFunction((n) => window.attentionPlayground.trainingView().getRun().step === n, i);
   }
+  await openSettings(page);
   await page.locator('#backend-select').selectOption('wasm-baseline');
   await expect(engine).toHaveAttribute('data-backend', 'wasm-baseline');
   await expect(engine).toContainText('WASM');

@@ -60,8 +60,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     return backends.get(name);
   }
 
-  // The GPU crossover beside the badge ('Automatic' only). A change recomputes the step with it.
-  const crossoverControls = createCrossoverControls(shell.badge.parentElement, {
+  // The GPU crossover in the settings panel ('Automatic' only). A change recomputes the step with it.
+  const crossoverControls = createCrossoverControls(shell.settingsBody, {
     loadAuto: (extra) => loadBackend('auto', extra),
     reloadAuto: () => backends.delete('auto'),
     changed: () => { if (state.backend === 'auto') recompute(); },

@@ -24,11 +24,28 @@ export function createShell(root, { benchmarkUrl }) {
   const trainingTab = element('a', { href: '?view=train', 'data-view': 'train' }, STRINGS.training.tab);
   tabs.append(playgroundTab, trainingTab);
   if (benchmarkUrl) tabs.append(element('a', { href: benchmarkUrl }, STRINGS.benchmark));
+  // The backend, its GPU crossover and how it runs live in a settings panel; the header keeps the badge that
+  // says which backend computed the step and how long it took.
   const backendBox = element('div', { class: 'backend' });
+  const settings = element('details', { class: 'settings', 'data-settings': '' });
+  const settingsBody = element('div', { class: 'settings-body' });
   const backendSelect = element('select', { id: 'backend-select', 'data-control': 'backend' });
   for (const name of BACKENDS) backendSelect.append(element('option', { value: name }, STRINGS.backendNames[name]));
+  const backendField = element('p', { class: 'settings-field' });
+  backendField.append(element('label', { for: 'backend-select' }, STRINGS.backendLabel), ' ', backendSelect);
+  settingsBody.append(backendField);
+  settings.append(element('summary', {}, STRINGS.settings), settingsBody);
+  // Escape closes it, back on its summary; an open panel inside it (the GPU crossover) closes first. Heard on the
+  // way down, before that panel's own handler closes it.
+  settings.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !settings.open) return;
+    const inner = event.target.closest('details');
+    if (inner !== settings && inner?.open) return;
+    settings.open = false;
+    settings.querySelector(':scope > summary').focus();
+  }, true);
   const badge = element('output', { class: 'badge', 'aria-live': 'polite', for: 'backend-select' }, STRINGS.loading);
-  backendBox.append(element('label', { for: 'backend-select' }, STRINGS.backendLabel), backendSelect, badge);
+  backendBox.append(badge, settings);
   header.append(brand, tabs, backendBox);
 
   const notices = element('div', { class: 'notices', role: 'status', 'aria-label': STRINGS.notices });
@@ -160,7 +177,7 @@ export function createShell(root, { benchmarkUrl }) {
   trainingRoot.hidden = true;
   root.append(skip, header, notices, layout, trainingRoot);
   const writeTorch = (snippet) => writeLines(torch, snippet);
-  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, symbols, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, settings, settingsBody, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, symbols, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 // A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written

@@ -58,6 +58,7 @@ export const STRINGS = {
   copySelected: 'Selected: press Ctrl+C',
   arrowKeys: 'or press ← / → to change step',
   readMore: 'Read more',
+  settings: 'Settings',
   tensors: 'Tensors',
   checks: 'Checks',
   notices: 'Notices',
