@@ -188,3 +188,21 @@ test('pointAt: a score shows q·k and outlines its query and key rows; an output
   expect(await page.locator('figure[data-tensor="value"] .source-mark.column').count()).toBe(1);
   expect(await page.evaluate(() => window.attentionPlayground.pointAt('no such tensor', 0, 0))).toBe(false);
 });
+
+test('a touch screen shows no keyboard hint and a sideways swipe turns the page', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  await openPage(page, '?step=causal');
+  await expect(page.locator('.keys-hint')).toBeHidden();
+  const swipe = (from, to) => page.locator('.explanation-lead').evaluate((node, [x0, x1]) => {
+    const { top } = node.getBoundingClientRect();
+    const at = (type, x) => node.dispatchEvent(new PointerEvent(type, { pointerType: 'touch', clientX: x, clientY: top + 10, bubbles: true }));
+    at('pointerdown', x0);
+    at('pointerup', x1);
+  }, [from, to]);
+  await afterRender(page, () => swipe(320, 60)); // right to left: the next step
+  expect(await page.evaluate(() => window.attentionPlayground.getState().step)).toBe('dropout');
+  await afterRender(page, () => swipe(60, 320)); // left to right: back
+  expect(await page.evaluate(() => window.attentionPlayground.getState().step)).toBe('causal');
+  await context.close();
+});

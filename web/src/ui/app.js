@@ -490,6 +490,23 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (event.key === 'ArrowLeft') go(-1);
     else if (event.key === 'ArrowRight') go(1);
   });
+  // Touch: a sideways swipe across the step turns the page, unless it starts on something that scrolls or
+  // takes touches itself (a heatmap, the formula, the code, a control, the step chips).
+  let swipe = null;
+  shell.main.addEventListener('pointerdown', (event) => {
+    const own = event.target.closest?.('canvas, input, select, textarea, button, summary, pre, .formula, .panels, .toc, .backends, .tooltip');
+    swipe = event.pointerType === 'touch' && !own ? { x: event.clientX, y: event.clientY, at: event.timeStamp } : null;
+  });
+  shell.main.addEventListener('pointerup', (event) => {
+    if (!swipe || event.pointerType !== 'touch' || state.embed) return;
+    const dx = event.clientX - swipe.x;
+    const dy = event.clientY - swipe.y;
+    const quick = event.timeStamp - swipe.at < 800;
+    swipe = null;
+    if (quick && Math.abs(dx) > 70 && Math.abs(dx) > 2 * Math.abs(dy)) go(dx < 0 ? 1 : -1);
+  });
+  shell.main.addEventListener('pointercancel', () => { swipe = null; });
+
   window.addEventListener('popstate', () => {
     const { state: fromUrl, notices } = parseState(location.search);
     state = fromUrl;
