@@ -107,7 +107,8 @@ function placeOpenBox() {
   }
   const grid = { left: c.left + layout.left, top: c.top + layout.top, right: c.left + layout.left + panel.cols * layout.cell, bottom: c.top + layout.top + panel.rows * layout.cell };
   const at = { left: grid.left + cell.col * layout.cell, top: grid.top + cell.row * layout.cell };
-  const place = placeBeside({ width: tooltip.offsetWidth, height: tooltip.offsetHeight }, { ...at, right: at.left + layout.cell, bottom: at.top + layout.cell }, grid);
+  const sources = [...document.querySelectorAll('.source-mark:not(.self)')].map((mark) => mark.getBoundingClientRect());
+  const place = placeBeside({ width: tooltip.offsetWidth, height: tooltip.offsetHeight }, { ...at, right: at.left + layout.cell, bottom: at.top + layout.cell }, grid, undefined, sources);
   tooltip.style.left = `${Math.round(place.left)}px`;
   tooltip.style.top = `${Math.round(place.top)}px`;
 }

@@ -92,9 +92,10 @@ const clamp = (value, low, high) => Math.max(low, Math.min(value, high));
  * the cell's row and column; else the place that is most nearly so.
  * @param {{width: number, height: number}} box its size
  * @param {DOMRect|object} cell the cell's rectangle; @param {object} grid the heatmap's cells' rectangle
+ * @param {object[]} avoid rectangles better left uncovered (the outlined sources)
  * @returns {{left: number, top: number}}
  */
-export function placeBeside(box, cell, grid, viewport = { width: document.documentElement.clientWidth, height: innerHeight }) {
+export function placeBeside(box, cell, grid, viewport = { width: document.documentElement.clientWidth, height: innerHeight }, avoid = []) {
   const { width: w, height: h } = box;
   const maxLeft = viewport.width - MARGIN - w;
   const maxTop = viewport.height - MARGIN - h;
@@ -117,7 +118,8 @@ export function placeBeside(box, cell, grid, viewport = { width: document.docume
     const rect = { ...place, right: place.left + w, bottom: place.top + h };
     const outside = Math.max(0, MARGIN - rect.left) + Math.max(0, rect.right - (viewport.width - MARGIN))
       + Math.max(0, MARGIN - rect.top) + Math.max(0, rect.bottom - (viewport.height - MARGIN));
-    const cost = outside * 4 + Math.max(0, gap(rect, cell) - REACH) + (overlaps(rect, rowBand) || overlaps(rect, columnBand) ? 1000 : 0);
+    const cost = outside * 4 + Math.max(0, gap(rect, cell) - REACH) + (overlaps(rect, rowBand) || overlaps(rect, columnBand) ? 1000 : 0)
+      + 300 * avoid.filter((other) => overlaps(rect, other)).length;
     if (cost === 0) return place;
     if (!best || cost < best.cost) best = { ...place, cost };
   }

@@ -176,11 +176,11 @@ function buildDiagram(onChange) {
 
 // What the learner can do on this step's picture, naming its tensors.
 const EXPLAINED = ['weights', 'scores', 'masked', 'context', 'output'];
-function hintFor(views) {
+function hintFor(views, plan) {
   const words = STRINGS.views.diagram;
   const names = (list) => list.map((view) => view.name).join(', ');
   const explained = views.filter((view) => EXPLAINED.includes(roleOf(view.name)) && (view.kind === 'weights' || shownView('weights') || shownView('query') || shownView('x')));
-  const editable = views.filter((view) => view.editable);
+  const editable = views.filter((view) => view.editable && !plan.thumb(view)); // a thumbnail opens on a click
   const parts = [];
   if (explained.length) parts.push(format(words.pointHint, { names: names(explained) }));
   else if (views.length) parts.push(words.readHint);
@@ -230,7 +230,7 @@ export function renderDiagram(stepId, views, figures, plan, { extras = [], onCha
   syncChildren(diagram.legendItems, plan.groups.map(legendItem));
   setHidden(diagram.legend, views.length === 0);
   setHidden(diagram.legendItems.parentNode.querySelector('.scale-switch'), views.length < 2 || views.every((v) => v.kind === 'ids'));
-  setText(diagram.hint, hintFor(views));
+  setText(diagram.hint, hintFor(views, plan));
   if (diagram.switchBox.checked !== perTensorScale) diagram.switchBox.checked = perTensorScale;
 
   const stages = stagesOf(views.filter((view) => !isAside(view)));
