@@ -206,3 +206,16 @@ test('a touch screen shows no keyboard hint and a sideways swipe turns the page'
   expect(await page.evaluate(() => window.attentionPlayground.getState().step)).toBe('causal');
   await context.close();
 });
+
+test('a control shows only where it changes something: the seed before the projections only for words without the book\'s vectors', async ({ page }) => {
+  await openPage(page, '?step=loop');
+  await expect(page.locator('.controls [data-control="seed"]')).toHaveCount(0);
+  const box = page.locator('.controls [data-control-number="dModel"]');
+  await box.fill('4');
+  await afterRender(page, () => box.press('Tab'));
+  await expect(page.locator('.controls [data-control="seed"]')).toHaveCount(1);
+  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ dModel: 3, sentence: 'Your journey starts with one leap' })));
+  await expect(page.locator('.controls [data-control="seed"]')).toHaveCount(1); // "leap" has no vector in the book
+  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ step: 'weights' })));
+  await expect(page.locator('.controls [data-control="seed"]')).toHaveCount(1); // the projections' seed
+});

@@ -6,7 +6,7 @@
 import FORMULAS from 'virtual:formulas';
 import CPP_PANELS from 'virtual:cpp-regions';
 import { loadAttention } from '../core/index.js';
-import { buildInputs } from './inputs.js';
+import { buildInputs, seedChangesEmbeddings } from './inputs.js';
 import { HIDEABLE, parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
 import { STEP_BY_ID } from './steps.js';
 import { createShell, splitExplanation, stepCountText } from './shell.js';
@@ -199,7 +199,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       notes.push(element('p', { class: 'trained-note', 'data-note': walkModel?.carried ? 'carried' : 'trained' }, text));
     }
     if (trained && step.id === 'cross') notes.push(element('p', { class: 'trained-note', 'data-note': 'trained-cross' }, STRINGS.trainedCrossNote));
-    shell.controls.replaceChildren(renderControls(step.controls, shown, (changes) => update(changes, { fromControl: true })), ...notes);
+    renderedControls = controlsOf(step, state);
+    shell.controls.replaceChildren(renderControls(renderedControls, shown, (changes) => update(changes, { fromControl: true })), ...notes);
     shell.tocLinks.forEach((link) => {
       if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
       else link.removeAttribute('aria-current');
@@ -209,6 +210,14 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.next.disabled = step.number === STEP_IDS.length;
     renderedStep = step.id;
     exercises.render(state);
+  }
+
+  // The controls that change something on this step: before the projections (steps 2–5) the seed only
+  // reaches words without the book's vectors, so it shows only when the sentence has one (or d_in ≠ 3).
+  const SEED_FOR_EMBEDDINGS_ONLY = ['loop', 'matmul', 'softmax', 'self-attention'];
+  let renderedControls = [];
+  function controlsOf(step, current) {
+    return (step.controls ?? []).filter((name) => name !== 'seed' || !SEED_FOR_EMBEDDINGS_ONLY.includes(step.id) || seedChangesEmbeddings(current));
   }
 
   // A cell typed into one of the editable matrices (x or a projection weight): one edits list for all.
@@ -448,7 +457,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (push || stepChanged) writeUrl(true);
     else scheduleUrlWrite();
     applyChrome();
-    if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout) renderStep();
+    const controlsChanged = controlsOf(STEP_BY_ID.get(state.step), state).join() !== renderedControls.join();
+    if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout || controlsChanged) renderStep();
     else refreshChoices(shell.controls, state);
     syncTraining({ fromControl });
     if (stepChanged) {
