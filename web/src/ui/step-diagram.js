@@ -11,7 +11,8 @@ import { formatCell } from './heatmap-draw.js';
 import { element, setAttribute, setHidden, setText, syncChildren } from './dom-sync.js';
 import { STRINGS, format } from './strings.js';
 
-// What each step introduces (drawn highlighted), and which earlier nodes it draws as thumbnails, by role.
+// What each step introduces (drawn highlighted), and which earlier nodes (or variants shown beside the lesson,
+// such as the book's unscaled scores) it draws as thumbnails: by role, or by the start of a tensor's name.
 const STEP_NODES = {
   framing: { fresh: ['contexts', 'targets'] },
   loop: { fresh: ['output'] },
@@ -19,10 +20,10 @@ const STEP_NODES = {
   softmax: { fresh: ['scores', 'masked', 'weights'] },
   'self-attention': { fresh: ['scores', 'weights'] },
   weights: { fresh: ['W_query', 'W_key', 'W_value', 'query', 'key', 'value', 'scaled'], thumbs: ['x', 'output'] },
-  causal: { fresh: ['masked', 'weights'], thumbs: ['W_query', 'W_key', 'W_value', 'weights before the mask', 'output'] },
+  causal: { fresh: ['masked', 'weights'], thumbs: ['W_query', 'W_key', 'W_value', 'weights before the mask', 'scores', 'scaled', 'masked (unscaled', 'output'] },
   dropout: { fresh: ['dropped'], thumbs: ['W_query', 'W_key', 'W_value'] },
   check: { fresh: ['PyTorch output'] },
-  multihead: { fresh: ['weights', 'context'], thumbs: ['W_query', 'W_key', 'W_value'] },
+  multihead: { fresh: ['weights', 'context (split heads)'], thumbs: ['W_query', 'W_key', 'W_value', 'context (stacked heads)'] },
   cross: { fresh: ['x_context', 'weights'], thumbs: ['x_query', 'W_query', 'W_key', 'W_value'] },
 };
 
@@ -77,7 +78,8 @@ export function planDiagram(stepId, views) {
     expandedStep = stepId;
   }
   const nodes = STEP_NODES[stepId] ?? {};
-  const thumb = (view) => (nodes.thumbs ?? []).includes(roleOf(view.name)) && !expanded.has(view.name);
+  const listed = (list, view) => (list ?? []).some((entry) => entry === roleOf(view.name) || view.name.startsWith(entry));
+  const thumb = (view) => listed(nodes.thumbs, view) && !expanded.has(view.name);
   // One cell size for the step's full-size nodes, from its token count: 24 px at the default 6 tokens
   // (numbers written on the cells); from 9 tokens up a T × T matrix about 520 px wide (16 px at T = 32), so
   // that one token more or less changes its size by a cell, not by a step of the scale.
@@ -101,7 +103,7 @@ export function planDiagram(stepId, views) {
     sizeOf: (view) => (thumb(view) ? { cell: small, thumb: true } : { cell: full, thumb: false, noRowLabels: sharesRows.has(view.name) }),
     scaleTop: (view) => (perTensorScale ? null : tops.get(scaleGroup(view)) ?? null),
     groups: perTensorScale ? [] : [...tops].map(([group, top]) => ({ group, kind: kinds[group], top })),
-    fresh: (view) => (nodes.fresh ?? []).includes(roleOf(view.name)),
+    fresh: (view) => listed(nodes.fresh, view) && !listed(nodes.thumbs, view),
     thumb,
   };
 }
@@ -200,7 +202,7 @@ function nodeFor(view, figureNode, plan) {
   const words = STRINGS.views.diagram;
   const thumb = plan.thumb(view);
   const canExpand = thumb || expanded.has(view.name);
-  const cls = `diagram-node${plan.fresh(view) ? ' fresh' : ''}${thumb ? ' is-thumb' : ''}`;
+  const cls = `diagram-node${plan.fresh(view) ? ' fresh' : ''}${thumb ? ' is-thumb' : ''}${view.name.length > 24 ? ' long-name' : ''}`;
   setAttribute(node.wrap, 'class', cls);
   if (canExpand) {
     setText(node.button, thumb ? '⤢' : '⤡');
