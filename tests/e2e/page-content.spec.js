@@ -67,6 +67,7 @@ test('the copy button copies the runnable snippet', async ({ page, context }) =>
   await expect(button).toHaveText('Copy');
   // The panel is written just after the render (app.js: the snippet waits for the controls to be still).
   await expect(page.locator('.code figure').nth(1).locator('pre')).not.toBeEmpty();
+  await page.locator('[data-code-tab="torch"]').click(); // the code's tabs: C++ shows first
   await button.click();
   await expect(button).toHaveText('Copied');
   const copied = await page.evaluate(() => navigator.clipboard.readText());

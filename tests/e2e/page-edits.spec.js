@@ -116,7 +116,9 @@ test('steps 10 and 11: a weight cell edited by click; the edits survive a URL ro
   const problems = watchConsole(page);
   await openPage(page, '?step=multihead');
   await rememberInputs(page);
-  // Steps 10 and 11 show nn.Linear's weights, (d_out, d_in) = (4, 3).
+  // Steps 10 and 11 show nn.Linear's weights, (d_out, d_in) = (4, 3): thumbnails in the step's picture, opened
+  // full size first (a click on a thumbnail opens it).
+  await afterRender(page, () => page.locator('[data-expand="W_value.weight"]').click());
   const value = page.locator('figure[data-tensor="W_value.weight"] canvas');
   await value.click({ position: await cellPosition(value, 4, 3, 1, 0) });
   await expect(page.locator('.cell-editor')).toHaveAttribute('aria-label', 'New value for W_value.weight[1, 0]');
@@ -130,6 +132,7 @@ test('steps 10 and 11: a weight cell edited by click; the edits survive a URL ro
   // Cross-attention has its own weights: editing them leaves self-attention's alone.
   await afterRender(page, () => page.getByRole('button', { name: 'Next →' }).click());
   await rememberInputs(page);
+  await afterRender(page, () => page.locator('[data-expand="W_key.weight (cross)"]').click());
   const key = page.locator('figure[data-tensor="W_key.weight (cross)"] canvas');
   await key.click({ position: await cellPosition(key, 4, 3, 0, 1) });
   await expect(page.locator('.cell-editor')).toHaveAttribute('aria-label', 'New value for W_key.weight (cross)[0, 1]');

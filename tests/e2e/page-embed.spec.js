@@ -5,7 +5,10 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { startServer } from '../../scripts/serve.mjs';
-import { afterRender, expectPageMatchesCore, openPage, watchConsole } from './page-helpers.js';
+import { afterRender, expectPageMatchesCore, openPage, watchConsole, openSettings } from './page-helpers.js';
+import { elementParameters } from '../../scripts/embedding-docs.mjs';
+import { STATE_TABLE } from '../../web/src/ui/state.js';
+import { EXERCISES } from '../../web/src/exercises/bank/index.js';
 
 test('course page: the iframe shows one idea, hides what the instructor hid, and sizes itself', async ({ page }) => {
   const problems = watchConsole(page);
@@ -131,8 +134,77 @@ test('the single-file page works opened from file://, WASM included', async ({ p
   expect(run.backend).toMatch(/^wasm-/);
   await expect(page.locator('.formula .katex')).toBeVisible();
   await expectPageMatchesCore(page, 'js');
+  await openSettings(page);
   await afterRender(page, () => page.locator('#backend-select').selectOption('wasm-baseline'));
   await expect(page.locator('.badge')).toHaveText(/^WASM · /);
   await expectPageMatchesCore(page, 'js');
   expect(problems).toEqual([]);
+});
+
+// A valid value other than the default for each parameter of the state table, generated from the table; the few
+// that depend on one another are set together (multi-head, d_out 4, four heads, head 3).
+function attributeValues() {
+  const exercise = EXERCISES.find((e) => e.step === 'multihead').id; // an exercise opens its own step
+  const chosen = { step: 'multihead', dOut: 4, heads: 4, head: 3, view: 'walk', lock: ['T'], hide: ['code'], edits: 'x.0.0:0.5', exercise };
+  const values = {};
+  for (const [attribute, name] of Object.entries(elementParameters())) {
+    const p = STATE_TABLE.find((entry) => entry.name === name);
+    let value = chosen[name];
+    if (value === undefined) {
+      if (p.type === 'int') value = p.default + 1 <= p.max ? p.default + 1 : p.default - 1;
+      else if (p.type === 'number') value = Math.round((p.default + (p.step ?? 0.01) * 2) * 1e6) / 1e6;
+      else if (p.type === 'bool') value = !p.default;
+      else if (p.type === 'enum') value = p.values.find((v) => v !== p.default && v !== '');
+      else if (p.type === 'text') value = 'one two three';
+      else if (p.type === 'set') value = [p.values[0]];
+    }
+    values[attribute] = { name, value, text: Array.isArray(value) ? value.join(',') : typeof value === 'boolean' ? (value ? '1' : '0') : String(value) };
+  }
+  return values;
+}
+
+test('the element takes every state parameter as an attribute; setState resolves with the frame\'s notices; hide= takes exercises', async ({ page }) => {
+  const problems = watchConsole(page);
+  await page.goto('/examples/course-page.html');
+  const values = attributeValues();
+  await page.evaluate((attributes) => {
+    const element = document.createElement('attention-playground');
+    element.id = 'every-attribute';
+    for (const [attribute, { text }] of Object.entries(attributes)) element.setAttribute(attribute, text);
+    document.body.append(element);
+  }, values);
+  const element = page.locator('#every-attribute');
+  const frame = element.frameLocator('iframe');
+  await expect(frame.locator('.step-title')).toHaveText('Multi-head attention');
+  const state = await element.evaluate((el) => el.getState());
+  for (const { name, value } of Object.values(values)) {
+    if (name === 'edits') expect(state.edits, name).toEqual([{ matrix: 'x', row: 0, col: 0, value: 0.5 }]);
+    else if (typeof value === 'number') expect(state[name], name).toBeCloseTo(value, 6);
+    else expect(state[name], name).toEqual(value);
+  }
+  // No notice: every value was taken.
+  await expect(frame.locator('.notice')).toHaveCount(0);
+  // heads = 3 does not divide d_out = 4: the frame moves it (and head 3 with it) and says so, and setState
+  // resolves with the same notices.
+  const notices = await element.evaluate((el) => el.setState({ heads: 3 }));
+  expect(notices[0]).toContain('heads=3');
+  const shown = await frame.locator('.notice').allTextContents();
+  expect(shown.length).toBe(notices.length);
+  notices.forEach((notice, i) => expect(shown[i]).toContain(notice));
+  expect(problems).toEqual([]);
+});
+
+test('an embedded step with the code, explanation and exercises hidden is as tall as its picture and controls need', async ({ page }) => {
+  await openPage(page, '?embed=1&step=causal&hide=code,explanation,exercises,nav');
+  await expect(page.locator('.exercises')).toBeHidden();
+  const sizes = await page.evaluate(() => {
+    const height = (selector) => document.querySelector(selector)?.getBoundingClientRect().height ?? 0;
+    return {
+      body: document.body.getBoundingClientRect().height,
+      parts: height('.step-heading') + height('.step-top') + height('.results') + height('.view-tools'),
+    };
+  });
+  // The page's own padding and gaps between the parts, and nothing else.
+  expect(sizes.body).toBeLessThanOrEqual(sizes.parts + 120);
+  expect(sizes.body).toBeLessThan(1100);
 });

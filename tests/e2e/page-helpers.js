@@ -85,3 +85,9 @@ export async function expectPageMatchesCore(page, backend = null, tolerance = 6e
     else expect(Math.abs(value - expected.values[index]), `${expected.name}[${index}]`).toBeLessThanOrEqual(tolerance);
   });
 }
+
+/** Opens the page's settings panel (the backend, its GPU crossover) if it is closed. */
+export async function openSettings(page) {
+  const settings = page.locator('details[data-settings]');
+  if (!(await settings.evaluate((details) => details.open))) await settings.locator(':scope > summary').click();
+}

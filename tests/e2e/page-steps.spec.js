@@ -3,7 +3,7 @@
 // screenshot (test-results/page-screenshots/NN-step.png, also attached to the report).
 import { test, expect } from '@playwright/test';
 import { startServer } from '../../scripts/serve.mjs';
-import { afterRender, expectPageMatchesCore, openPage, shownValues, watchConsole } from './page-helpers.js';
+import { afterRender, expectPageMatchesCore, openPage, shownValues, watchConsole, openSettings } from './page-helpers.js';
 
 const STEPS = [
   'framing', 'loop', 'matmul', 'softmax', 'self-attention', 'weights', 'causal', 'dropout', 'check', 'multihead', 'cross',
@@ -136,6 +136,7 @@ test('step 9 agrees with PyTorch on every backend this browser has', async ({ pa
 test('the backend selector recomputes with the chosen backend and the badge says which', async ({ page }) => {
   await openPage(page, '?step=causal');
   for (const [backend, label] of [['js', 'JS reference'], ['wasm-baseline', 'WASM'], ['wasm-simd', 'WASM SIMD']]) {
+    await openSettings(page);
     await afterRender(page, () => page.locator('#backend-select').selectOption(backend));
     await expect(page.locator('.badge')).toHaveText(new RegExp(`^${label} · [0-9.]+ ms$`));
     await expectPageMatchesCore(page, 'js');
@@ -145,6 +146,7 @@ test('the backend selector recomputes with the chosen backend and the badge says
 test("'Automatic' puts the GPU crossover it routes by in the badge's tooltip (SwiftShader: the committed one)", async ({ page }) => {
   await openPage(page, '?step=causal');
   await expect(page.locator('.badge')).toHaveAttribute('title', /Computed by the .* backend in [0-9.]+ ms\. GPU crossover \((committed|none)\): /);
+  await openSettings(page);
   await afterRender(page, () => page.locator('#backend-select').selectOption('wasm-simd'));
   await expect(page.locator('.badge')).toHaveAttribute('title', /^Computed by the WASM SIMD backend in [0-9.]+ ms$/);
 });

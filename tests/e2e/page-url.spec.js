@@ -82,13 +82,14 @@ test('head= shows one head of the multi-head steps; "all" brings every head back
   await expect(weights).toHaveAttribute('aria-label', /, head 3:/);
   await expect(page.locator('[data-control="head"]')).toHaveValue('3');
   expect(await page.locator('[data-control="head"] option').allTextContents()).toEqual(['all', '1', '2', '3', '4', '5', '6', '7', '8']);
-  const height = (await page.locator('figure[data-tensor="weights"]').boundingBox()).height;
+  const width = await page.locator('figure[data-tensor="weights"] .panels').evaluate((panels) => panels.scrollWidth);
   await expect(page.locator('figure[data-tensor="weights"] summary', { hasText: 'values as a table' })).toHaveText('Show the 1024 values as a table');
 
   await afterRender(page, () => page.locator('[data-control="head"]').selectOption('0'));
   await expect(weights).toHaveCount(8);
   await expect(page.locator('figure[data-tensor="weights"] summary', { hasText: 'values as a table' })).toHaveText('Show the 8192 values as a table');
-  expect((await page.locator('figure[data-tensor="weights"]').boundingBox()).height).toBeGreaterThan(2 * height);
+  // The heads side by side (the row scrolls sideways within the column).
+  expect(await page.locator('figure[data-tensor="weights"] .panels').evaluate((panels) => panels.scrollWidth)).toBeGreaterThan(2 * width);
   await expect.poll(() => new URL(page.url()).searchParams.has('head')).toBe(false);
 
   await afterRender(page, () => page.locator('[data-control="head"]').selectOption('5'));

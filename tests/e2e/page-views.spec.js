@@ -1,7 +1,7 @@
 // The page as a teaching instrument (issue 11, the views): axe-core on every step in both colour schemes
 // and on a phone, no clipped code or formulas without a keyboard-reachable scroll, number boxes that move
 // their sliders, the computation behind a weight next to the formula, the flow picture, the whole-step
-// figure, and a screenshot of every step at 1280 and 360 px (test-results/e2e/…/views-*.png). Steps are
+// figure, and a screenshot of every step at 1280 and 390 px (test-results/e2e/…/views-*.png). Steps are
 // taken from the page's own table of contents (the step data), never assumed to be 11; one page is
 // walked through the UI, not reloaded per case, to stay within the suite's time budget.
 import { readFileSync } from 'node:fs';
@@ -35,7 +35,7 @@ async function clippingProblems(page) {
     const problems = [];
     const root = document.documentElement;
     if (root.scrollWidth > root.clientWidth + 1) problems.push(`the page scrolls sideways: ${root.scrollWidth} > ${root.clientWidth}`);
-    const selectors = '.formula, .cell-math, .code pre, .controls, .flow, .backends, .pairs-wrap, .tensor, .panels, .checks li, .explanation, .toc ol';
+    const selectors = '.formula, .cell-math, .code pre, .controls, .diagram, .backends, .pairs-wrap, .tensor, .panels, .checks li, .explanation, .toc ol';
     for (const node of document.querySelectorAll(selectors)) {
       if (node.closest('[hidden]') || node.getClientRects().length === 0) continue;
       if (node.scrollWidth <= node.clientWidth + 1) continue;
@@ -61,7 +61,8 @@ const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 const CASES = [
   { width: 1280, scheme: 'light', screenshots: true, rules: null },
   { width: 1280, scheme: 'dark', screenshots: false, rules: COLOUR_RULES },
-  { width: 360, scheme: 'light', screenshots: true, rules: null },
+  { width: 390, scheme: 'light', screenshots: true, rules: null },
+  { width: 390, scheme: 'dark', screenshots: false, rules: COLOUR_RULES },
 ];
 
 for (const { width, scheme, screenshots, rules } of CASES) {
@@ -166,16 +167,29 @@ test('the computation behind a weight, under the formula, equals the cell and th
   await expect(math).toHaveAttribute('data-cell', /^weights\[1, /);
 });
 
-test('the flow picture links every shown tensor with its shape, and the split into heads on multi-head', async ({ page }) => {
+test('the step is one picture: stages left to right, arrows named by operation, the new part highlighted, thumbnails that open', async ({ page }) => {
   await openPage(page, '?step=weights');
-  const flow = page.locator('[data-view="flow"]');
-  await expect(flow.locator('[data-flow-tensor="query"] .flow-shape')).toHaveText(/\(T=6, /);
-  await expect(flow.locator('[data-flow-tensor="query"] .flow-op')).toContainText('x, W_query');
-  await expect(flow.locator('[data-flow-tensor="weights"] .flow-op')).toContainText('softmax ← scaled');
-  await flow.locator('[data-flow-link="scores"]').click();
-  await expect(page.locator('figure[data-tensor="scores"] canvas')).toBeFocused();
+  const picture = page.locator('[data-main-figure]');
+  await expect(picture).toHaveCount(1);
+  for (const name of ['x', 'W_query', 'query', 'key', 'value', 'scores', 'scaled', 'weights', 'output']) {
+    await expect(picture.locator(`figure[data-tensor="${name}"] canvas`)).toHaveCount(1);
+  }
+  const ops = await picture.locator('.diagram-stage:not([hidden])').evaluateAll((stages) => stages.map((s) => s.dataset.op));
+  expect(ops).toEqual(['', '· W_q, W_k, W_v', 'Q·Kᵀ', '/ (√d_k · τ)', 'softmax', '· V']);
+  // Reading order: each stage starts right of the one before, or on a later line.
+  const boxes = await picture.locator('.diagram-stage:not([hidden])').evaluateAll((stages) => stages.map((s) => s.getBoundingClientRect().toJSON()));
+  for (let i = 1; i < boxes.length; i++) expect(boxes[i].left > boxes[i - 1].left || boxes[i].top >= boxes[i - 1].bottom - 1).toBe(true);
+  await expect(picture.locator('.diagram-new')).toContainText('W_q, W_k, W_v');
+  await expect(picture.locator('.diagram-node.fresh[data-node="scaled"]')).toHaveCount(1);
+  await expect(picture.locator('.diagram-node.fresh[data-node="x"]')).toHaveCount(0);
+  // x (step 2's) is a thumbnail; a click opens it full size, and back.
+  await expect(picture.locator('figure[data-tensor="x"]')).toHaveClass(/thumb/);
+  await afterRender(page, () => picture.locator('[data-expand="x"]').click());
+  await expect(picture.locator('figure[data-tensor="x"]')).not.toHaveClass(/thumb/);
+  await afterRender(page, () => picture.locator('[data-expand="x"]').click());
+  await expect(picture.locator('figure[data-tensor="x"]')).toHaveClass(/thumb/);
   await afterRender(page, () => page.locator('.toc a[data-step="multihead"]').click());
-  await expect(page.locator('[data-flow-tensor="weights"] .flow-op')).toContainText(/split into heads \(T=\d+, d_out=\d+\) → \(H=\d+, T=\d+, d_head=\d+\)/);
+  await expect(page.locator('.diagram-stage[data-op*="split into 2 heads of d_head=2"]')).toHaveCount(1);
 });
 
 test('the whole step exports as one figure (SVG and PNG) with every panel of every tensor', async ({ page }) => {
@@ -194,7 +208,7 @@ test('the whole step exports as one figure (SVG and PNG) with every panel of eve
 test('a full-page capture paints the figures below the fold; the cell editor opens without float noise; dropped is sequential', async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 600 });
   await openPage(page, '?step=weights');
-  const lastFigure = page.locator('.tensor-grid figure').last();
+  const lastFigure = page.locator('[data-main-figure] figure.tensor').last();
   expect(await lastFigure.evaluate((node) => getComputedStyle(node).contentVisibility)).not.toBe('auto');
   await openPage(page, '?step=loop');
   const x = page.locator('figure[data-tensor="x"] canvas');
@@ -233,7 +247,8 @@ test('the weights\' colour scale can be log or per row, and changes the pixels o
 
 test('off-screen heatmaps are drawn right after the frame: a repaint\'s listeners see them as a page tall enough to show them all', async ({ page }) => {
   const query = '?step=multihead&T=32&dModel=64&dOut=64&heads=8';
-  const lastHead = page.locator('figure[data-tensor="weights"] canvas').last(); // head 8, far below a 600 px fold
+  // The heads stand side by side; the stacked heads' context comes after them, far below a 600 px fold.
+  const lastHead = page.locator('figure[data-tensor="context (stacked heads)"] canvas');
   const afterChange = async (height) => {
     await page.setViewportSize({ width: 1280, height });
     await openPage(page, query);
@@ -242,8 +257,8 @@ test('off-screen heatmaps are drawn right after the frame: a repaint\'s listener
     await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ temperature: 2 })));
     return { below, before, after: await lastHead.evaluate((canvas) => canvas.toDataURL()) };
   };
-  const short = await afterChange(600); // head 8 off screen: drawn after the frame
-  const tall = await afterChange(8000); // every head on screen: drawn in the frame
+  const short = await afterChange(600); // off screen: drawn after the frame
+  const tall = await afterChange(8000); // every tensor on screen: drawn in the frame
   expect(short.below).toBe(true);
   expect(tall.below).toBe(false);
   expect(short.after).not.toBe(short.before);

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { openPage, watchConsole } from './page-helpers.js';
+import { openPage, watchConsole, openSettings } from './page-helpers.js';
 
 // The tab's default run: the induction task with random offsets (d_model 32, 2 layers × 2 heads, T 32, 32 tokens,
 // batch 32, lr 0.01, seed 1; the run of tests/unit/induction-offset.test.js). By INDUCTION_STEPS a layer-1 head
@@ -141,6 +141,7 @@ test('Training tab: the header\'s backend runs the trainer; a new choice moves t
     await page.locator('[data-train="step"]').click();
     await page.waitForFunction((n) => window.attentionPlayground.trainingView().getRun().step === n, i);
   }
+  await openSettings(page);
   await page.locator('#backend-select').selectOption('wasm-baseline');
   await expect(engine).toHaveAttribute('data-backend', 'wasm-baseline');
   await expect(engine).toContainText('WASM');

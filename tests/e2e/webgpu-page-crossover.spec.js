@@ -1,9 +1,9 @@
-// The page's GPU crossover panel beside the backend badge (web/src/ui/crossover-controls.js), on
+// The page's GPU crossover panel in the settings panel beside the backend badge (web/src/ui/crossover-controls.js), on
 // Chromium's SwiftShader: set a crossover (it routes the step's calls to WebGPU at once and after a reload),
 // clear the stored one, turn the probe on and off (persisted), and refuse a bad number with the API's words.
 import { test, expect } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { afterRender, openPage, watchConsole } from './page-helpers.js';
+import { afterRender, openPage, openSettings, watchConsole } from './page-helpers.js';
 
 const panel = (page) => page.locator('[data-gpu-crossover]');
 const reason = (page) => page.locator('[data-crossover-reason]');
@@ -20,6 +20,7 @@ test.describe('the page\'s GPU crossover panel', () => {
   test('set routes the step to WebGPU now and after a reload; clear puts it back on WASM', async ({ page }) => {
     const problems = watchConsole(page);
     await openPage(page, '?step=self-attention');
+    await openSettings(page);
     await expect(panel(page)).toBeVisible();
     await expect(reason(page)).toContainText('GPU crossover (none): gpuProbe is false');
     expect(await badgeBackend(page)).toBe('wasm-simd');
@@ -35,6 +36,7 @@ test.describe('the page\'s GPU crossover panel', () => {
 
     // A reload finds the stored record: 'auto' asks for the adapter although the probe is off.
     await openPage(page, '?step=self-attention');
+    await openSettings(page);
     await expect(reason(page)).toContainText('GPU crossover (set): ');
     await expect.poll(() => badgeBackend(page)).toBe('webgpu');
 
@@ -50,6 +52,7 @@ test.describe('the page\'s GPU crossover panel', () => {
   test('the probe setting is persisted; on SwiftShader the committed crossover stands and nothing is measured', async ({ page }) => {
     const problems = watchConsole(page);
     await openPage(page, '?step=self-attention');
+    await openSettings(page);
     await panel(page).locator('summary').click();
     const probe = page.locator('[data-crossover-probe]');
     await expect(probe).not.toBeChecked();
@@ -60,6 +63,7 @@ test.describe('the page\'s GPU crossover panel', () => {
     await expect(reason(page)).toContainText('SwiftShader');
 
     await openPage(page, '?step=self-attention');
+    await openSettings(page);
     await panel(page).locator('summary').click();
     await expect(probe).toBeChecked();
     await afterRender(page, () => probe.uncheck());
@@ -71,6 +75,7 @@ test.describe('the page\'s GPU crossover panel', () => {
 
   test('a bad number is refused with the API\'s words and changes nothing', async ({ page }) => {
     await openPage(page, '?step=self-attention');
+    await openSettings(page);
     await panel(page).locator('summary').click();
     await page.locator('[data-crossover-input]').fill('0');
     await page.locator('[data-crossover-set]').click();
@@ -82,6 +87,7 @@ test.describe('the page\'s GPU crossover panel', () => {
     test(`the open panel has no serious axe-core finding (${scheme})`, async ({ page }) => {
       await page.emulateMedia({ colorScheme: scheme });
       await openPage(page, '?step=self-attention');
+    await openSettings(page);
       await panel(page).locator('summary').click();
       await page.locator('[data-crossover-input]').fill('0');
       await page.locator('[data-crossover-set]').click();
@@ -93,8 +99,9 @@ test.describe('the page\'s GPU crossover panel', () => {
     });
   }
 
-  // The header at 1280 px: brand left, tabs and backend box stacked right, and the open panel's body over the
-  // page under its summary, so opening it moves neither; at 360 px all in the flow, nothing past the edge.
+  // The header at 1280 px: one row, brand left, tabs, and the badge with the settings right; the open settings and
+  // crossover panels lie over the page under their summary, so opening them moves none of those; at 360 px all in
+  // the flow, nothing past the edge.
   for (const [width, scheme] of [[1280, 'light'], [1280, 'dark'], [360, 'light'], [360, 'dark']]) {
     test(`opening the panel keeps the header laid out at ${width} px (${scheme})`, async ({ page }) => {
       await page.setViewportSize({ width, height: 800 });
@@ -106,19 +113,26 @@ test.describe('the page\'s GPU crossover panel', () => {
       })));
       const closed = await boxes();
       if (width === 1280) {
-        expect(closed['.backend'].y).toBeLessThan(closed['.brand'].y + closed['.brand'].h); // beside the brand, not under it
-        expect(closed['.tabs'].x + closed['.tabs'].w).toBeCloseTo(closed['.backend'].x + closed['.backend'].w, 0); // right edges align
+        for (const part of ['.tabs', '.backend']) expect(closed[part].y).toBeLessThan(closed['.brand'].y + closed['.brand'].h); // one row
+        expect(closed['.backend'].x).toBeGreaterThan(closed['.tabs'].x + closed['.tabs'].w);
       }
+      await openSettings(page);
       await panel(page).locator('summary').click();
       await expect(reason(page)).toBeVisible();
-      const body = await page.locator('.crossover-body').boundingBox();
-      expect(body.x).toBeGreaterThanOrEqual(0);
-      expect(body.x + body.width).toBeLessThanOrEqual(width);
+      for (const selector of ['.settings-body', '.crossover-body']) {
+        const body = await page.locator(selector).boundingBox();
+        expect(body.x).toBeGreaterThanOrEqual(0);
+        expect(body.x + body.width).toBeLessThanOrEqual(width);
+      }
       if (width === 1280) {
         expect(await boxes()).toEqual(closed);
         await page.keyboard.press('Escape');
         await expect(reason(page)).toBeHidden();
         await expect(panel(page).locator('summary')).toBeFocused();
+        await page.keyboard.press('Escape');
+        await expect(page.locator('.settings-body')).toBeHidden();
+        await expect(page.locator('details[data-settings] > summary')).toBeFocused();
+        await openSettings(page);
       }
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
       const { violations } = await new AxeBuilder({ page }).include('header.top').analyze();
@@ -130,6 +144,7 @@ test.describe('the page\'s GPU crossover panel', () => {
 
   test('the panel shows only for the Automatic backend', async ({ page }) => {
     await openPage(page, '?step=self-attention&backend=wasm-simd');
+    await openSettings(page);
     await expect(panel(page)).toBeHidden();
   });
 });

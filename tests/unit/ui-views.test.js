@@ -48,3 +48,28 @@ describe('heatmap layout', () => {
     expect(layoutPanel({ rows: 32, cols: 32 }, 100000, 16).cell).toBe(16);
   });
 });
+
+describe('the step view (issue 21)', async () => {
+  const { splitExplanation } = await import('../../web/src/ui/shell.js');
+  const { placeBeside } = await import('../../web/src/ui/cell-sources.js');
+  test('an explanation leads with at most three sentences and about four lines; the rest is "read more"', () => {
+    const text = 'One. Two words. Three words here. Four.';
+    expect(splitExplanation(text)).toEqual({ lead: 'One. Two words. Three words here.', more: 'Four.' });
+    expect(splitExplanation('Short. Text.')).toEqual({ lead: 'Short. Text.', more: '' });
+    const long = `A${'a'.repeat(200)}. B${'b'.repeat(200)}. C.`;
+    expect(splitExplanation(long).lead).toBe(`A${'a'.repeat(200)}.`);
+    expect(splitExplanation('exp(0) = 1, so 0.5 is kept. Next one.').lead).toBe('exp(0) = 1, so 0.5 is kept. Next one.');
+  });
+  test('a pointed cell\'s box goes inside the viewport, near the cell, clear of its row and column', () => {
+    const viewport = { width: 1280, height: 800 };
+    const grid = { left: 100, top: 100, right: 244, bottom: 244 };
+    const cell = { left: 124, top: 148, right: 148, bottom: 172 };
+    const place = placeBeside({ width: 300, height: 200 }, cell, grid, viewport);
+    expect(place.left).toBeGreaterThanOrEqual(grid.right); // beside the heatmap
+    // A heatmap against the right edge: the box goes below it.
+    const right = { left: 1100, top: 100, right: 1270, bottom: 244 };
+    const below = placeBeside({ width: 300, height: 200 }, { left: 1200, top: 148, right: 1224, bottom: 172 }, right, viewport);
+    expect(below.top).toBeGreaterThanOrEqual(right.bottom);
+    expect(below.left + 300).toBeLessThanOrEqual(1280);
+  });
+});

@@ -1,21 +1,21 @@
 // The playground: one state (state.js) → inputs (inputs.js) → the core API → views. Every change,
-// from a control, the URL, the keyboard or the postMessage API, goes through `update`, which checks
-// it against the state table, writes the URL and recomputes the current step. Results from an older
-// state are dropped when a newer one is already on its way.
+// from a control, the URL, the keyboard or the postMessage API, goes through `update` (load the state), which
+// checks it against the state table, writes the URL and repaints: `compute` runs the step on the core, `draw`
+// puts it on the page; `pointAt` points at a cell. Results from an older state are dropped when a newer one is
+// already on its way.
 import FORMULAS from 'virtual:formulas';
 import CPP_PANELS from 'virtual:cpp-regions';
 import { loadAttention } from '../core/index.js';
-import { buildInputs } from './inputs.js';
-import { parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
+import { buildInputs, seedChangesEmbeddings } from './inputs.js';
+import { HIDEABLE, parseState, serializeState, sortEdits, STEP_IDS, updateState } from './state.js';
 import { STEP_BY_ID } from './steps.js';
-import { createShell, stepCountText } from './shell.js';
+import { createShell, splitExplanation, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
 import { drawDeferred, setScaleMode } from './tensor-view.js';
-import { clearInspected, onInspect } from './cell-inspection.js';
+import { clearInspected, onInspect, pointAt } from './cell-inspection.js';
 import { exportStepFigure } from './figure-export.js';
 import { setText, syncChildren } from './dom-sync.js';
-import { followFlowLinks } from './flow.js';
 import { STRINGS, format } from './strings.js';
 import { createCrossoverControls, probeSetting } from './crossover-controls.js';
 import { createExerciseSlot } from '../exercises/ui/slot.js';
@@ -60,8 +60,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     return backends.get(name);
   }
 
-  // The GPU crossover beside the badge ('Automatic' only). A change recomputes the step with it.
-  const crossoverControls = createCrossoverControls(shell.badge.parentElement, {
+  // The GPU crossover in the settings panel ('Automatic' only). A change recomputes the step with it.
+  const crossoverControls = createCrossoverControls(shell.settingsBody, {
     loadAuto: (extra) => loadBackend('auto', extra),
     reloadAuto: () => backends.delete('auto'),
     changed: () => { if (state.backend === 'auto') recompute(); },
@@ -180,7 +180,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     setCurrent(shell.modelTab, model);
     root.classList.toggle('embed', state.embed);
     root.classList.toggle('exercise-only', state.embed && state.exercise !== '');
-    for (const part of ['explanation', 'formula', 'code', 'controls', 'nav', 'checks']) {
+    for (const part of HIDEABLE) {
       root.classList.toggle(`hide-${part}`, state.hide.includes(part));
     }
     if (shell.backendSelect.value !== state.backend) shell.backendSelect.value = state.backend;
@@ -195,8 +195,13 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const strings = STRINGS.steps[step.id];
     shell.stepCount.textContent = stepCountText(step.number);
     shell.title.textContent = strings.title;
-    shell.explanation.textContent = strings.text;
+    const { lead, more } = splitExplanation(strings.text);
+    shell.explanationLead.textContent = lead;
+    shell.readMoreText.textContent = more;
+    shell.readMore.hidden = more === '';
+    shell.readMore.open = false;
     shell.formula.innerHTML = FORMULAS[step.id]; // KaTeX's output for our own TeX, typeset at build time
+    shell.symbols.textContent = STRINGS.views.symbols[step.id] ?? '';
     shell.cellMath.reset();
     clearInspected();
     shell.cpp.textContent = CPP_PANELS[step.id]; // regions of cpp/attention/*.cpp, cut out at build time
@@ -212,7 +217,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       notes.push(element('p', { class: 'trained-note', 'data-note': walkModel?.carried ? 'carried' : 'trained' }, text));
     }
     if (trained && step.id === 'cross') notes.push(element('p', { class: 'trained-note', 'data-note': 'trained-cross' }, STRINGS.trainedCrossNote));
-    shell.controls.replaceChildren(renderControls(step.controls, shown, (changes) => update(changes, { fromControl: true })), ...notes);
+    renderedControls = controlsOf(step, state);
+    shell.controls.replaceChildren(renderControls(renderedControls, shown, (changes) => update(changes, { fromControl: true })), ...notes);
     shell.tocLinks.forEach((link) => {
       if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
       else link.removeAttribute('aria-current');
@@ -222,6 +228,14 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.next.disabled = step.number === STEP_IDS.length;
     renderedStep = step.id;
     exercises.render(state);
+  }
+
+  // The controls that change something on this step: before the projections (steps 2–5) the seed only
+  // reaches words without the book's vectors, so it shows only when the sentence has one (or d_in ≠ 3).
+  const SEED_FOR_EMBEDDINGS_ONLY = ['loop', 'matmul', 'softmax', 'self-attention'];
+  let renderedControls = [];
+  function controlsOf(step, current) {
+    return (step.controls ?? []).filter((name) => name !== 'seed' || !SEED_FOR_EMBEDDINGS_ONLY.includes(step.id) || seedChangesEmbeddings(current));
   }
 
   // A cell typed into one of the editable matrices (x or a projection weight): one edits list for all.
@@ -239,22 +253,35 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     return node;
   }
 
+  // The controller's verbs: loadState (update, below) validates a change and writes the URL; compute runs the
+  // step on the core; draw puts its result on the page; pointAt (the API) points at a cell. A repaint is
+  // compute then draw; a result from an older state is dropped when a newer one is on its way.
   async function recompute() {
     const mine = ++generation;
     // One entry of each name is kept (the latest), so the timeline does not grow with every repaint.
     performance.clearMarks('ap:change');
     performance.mark('ap:change');
+    const run = await compute(() => mine !== generation);
+    if (run && mine === generation) draw(run, mine);
+  }
+
+  /**
+   * Runs the current step on the core with the current state (or the trained model's sizes): the run
+   * `{state, inputs, result, error, backend, ms}`, or null when `stale()` says a newer change came first or
+   * the backend or the model could not load (the error is on the page).
+   */
+  async function compute(stale) {
     const step = STEP_BY_ID.get(state.step);
     let api;
     try {
       api = await loadBackend(state.backend);
     } catch (error) {
-      if (mine !== generation) return;
+      if (stale()) return null;
       shell.badge.textContent = format(STRINGS.notAvailable, { reason: error.message });
       showError(error);
-      return;
+      return null;
     }
-    if (mine !== generation) return;
+    if (stale()) return null;
     watchBackend(api);
     // The state the step computes with: the learner's, or the trained model's sentence and sizes.
     let runState = state;
@@ -262,15 +289,15 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (state.model === 'trained' && TRAINED_STEPS.includes(step.id)) {
       try {
         const model = await loadWalkModel();
-        if (mine !== generation) return;
+        if (stale()) return null;
         if (!walkModel) {
           walkModel = model;
           renderStep(); // the controls show the model's sizes
         }
       } catch (error) {
-        if (mine !== generation) return;
+        if (stale()) return null;
         showError(error);
-        return;
+        return null;
       }
       runState = trainedState(state, walkModel);
       inputs = trainedInputs(buildInputs(runState), walkModel, state.edits);
@@ -278,27 +305,30 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       inputs = buildInputs(state);
     }
     const started = performance.now();
-    let result;
     try {
-      result = await step.run({ api, inputs, state: runState, fixture, loadBackend });
+      const result = await step.run({ api, inputs, state: runState, fixture, loadBackend });
+      // A step that loads other backends (9) reports its own computation's time, not the loading's.
+      return { step, api, run: { state: runState, inputs, result, error: null, backend: api.backend, ms: result.computeMs ?? performance.now() - started } };
     } catch (error) {
-      if (mine !== generation) return;
+      if (stale()) return null;
       showError(error);
       lastRun = { state: runState, inputs, result: null, error: error.message };
       latestRun = lastRun;
       notify();
-      return;
+      return null;
     }
-    // A step that loads other backends (9) reports its own computation's time, not the loading's.
-    const ms = result.computeMs ?? performance.now() - started;
-    if (mine !== generation) return;
+  }
+
+  /** Puts a computed run on the page: the badge, the step's picture and checks, then the frame's listeners. */
+  function draw({ step, api, run }, mine) {
+    const { result, inputs, ms, state: runState } = run;
     showError(null);
     showBadge(api, ms);
     const hideChecks = state.hide.includes('checks');
     performance.clearMarks('ap:computed');
     performance.mark('ap:computed');
     const editable = !state.lock.includes('edits'); // an instructor may lock the matrices as well
-    const nodes = renderResults(result, { onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth(), head: runState.head, heads: runState.heads });
+    const nodes = renderResults(result, { stepId: step.id, onEdit: editable ? onEdit : null, hideChecks, backend: api.backend, maxWidth: resultsWidth(), head: runState.head, heads: runState.heads, onChange: () => recompute() });
     const showsEditable = result.tensors?.some((view) => view.editable);
     if (editable && state.edits.length > 0 && showsEditable) nodes.unshift(resetEditsButton);
     syncChildren(shell.results, nodes);
@@ -306,7 +336,6 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (shell.viewTools.hidden !== (tensors.length === 0)) shell.viewTools.hidden = tensors.length === 0;
     const weights = tensors.some((view) => view.kind === 'weights');
     if (shell.scaleField.hidden !== !weights) shell.scaleField.hidden = !weights;
-    const run = { state: runState, inputs, result, error: null, backend: api.backend, ms };
     latestRun = run;
     // The repaint is done when the browser has painted the new frame: measured for the budgets.
     performance.clearMeasures('ap:draw');
@@ -364,8 +393,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   }
 
   // Values in the formula: the inspected weight's computation under the formula.
-  onInspect((view, panel, row, col) => shell.cellMath.show(view, panel, row, col));
-  followFlowLinks(shell.results);
+  // The pointed cell's computation goes into the box beside the cell (cell-inspection.js).
+  onInspect((view, panel, row, col) => (shell.cellMath.show(view, panel, row, col) ? shell.cellMath.node : null));
   shell.scaleSelect.addEventListener('change', () => {
     setScaleMode(shell.scaleSelect.value);
     if (latestRun) recompute();
@@ -431,7 +460,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   /**
    * Applies a partial state (validated against the table) and recomputes.
-   * @returns {string[]} notices for rejected values
+   * @returns {string[]} the notices the page shows for it: rejected values, and values moved to fit (heads)
    */
   function update(changes, { fromControl = false, force = false, push = false } = {}) {
     const before = state;
@@ -447,7 +476,8 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (push || stepChanged) writeUrl(true);
     else scheduleUrlWrite();
     applyChrome();
-    if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout) renderStep();
+    const controlsChanged = controlsOf(STEP_BY_ID.get(state.step), state).join() !== renderedControls.join();
+    if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout || controlsChanged) renderStep();
     else refreshChoices(shell.controls, state);
     syncTraining({ fromControl });
     syncModel();
@@ -457,7 +487,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       if (!state.embed) window.scrollTo(0, 0);
     }
     recompute();
-    return notices;
+    return [...notices, ...adjusted]; // what the frame shows, both kinds
   }
 
   function go(delta) {
@@ -483,11 +513,30 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   }
   document.addEventListener('keydown', (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target.closest?.('input, select, textarea, [contenteditable]')) return;
+    // Arrows belong to a focused control or menu (a text box, a select, a tab list, an open Export menu, a
+    // button): they turn the page only from the page itself.
+    if (event.target.closest?.('input, select, textarea, [contenteditable], button, summary, details[open], [role="tablist"], [role="menu"], [role="slider"], canvas')) return;
     if (state.view !== 'walk') return; // the arrows page through the walk's steps only
     if (event.key === 'ArrowLeft') go(-1);
     else if (event.key === 'ArrowRight') go(1);
   });
+  // Touch: a sideways swipe across the step turns the page, unless it starts on something that scrolls or
+  // takes touches itself (a heatmap, the formula, the code, a control, the step chips).
+  let swipe = null;
+  shell.main.addEventListener('pointerdown', (event) => {
+    const own = event.target.closest?.('canvas, input, select, textarea, button, summary, pre, .formula, .panels, .toc, .backends, .tooltip');
+    swipe = event.pointerType === 'touch' && !own ? { x: event.clientX, y: event.clientY, at: event.timeStamp } : null;
+  });
+  shell.main.addEventListener('pointerup', (event) => {
+    if (!swipe || event.pointerType !== 'touch' || state.embed) return;
+    const dx = event.clientX - swipe.x;
+    const dy = event.clientY - swipe.y;
+    const quick = event.timeStamp - swipe.at < 800;
+    swipe = null;
+    if (quick && Math.abs(dx) > 70 && Math.abs(dx) > 2 * Math.abs(dy)) go(dx < 0 ? 1 : -1);
+  });
+  shell.main.addEventListener('pointercancel', () => { swipe = null; });
+
   window.addEventListener('popstate', () => {
     const { state: fromUrl, notices } = parseState(location.search);
     state = fromUrl;
@@ -510,7 +559,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   return {
     /** The current state (a copy). */
     getState: () => structuredClone(state),
-    /** Applies a partial state; returns notices for what was rejected. */
+    /** Applies a partial state; returns the notices the page shows for it (rejected values, values moved to fit). */
     setState: (changes) => update(changes),
     next: () => go(1),
     previous: () => go(-1),
@@ -530,6 +579,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
       frameListeners.add(listener);
       return () => frameListeners.delete(listener);
     },
+    /**
+     * Points at cell (row, col) of a shown tensor (its `panel`: the head), as the pointer would: the cell and
+     * its sources outlined, its computation beside it. Returns false when the step shows no such cell.
+     */
+    pointAt: (tensor, row, col, panel = 0) => pointAt(tensor, row, col, panel),
     /** The core's loader, one thread unless `options.threads` says otherwise (as the page itself). */
     loadAttention: (options) => loadAttention({ threads: 1, ...options }),
     get renderedStep() { return renderedStep; },

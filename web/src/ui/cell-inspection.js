@@ -2,6 +2,9 @@
 // cell-math.js, that shows its computation), and the cell editor of an input matrix (x, W_query…).
 import { cellAt, formatValue } from './heatmap-draw.js';
 import { element } from './dom-sync.js';
+import { cellSources, placeBeside } from './cell-sources.js';
+import { markSources } from './tensor-view.js';
+import { pooledCanvasOf } from './heatmap-canvas.js';
 import { STRINGS, format } from './strings.js';
 
 /**
@@ -75,28 +78,68 @@ export function attachInspection(pooled, inspection) {
   }
 }
 
-function showCell({ view, panel, wrap, tooltip }, cell, x, y) {
+// The pointed cell: its sources outlined on their heatmaps, and its box (what it is, and its computation
+// where it has one) beside it, inside the viewport, clear of its row and column.
+function showCell({ view, panel, canvas, layout, tooltip }, cell) {
   inspected = { name: view.name, panel: panel.index, row: cell.row, col: cell.col };
-  inspectListener?.(view, panel, cell.row, cell.col);
-  tooltip.replaceChildren(...describeCell(view, panel, cell.row, cell.col).map((line) => element('div', {}, line)));
+  const computation = inspectListener?.(view, panel, cell.row, cell.col) ?? null;
+  // A cell with a computation shows it (its title names the cell, its query and key); others say what they are.
+  const lines = computation ? (panel.masked(cell.row, cell.col) ? [STRINGS.hoverMasked] : []) : describeCell(view, panel, cell.row, cell.col);
+  tooltip.replaceChildren(...(computation ? [computation] : []), ...lines.map((line) => element('div', {}, line)));
+  // The cell itself is outlined too (the keyboard's cell, visibly), then its sources.
+  markSources([{ name: view.name, panel: panel.index, cell: [cell.row, cell.col], self: true }, ...cellSources(view, panel.index, cell.row, cell.col)]);
+  if (openTooltip && openTooltip !== tooltip) openTooltip.hidden = true;
+  openTooltip = tooltip;
+  openCell = { inspection: { canvas, layout, panel, tooltip }, cell };
+  tooltip.style.left = '0px';
+  tooltip.style.top = '0px';
   tooltip.hidden = false;
-  tooltip.style.left = `${wrap.offsetLeft + x + 14}px`;
-  tooltip.style.top = `${wrap.offsetTop + y + 14}px`;
+  placeOpenBox();
+}
+
+// Puts the open box beside its cell (again, when the page scrolls under it); closes it when the cell is gone.
+function placeOpenBox() {
+  const { inspection: { canvas, layout, panel, tooltip }, cell } = openCell;
+  const c = canvas.getBoundingClientRect();
+  if (!canvas.isConnected || c.bottom < 0 || c.top > innerHeight) {
+    closeCell();
+    return;
+  }
+  const grid = { left: c.left + layout.left, top: c.top + layout.top, right: c.left + layout.left + panel.cols * layout.cell, bottom: c.top + layout.top + panel.rows * layout.cell };
+  const at = { left: grid.left + cell.col * layout.cell, top: grid.top + cell.row * layout.cell };
+  const sources = [...document.querySelectorAll('.source-mark:not(.self)')].map((mark) => mark.getBoundingClientRect());
+  const place = placeBeside({ width: tooltip.offsetWidth, height: tooltip.offsetHeight }, { ...at, right: at.left + layout.cell, bottom: at.top + layout.cell }, grid, undefined, sources);
+  tooltip.style.left = `${Math.round(place.left)}px`;
+  tooltip.style.top = `${Math.round(place.top)}px`;
+}
+
+// The one box open (fixed to the viewport: it follows its cell when the page scrolls).
+let openTooltip = null;
+let openCell = null;
+function closeCell() {
+  if (openTooltip) openTooltip.hidden = true;
+  openTooltip = null;
+  openCell = null;
+  markSources([]);
+}
+if (typeof window !== 'undefined') {
+  window.addEventListener('scroll', () => { if (openCell) placeOpenBox(); }, { passive: true });
+  document.addEventListener('keydown', (event) => { if (event.key === 'Escape' && openTooltip) closeCell(); });
 }
 
 function showFocus(inspection) {
   const { layout, focus } = inspection;
-  showCell(inspection, focus, layout.left + (focus.col + 0.5) * layout.cell, layout.top + (focus.row + 0.5) * layout.cell);
+  showCell(inspection, focus);
 }
 
 function listenForInspection(pooled) {
   const { canvas } = pooled;
-  const hideTooltip = () => { pooled.inspection.tooltip.hidden = true; };
+  const hideTooltip = () => { if (openTooltip === pooled.inspection.tooltip) closeCell(); else pooled.inspection.tooltip.hidden = true; };
   canvas.addEventListener('pointermove', (event) => {
     const inspection = pooled.inspection;
     const cell = cellAt(inspection.layout, inspection.panel, event.offsetX, event.offsetY);
-    if (cell) showCell(inspection, cell, event.offsetX, event.offsetY);
-    else hideTooltip();
+    if (!cell) hideTooltip();
+    else if (openTooltip !== inspection.tooltip || inspected?.row !== cell.row || inspected?.col !== cell.col || inspected?.name !== inspection.view.name || inspected?.panel !== inspection.panel.index) showCell(inspection, cell);
   });
   canvas.addEventListener('pointerleave', hideTooltip);
   canvas.addEventListener('blur', hideTooltip);
@@ -114,6 +157,8 @@ function listenForInspection(pooled) {
         col: Math.min(panel.cols - 1, Math.max(0, focus.col + dc)),
       };
       showFocus(inspection);
+    } else if (event.key === 'Escape') {
+      closeCell();
     } else if (event.key === 'Enter' && inspection.editable) {
       event.preventDefault();
       openEditor(inspection, inspection.focus);
@@ -121,7 +166,7 @@ function listenForInspection(pooled) {
   });
   canvas.addEventListener('click', (event) => {
     const inspection = pooled.inspection;
-    if (!inspection.editable) return;
+    if (!inspection.editable || inspection.panel.bare) return; // a click opens a thumbnail (step-diagram.js)
     const cell = cellAt(inspection.layout, inspection.panel, event.offsetX, event.offsetY);
     if (cell) openEditor(inspection, cell);
   });
@@ -161,4 +206,17 @@ function openEditor(inspection, cell) {
   wrap.append(input);
   input.focus();
   input.select();
+}
+
+/**
+ * Points at cell (row, col) of panel `panel` of the tensor `name` on the page, as the pointer or the keyboard
+ * would: its sources outlined, its box beside it. Returns false when the page shows no such cell.
+ */
+export function pointAt(name, row, col, panel = 0) {
+  const pooled = pooledCanvasOf(name, panel);
+  const inspection = pooled?.inspection;
+  if (!inspection || !pooled.canvas.isConnected || row < 0 || col < 0 || row >= inspection.panel.rows || col >= inspection.panel.cols) return false;
+  inspection.focus = { row, col };
+  showCell(inspection, { row, col });
+  return true;
 }

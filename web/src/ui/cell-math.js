@@ -4,6 +4,8 @@
 // view writes q_i and k_j side by side, term by term, and multiplies nothing itself.
 import { formatValue } from './heatmap-draw.js';
 import { setText } from './dom-sync.js';
+import { roleOf } from './flow.js';
+import { shownView } from './cell-sources.js';
 import { STRINGS, format } from './strings.js';
 
 const MAX_TERMS = 8; // terms written out; the rest are counted
@@ -38,6 +40,8 @@ function list(values, max = Infinity) {
  * @returns {{title: string, lines: {kind: string, text: string}[]}|null}
  */
 export function cellComputation(view, panel, row, col) {
+  const role = roleOf(view.name);
+  if (role === 'scores' || role === 'masked' || role === 'context' || role === 'output') return otherComputation(role, view, panel, row, col);
   if (view.kind !== 'weights' || !view.cols || !view.hover) return null;
   const { query, key, scores, scaled, masked } = view.hover;
   const w = words();
@@ -77,6 +81,55 @@ export function cellComputation(view, panel, row, col) {
   return { title, lines };
 }
 
+// A score (q·k, term by term), a masked score (the scaled one, kept or −∞), or a context value (the weights
+// row times the value column, term by term): from the step's shown tensors, when it shows them.
+function otherComputation(role, view, panel, row, col) {
+  const w = words();
+  const index = panel.index * panel.rows * panel.cols + row * panel.cols + col;
+  const value = view.tensor.data[index];
+  const lines = [];
+  const title = format(w.cellMathOther, { tensor: view.name, row, col, head: panel.title ? format(w.cellMathHead, { h: panel.index + 1 }) : '' });
+  if (role === 'scores') {
+    const query = shownView('query') ?? shownView('x');
+    const key = shownView('key') ?? shownView('x');
+    if (!query || !key || !view.cols) return null;
+    const q = rowOf(query.tensor, panel.index, panel.rows, row);
+    const k = rowOf(key.tensor, panel.index, panel.cols, col);
+    lines.push({ kind: 'query', text: format(w.cellMathQuery, { row, values: list(q, MAX_TERMS) }) });
+    lines.push({ kind: 'key', text: format(w.cellMathKey, { col, values: list(k, MAX_TERMS) }) });
+    const terms = [];
+    for (let c = 0; c < Math.min(q.length, MAX_TERMS); c++) terms.push(`${factor(q[c])}×${factor(k[c])}`);
+    if (q.length > MAX_TERMS) terms.push(`… ${q.length - MAX_TERMS} more`);
+    lines.push({ kind: 'terms', text: format(w.cellMathTerms, { terms: terms.join(' + ') }) });
+    lines.push({ kind: 'score', text: format(w.cellMathScoreValue, { row, col, value: formatValue(value) }) });
+  } else if (role === 'masked') {
+    const before = shownView('scaled') ?? shownView('scores');
+    if (!before) return null;
+    lines.push({ kind: 'scaled', text: format(w.cellMathBefore, { tensor: before.name, row, col, value: formatValue(before.tensor.data[index]) }) });
+    lines.push({ kind: 'mask', text: format(panel.masked(row, col) ? w.cellMathMasked : w.cellMathKept, { row, col, value: formatValue(value) }) });
+  } else {
+    const weights = shownView('dropped') ?? shownView('weights');
+    const values = shownView('value');
+    if (!weights || !values) return null;
+    const T = weights.tensor.shape.at(-1);
+    const heads = weights.tensor.shape.length >= 3 ? weights.tensor.shape.at(-3) : 1;
+    const width = values.tensor.shape.at(-1);
+    // With heads, column `col` of the joined context is head ⌊col / d_head⌋'s column; the value has one block.
+    const dHead = view.tensor.shape.at(-1) / heads;
+    const head = heads > 1 ? Math.floor(col / dHead) : 0;
+    const wRow = weights.tensor.data.subarray((head * T + row) * T, (head * T + row + 1) * T);
+    const vCol = Array.from({ length: T }, (_, j) => values.tensor.data[j * width + col]);
+    lines.push({ kind: 'weights', text: format(w.cellMathWeightsRow, { row, values: list(wRow, 16) }) });
+    lines.push({ kind: 'values', text: format(w.cellMathValueColumn, { col, values: list(vCol, 16) }) });
+    const terms = [];
+    for (let j = 0; j < Math.min(T, MAX_TERMS); j++) terms.push(`${factor(wRow[j])}×${factor(vCol[j])}`);
+    if (T > MAX_TERMS) terms.push(`… ${T - MAX_TERMS} more`);
+    lines.push({ kind: 'terms', text: format(w.cellMathSum, { terms: terms.join(' + ') }) });
+    lines.push({ kind: 'weight', text: format(w.cellMathResult, { tensor: roleOf(view.name), row, col, value: formatValue(value) }) });
+  }
+  return { title, lines };
+}
+
 /**
  * The panel under the formula: a hint until a weights cell is inspected, then that cell's computation.
  * @returns {{node: HTMLElement, show: (view: object, panel: object, row: number, col: number) => void, reset: () => void}}
@@ -86,7 +139,6 @@ export function createCellMath() {
   node.className = 'cell-math';
   node.setAttribute('role', 'region');
   node.setAttribute('aria-label', words().cellMath);
-  node.tabIndex = 0; // it scrolls sideways when a row of numbers is wider than the column
   const hint = document.createElement('p');
   hint.className = 'cell-math-hint';
   hint.textContent = words().cellMathHint;
@@ -101,9 +153,9 @@ export function createCellMath() {
     node,
     show(view, panel, row, col) {
       const computation = cellComputation(view, panel, row, col);
-      if (!computation) return;
+      if (!computation) return false;
       const key = `${view.name}#${panel.index}#${row}#${col}`;
-      if (key === shownKey && shownData === view.tensor.data) return;
+      if (key === shownKey && shownData === view.tensor.data) return true;
       shownKey = key;
       shownData = view.tensor.data;
       // The nodes stay from one cell (and one repaint) to the next; only their text changes.
@@ -121,6 +173,7 @@ export function createCellMath() {
       });
       const cell = `${view.name}[${panel.index}, ${row}, ${col}]`;
       if (node.dataset.cell !== cell) node.dataset.cell = cell;
+      return true;
     },
     reset() {
       shownKey = null;

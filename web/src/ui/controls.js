@@ -113,6 +113,20 @@ export function refreshChoices(container, state) {
   }
 }
 
+// A label's words in brackets ("Seed (torch.manual_seed for the weights…)") are for screen readers and the
+// tooltip: the controls stay one or two lines above the picture. The accessible name is the whole text.
+function controlLabel(id, text) {
+  const label = element('label', { for: id });
+  const cut = text.indexOf(' (');
+  if (cut < 0) {
+    label.textContent = text;
+    return label;
+  }
+  label.title = text;
+  label.append(text.slice(0, cut), element('span', { class: 'sr-only' }, text.slice(cut)));
+  return label;
+}
+
 /**
  * The controls panel for the step's control names.
  * @param {string[]} names properties from the state table
@@ -127,7 +141,7 @@ export function renderControls(names, state, onChange) {
     const p = property(name);
     const id = `control-${name}`;
     const field = element('div', { class: `field field-${p.type}` });
-    const label = element('label', { for: id }, STRINGS.controlLabels[name]);
+    const label = controlLabel(id, STRINGS.controlLabels[name]);
     const control = p.choices ? choiceControl(p, state, id, onChange) : controlFor(p, state[name], id, onChange);
     if (state.lock.includes(name)) {
       for (const input of control.matches('input, select') ? [control] : control.querySelectorAll('input')) input.disabled = true;

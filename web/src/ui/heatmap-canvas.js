@@ -51,6 +51,11 @@ function drawPending(pooled) {
 }
 
 /** Draws the canvases a repaint left for after its frame (the off-screen ones). */
+/** The pooled canvas of a tensor's panel (`name#panel`), or null. */
+export function pooledCanvasOf(name, panel) {
+  return canvasPool.get(`${name}#${panel}`) ?? null;
+}
+
 export function drawDeferredCanvases() {
   for (const pooled of [...deferred]) drawPending(pooled);
 }

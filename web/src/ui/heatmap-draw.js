@@ -6,6 +6,8 @@ import { css, textColorOn } from './colormap.js';
 
 const FONT = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
 const CELL_FONT = '10px ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace';
+const SMALL_CELL_FONT = '9px ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace';
+const cellFont = (cell) => (cell >= 30 ? CELL_FONT : SMALL_CELL_FONT);
 const LABEL_CHARS = 12;
 
 /** A value as the heatmap writes it (short) and as tables and tooltips write it (4 decimals). */
@@ -32,9 +34,25 @@ function shortLabel(text) {
  * @param {{rows: number, cols: number, rowLabels?: string[], colLabels?: string[], title?: string}} panel
  */
 export function layoutPanel(panel, maxWidth = 420, maxCell = 40) {
+  // A thumbnail (an earlier step's node in the diagram): cells and a hairline frame, no labels or title.
+  if (panel.bare) {
+    const cell = Math.max(2, Math.min(maxCell, Math.floor((maxWidth - 2) / panel.cols)));
+    return { cell, left: 1, top: 1, titleHeight: 0, diagonal: false, width: panel.cols * cell + 2, height: panel.rows * cell + 2, showNumbers: false, showIndices: false, bare: true };
+  }
   const rowLabelChars = panel.rowLabels ? Math.max(...panel.rowLabels.map((l) => shortLabel(l).length)) : String(panel.rows - 1).length;
-  const left = Math.ceil(Math.min(100, 14 + rowLabelChars * 7.5)); // whole pixels: a canvas of a fractional width is resampled
+  // `noRowLabels`: a node beside one with the same rows (Q, K, V) leaves them to it.
+  const left = panel.noRowLabels ? 3 : Math.ceil(Math.min(100, 14 + rowLabelChars * 7.5)); // whole pixels: a canvas of a fractional width is resampled
   const colLabelChars = panel.colLabels ? Math.max(...panel.colLabels.map((l) => shortLabel(l).length)) : 0;
+  // `compact` (the diagram's nodes): column labels written across, cut to the cell's width.
+  if (panel.compact && panel.colLabels) {
+    const cell = Math.max(6, Math.min(maxCell, Math.floor((maxWidth - left - 4) / panel.cols)));
+    const top = (panel.title ? 18 : 0) + 16;
+    return {
+      cell, left, top, titleHeight: panel.title ? 18 : 0, diagonal: false, colChars: Math.max(1, Math.floor((cell - 2) / 6.2)),
+      width: left + panel.cols * cell + 4, height: top + panel.rows * cell + 4,
+      showNumbers: cell >= 22, showIndices: cell >= 14, noRowLabels: Boolean(panel.noRowLabels),
+    };
+  }
   const titleHeight = panel.title ? 18 : 0;
   // A diagonal label reaches about 5 px right per character past its column's centre.
   const diagonalRight = Math.ceil(colLabelChars * 5);
@@ -53,8 +71,9 @@ export function layoutPanel(panel, maxWidth = 420, maxCell = 40) {
     cell, left, top, titleHeight, diagonal,
     width: left + panel.cols * cell + right,
     height: top + panel.rows * cell + 4,
-    showNumbers: cell >= 30,
+    showNumbers: cell >= 22, // a smaller font under 30 px (cellFont)
     showIndices: cell >= 14,
+    noRowLabels: Boolean(panel.noRowLabels),
   };
 }
 
@@ -81,11 +100,14 @@ function cellText(panel, index, style, colors, compact = false) {
   if (panel.integer) return { text: String(value), color: textColorOn(style.rgb) }; // token ids
   let text = style.neutral && value === 0 ? '0' : formatCell(value);
   if (compact) text = text.replace(/^(−?)0\./, '$1.');
+  // Under 26 px a value of 1 or more keeps one decimal, so that 1.35 and 1.32 side by side do not run together.
+  if (compact === 'tight' && Number.isFinite(value) && Math.abs(value) >= 1 && Math.abs(value) < 10) text = formatCell(value, 1);
   return { text, color: style.neutral ? colors.label : textColorOn(style.rgb) };
 }
 
-function labelFor(labels, index) {
-  return labels ? shortLabel(labels[index]) : String(index);
+function labelFor(labels, index, chars = null) {
+  if (!labels) return String(index);
+  return chars ? labels[index].slice(0, chars) : shortLabel(labels[index]);
 }
 
 // Every how-many-th label is written: all of them down to 13 px cells, then every other one, and so on,
@@ -105,7 +127,7 @@ function drawLabels(ctx, panel, layout, colors) {
   }
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
-  if (panel.rowLabels || layout.showIndices) {
+  if (!layout.noRowLabels && (panel.rowLabels || layout.showIndices)) {
     for (let r = 0; r < panel.rows; r += labelStride(cell)) ctx.fillText(labelFor(panel.rowLabels, r), left - 4, top + r * cell + cell / 2);
   }
   if (panel.colLabels || layout.showIndices) {
@@ -120,7 +142,7 @@ function drawLabels(ctx, panel, layout, colors) {
         ctx.textAlign = 'center';
         ctx.textBaseline = 'bottom';
       }
-      ctx.fillText(labelFor(panel.colLabels, c), 0, 0);
+      ctx.fillText(labelFor(panel.colLabels, c, layout.colChars), 0, 0);
       ctx.restore();
     }
   }
@@ -149,7 +171,7 @@ export function drawPanel(ctx, panel, layout, colors, { cellsOnly = false } = {}
   if (!cellsOnly) {
     ctx.fillStyle = colors.background;
     ctx.fillRect(0, 0, layout.width, layout.height);
-    drawLabels(ctx, panel, layout, colors);
+    if (!layout.bare) drawLabels(ctx, panel, layout, colors);
   }
 
   const styles = [];
@@ -203,11 +225,11 @@ export function drawPanel(ctx, panel, layout, colors, { cellsOnly = false } = {}
     ctx.restore();
   }
   if (layout.showNumbers) {
-    ctx.font = CELL_FONT;
+    ctx.font = cellFont(cell);
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     styles.forEach((style, i) => {
-      const { text, color } = cellText(panel, i, style, colors, layout.cell < 36);
+      const { text, color } = cellText(panel, i, style, colors, layout.cell < 26 ? 'tight' : layout.cell < 36);
       ctx.fillStyle = color;
       ctx.fillText(text, left + (i % panel.cols) * cell + cell / 2, top + Math.floor(i / panel.cols) * cell + cell / 2);
     });
@@ -224,15 +246,15 @@ function escapeXml(text) {
 export function panelSvg(panel, layout, colors, x0, y0) {
   const { cell, left, top } = layout;
   const parts = [`<g transform="translate(${x0} ${y0})" font-family="system-ui, sans-serif" font-size="12">`];
-  if (panel.title) parts.push(`<text x="${left}" y="13" fill="${colors.label}">${escapeXml(panel.title)}</text>`);
+  if (panel.title && !layout.bare) parts.push(`<text x="${left}" y="13" fill="${colors.label}">${escapeXml(panel.title)}</text>`);
   for (let r = 0; r < panel.rows; r += labelStride(cell)) {
-    if (!panel.rowLabels && !layout.showIndices) break;
+    if (layout.bare || layout.noRowLabels || (!panel.rowLabels && !layout.showIndices)) break;
     parts.push(`<text x="${left - 4}" y="${top + r * cell + cell / 2 + 4}" text-anchor="end" fill="${colors.label}">${escapeXml(labelFor(panel.rowLabels, r))}</text>`);
   }
   for (let c = 0; c < panel.cols; c += labelStride(cell)) {
-    if (!panel.colLabels && !layout.showIndices) break;
+    if (layout.bare || (!panel.colLabels && !layout.showIndices)) break;
     const x = left + c * cell + cell / 2;
-    const label = escapeXml(labelFor(panel.colLabels, c));
+    const label = escapeXml(labelFor(panel.colLabels, c, layout.colChars));
     parts.push(layout.diagonal
       ? `<text transform="translate(${x} ${top - 4}) rotate(-45)" fill="${colors.label}">${label}</text>`
       : `<text x="${x}" y="${top - 5}" text-anchor="middle" fill="${colors.label}">${label}</text>`);
@@ -245,8 +267,8 @@ export function panelSvg(panel, layout, colors, x0, y0) {
       parts.push(`<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="${css(style.rgb)}"${style.hatched ? ' class="masked"' : ''}/>`);
       if (style.hatched) parts.push(`<rect x="${x}" y="${y}" width="${cell}" height="${cell}" fill="url(#hatch)"/>`);
       if (layout.showNumbers) {
-        const { text, color } = cellText(panel, r * panel.cols + c, style, colors, layout.cell < 36);
-        parts.push(`<text x="${x + cell / 2}" y="${y + cell / 2 + 4}" text-anchor="middle" font-family="monospace" font-size="10" fill="${color}">${escapeXml(text)}</text>`);
+        const { text, color } = cellText(panel, r * panel.cols + c, style, colors, layout.cell < 26 ? 'tight' : layout.cell < 36);
+        parts.push(`<text x="${x + cell / 2}" y="${y + cell / 2 + 4}" text-anchor="middle" font-family="monospace" font-size="${cell >= 30 ? 10 : 9}" fill="${color}">${escapeXml(text)}</text>`);
       }
     }
   }

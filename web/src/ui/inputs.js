@@ -68,6 +68,15 @@ export function embed(tokens, dModel, seed) {
   return { data, shape: [tokens.length, dModel] };
 }
 
+/**
+ * Whether the seed changes x: only for a word without a classic vector (or any word when d_model ≠ 3). The
+ * steps before the projections show the seed control only then.
+ */
+export function seedChangesEmbeddings({ sentence, T, dModel }) {
+  if (dModel !== 3) return true;
+  return takeTokens(tokenize(sentence), T).some((word) => !CLASSIC_EMBEDDINGS.has(word.toLowerCase()));
+}
+
 /** A seeded (rows, cols) matrix with values in [-1, 1). */
 export function seededMatrix(seed, name, rows, cols) {
   const data = new Float32Array(rows * cols);

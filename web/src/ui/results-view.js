@@ -3,7 +3,7 @@
 // returned; the only arithmetic here is counting kept weights for a label.
 import { renderTensors } from './tensor-view.js';
 import { element, markPatchable, syncChildren } from './dom-sync.js';
-import { renderFlow } from './flow.js';
+import { planDiagram, renderDiagram } from './step-diagram.js';
 import { STRINGS, format } from './strings.js';
 
 function verdict(ok) {
@@ -16,8 +16,17 @@ function errorText(value) {
 
 function renderCheck(check) {
   const item = markPatchable(element('li', { 'data-check': check.name }));
-  const label = format(STRINGS.checkNames[check.name], check.values ?? {});
-  if (check.comparison) {
+  // The mask modes by their learner names; "0 before the softmax" is the mistake step 7 shows on purpose, so it
+  // differing is the lesson, not a failed check.
+  const mode = check.values?.mode;
+  const mistake = check.name === 'maskModes' && mode === 'zero';
+  const label = mistake ? STRINGS.checkNames.maskMistake : format(STRINGS.checkNames[check.name], { ...check.values, ...(mode ? { mode: STRINGS.optionLabels[mode] ?? mode } : {}) });
+  if (mistake && check.comparison) {
+    const { maxAbsError } = check.comparison;
+    item.classList.add('mistake');
+    item.append(element('span', { class: 'check-label' }, `${label}: `), element('span', { class: 'verdict mistake' }, STRINGS.mistakeShown),
+      element('span', { class: 'check-detail', 'data-max-abs-error': String(maxAbsError) }, ` ${STRINGS.maxAbsError} ${errorText(maxAbsError)}`));
+  } else if (check.comparison) {
     const { maxAbsError, allclose } = check.comparison;
     item.append(element('span', { class: 'check-label' }, `${label}: `), verdict(allclose),
       element('span', { class: 'check-detail', 'data-max-abs-error': String(maxAbsError) }, ` ${STRINGS.maxAbsError} ${errorText(maxAbsError)}`));
@@ -102,35 +111,35 @@ function renderBackends({ fixtureName, reference = 'pytorch', rows }, currentBac
   return wrap;
 }
 
-// The grid of figures and the list of checks stay in the page between repaints (see tensor-view.js:
-// the figures are pooled too), so a repaint changes only what changed.
-let tensorGrid = null;
+// The list of checks stays in the page between repaints (see tensor-view.js: the figures are pooled too,
+// and step-diagram.js keeps its stages), so a repaint changes only what changed.
 let checksList = null;
 
 /**
- * The results area of a step, as the list of nodes it holds in order: the tensor grid, its figures and
- * the checks list are the same elements from one repaint to the next; the small tables and the check
- * items are built anew, and syncChildren keeps the old ones where they are equal (or built the same way,
- * taking the new text in place).
+ * The results area of a step, as the list of nodes it holds in order: the step's main figure (its diagram,
+ * with step 1's and step 9's tables under it) and the checks list, the same elements from one repaint to the
+ * next; the small tables and the check items are built anew, and syncChildren keeps the old ones where they
+ * are equal (or built the same way, taking the new text in place).
  * @param {object} result what the step's run returned
- * @param {{onEdit: Function, hideChecks: boolean, backend: string, maxWidth: number}} options
+ * @param {{stepId: string, onEdit: Function, hideChecks: boolean, backend: string, maxWidth: number, onChange: Function}} options
+ *   onChange: redraw the step (a thumbnail opened, the colour-scale switch)
  * @returns {Node[]}
  */
-export function renderResults(result, { onEdit, hideChecks, backend, maxWidth, head = 0, heads = 0 }) {
+export function renderResults(result, { stepId, onEdit, hideChecks, backend, maxWidth, head = 0, heads = 0, onChange }) {
   const nodes = [];
-  const flow = result.tensors?.length ? renderFlow(result.tensors) : null;
-  if (flow) nodes.push(flow);
-  if (result.pairs) nodes.push(renderPairs(result.pairs));
-  if (result.backends) nodes.push(renderBackends(result.backends, backend));
+  const extras = [];
+  if (result.pairs) extras.push(renderPairs(result.pairs));
+  if (result.backends) extras.push(renderBackends(result.backends, backend));
+  const views = result.tensors ?? [];
+  if (views.length || extras.length) {
+    const plan = planDiagram(stepId, views);
+    const figures = renderTensors(views, { onEdit, maxWidth, head, heads, sizeOf: plan.sizeOf, scaleTop: plan.scaleTop });
+    nodes.push(renderDiagram(stepId, views, figures, plan, { extras, onChange }));
+  }
   if (result.checks?.length && !hideChecks) {
     checksList ??= element('ul', { class: 'checks', 'aria-label': STRINGS.checks });
     syncChildren(checksList, result.checks.map(renderCheck));
     nodes.push(checksList);
-  }
-  if (result.tensors?.length) {
-    tensorGrid ??= element('div', { class: 'tensor-grid' });
-    syncChildren(tensorGrid, renderTensors(result.tensors, { onEdit, maxWidth, head, heads }));
-    nodes.push(tensorGrid);
   }
   return nodes;
 }

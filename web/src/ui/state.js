@@ -25,7 +25,7 @@ export const LEARN_TASKS = ['sentence', 'previous', 'copy', 'reverse', 'sort'];
 export const BACKENDS = ['auto', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 
 /** Parts of the page an embed may hide (`hide=code,controls`). */
-export const HIDEABLE = ['explanation', 'formula', 'code', 'controls', 'nav', 'checks'];
+export const HIDEABLE = ['explanation', 'formula', 'code', 'controls', 'nav', 'checks', 'exercises'];
 
 const MAX_UINT32 = 4294967295;
 export const MAX_T = 32;
@@ -37,59 +37,61 @@ const MAX_ABS_EDIT = 100;
 /**
  * The state table. `control: true` marks what a learner can change (and an instructor can `lock`).
  * Types: int, number, bool, enum (`values`), text (`maxLength`), set (comma list of `values`),
- * edits (matrix cells the learner typed), origins (comma list of http(s) origins).
+ * edits (matrix cells the learner typed), origins (comma list of http(s) origins). `doc` says what it does
+ * (docs/embedding.md's table and the element's attributes are generated from this table:
+ * scripts/embedding-docs.mjs).
  */
 export const STATE_TABLE = [
-  { name: 'step', type: 'enum', values: STEP_IDS, default: 'framing' },
-  { name: 'sentence', type: 'text', maxLength: MAX_TEXT, default: 'Your journey starts with one step', control: true },
-  { name: 'context', type: 'text', maxLength: MAX_TEXT, default: 'Votre voyage commence par un pas', control: true },
-  { name: 'T', type: 'int', min: 1, max: MAX_T, default: 6, control: true },
-  { name: 'dModel', type: 'int', min: 1, max: MAX_D, default: 3, control: true },
-  { name: 'dOut', type: 'int', min: 1, max: MAX_D, default: 2, control: true },
-  { name: 'heads', type: 'int', min: 1, max: 8, default: 2, control: true, choices: headChoices },
+  { name: 'step', type: 'enum', values: STEP_IDS, default: 'framing', doc: 'The step shown: its id or its number 1–12.' },
+  { name: 'sentence', type: 'text', maxLength: MAX_TEXT, default: 'Your journey starts with one step', control: true, doc: 'The sentence the walk reads (its words are the tokens).' },
+  { name: 'context', type: 'text', maxLength: MAX_TEXT, default: 'Votre voyage commence par un pas', control: true, doc: 'Cross-attention\'s second sentence: the keys and values.' },
+  { name: 'T', type: 'int', min: 1, max: MAX_T, default: 6, control: true, doc: 'Tokens: the sentence repeats or is cut to this length.' },
+  { name: 'dModel', type: 'int', min: 1, max: MAX_D, default: 3, control: true, doc: 'Embedding size d_in.' },
+  { name: 'dOut', type: 'int', min: 1, max: MAX_D, default: 2, control: true, doc: 'Output size d_out of the query, key and value projections.' },
+  { name: 'heads', type: 'int', min: 1, max: 8, default: 2, control: true, choices: headChoices, doc: 'Heads H (a divisor of d_out).' },
   // Which head the multi-head steps draw: 0 = all of them (8 heads at T=32 is a figure about 1,700 px tall).
-  { name: 'head', type: 'int', min: 0, max: 8, default: 0, control: true, choices: headPickChoices },
-  { name: 'seed', type: 'int', min: 0, max: MAX_UINT32, default: 123, control: true },
-  { name: 'layout', type: 'enum', values: ['matrix', 'linear'], default: 'matrix', control: true },
-  { name: 'normalization', type: 'enum', values: ['stable', 'naive', 'sum'], default: 'stable', control: true },
-  { name: 'causal', type: 'bool', default: true, control: true },
-  { name: 'mask', type: 'enum', values: ['neg_inf', 'renormalize', 'zero'], default: 'neg_inf', control: true },
-  { name: 'scale', type: 'bool', default: true, control: true },
-  { name: 'temperature', type: 'number', min: 0.05, max: 20, step: 0.05, default: 1, control: true },
-  { name: 'dropout', type: 'number', min: 0, max: 0.95, step: 0.05, default: 0.5, control: true },
-  { name: 'dropoutSeed', type: 'int', min: 0, max: MAX_UINT32, default: 0, control: true },
+  { name: 'head', type: 'int', min: 0, max: 8, default: 0, control: true, choices: headPickChoices, doc: 'Which head the multi-head steps draw; 0 draws them all.' },
+  { name: 'seed', type: 'int', min: 0, max: MAX_UINT32, default: 123, control: true, doc: 'torch.manual_seed for the random weights (and the embeddings of words outside the book).' },
+  { name: 'layout', type: 'enum', values: ['matrix', 'linear'], default: 'matrix', control: true, doc: 'How the weights are stored: torch.rand\'s (d_in, d_out) used as X·W, or nn.Linear\'s (d_out, d_in) used as X·Wᵀ.' },
+  { name: 'normalization', type: 'enum', values: ['stable', 'naive', 'sum'], default: 'stable', control: true, doc: 'Step 5\'s softmax: stable (subtract the max), naive, or divide by the sum.' },
+  { name: 'causal', type: 'bool', default: true, control: true, doc: 'The causal mask on steps 8 and 10.' },
+  { name: 'mask', type: 'enum', values: ['neg_inf', 'renormalize', 'zero'], default: 'neg_inf', control: true, doc: 'How step 7 masks: −∞ before the softmax, zero after it then renormalise, or 0 before it (the classic mistake).' },
+  { name: 'scale', type: 'bool', default: true, control: true, doc: 'Scale the scores by 1/√d_k.' },
+  { name: 'temperature', type: 'number', min: 0.05, max: 20, step: 0.05, default: 1, control: true, doc: 'The softmax temperature τ.' },
+  { name: 'dropout', type: 'number', min: 0, max: 0.95, step: 0.05, default: 0.5, control: true, doc: 'Dropout probability p on step 8.' },
+  { name: 'dropoutSeed', type: 'int', min: 0, max: MAX_UINT32, default: 0, control: true, doc: 'The seed of step 8\'s dropout mask.' },
   // Step 8: whose random numbers draw the dropout mask: torch.nn.Dropout's after torch.manual_seed (the book's), or
   // the core's counter-based generator that every backend and fast path shares (docs/api.md "Dropout").
-  { name: 'dropoutRng', type: 'enum', values: ['torch', 'counter'], default: 'torch', control: true },
-  { name: 'edits', type: 'edits', default: [], control: true },
-  { name: 'backend', type: 'enum', values: BACKENDS, default: 'auto', control: true },
+  { name: 'dropoutRng', type: 'enum', values: ['torch', 'counter'], default: 'torch', control: true, doc: 'Step 8\'s dropout mask: torch.nn.Dropout\'s for the seed (the book\'s), or the counter-based generator every backend shares.' },
+  { name: 'edits', type: 'edits', default: [], control: true, doc: 'Cells typed into x or the weights: matrix.row.col:value, comma separated.' },
+  { name: 'backend', type: 'enum', values: BACKENDS, default: 'auto', control: true, doc: 'Which backend computes: auto, wasm-simd, wasm-baseline, js or webgpu.' },
   // Steps 6–8 and 10: the seeded random weights, or the shipped trained model's (trained/walk-model.js).
-  { name: 'model', type: 'enum', values: ['random', 'trained'], default: 'random', control: true },
+  { name: 'model', type: 'enum', values: ['random', 'trained'], default: 'random', control: true, doc: 'Random seeded weights, or the shipped trained model\'s, on the steps that have weights.' },
   // Step 12 ('learn'): what its one-layer model trains on.
-  { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'previous', control: true },
+  { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'previous', control: true, doc: 'What step 12\'s model learns.' },
   // Step 12's seed: the model's initial weights (mulberry32, docs/api.md "Training") and its batches.
-  { name: 'learn-seed', type: 'int', min: 0, max: MAX_UINT32, default: 123, control: true },
+  { name: 'learn-seed', type: 'int', min: 0, max: MAX_UINT32, default: 123, control: true, doc: 'Step 12\'s seed: its model\'s initial weights and its batches.' },
   // The Training tab (`view=train`); its parameters are prefixed `train-` so they never collide with the walk's.
-  { name: 'view', type: 'enum', values: ['walk', 'train', 'model'], default: 'walk' },
-  { name: 'train-task', type: 'enum', values: TRAIN_TASKS, default: 'induction', control: true },
-  { name: 'train-text', type: 'text', maxLength: MAX_TEXT, default: 'the cat sat on the mat and the dog sat on the rug and the cat saw the dog', control: true },
-  { name: 'train-layers', type: 'int', min: 1, max: 4, default: 2, control: true },
-  { name: 'train-heads', type: 'int', min: 1, max: 8, default: 2, control: true },
-  { name: 'train-d-model', type: 'int', min: 4, max: 64, default: 32, control: true },
-  { name: 'train-context', type: 'int', min: 4, max: 32, default: 32, control: true },
-  { name: 'train-lr', type: 'number', min: 0.0001, max: 1, step: 0.0001, default: 0.01, control: true },
-  { name: 'train-wd', type: 'number', min: 0, max: 1, step: 0.001, default: 0.01, control: true },
-  { name: 'train-batch', type: 'int', min: 1, max: 64, default: 32, control: true },
-  { name: 'train-seed', type: 'int', min: 0, max: MAX_UINT32, default: 1, control: true },
-  { name: 'train-steps', type: 'int', min: 1, max: 100000, default: 1000, control: true },
+  { name: 'view', type: 'enum', values: ['walk', 'train', 'model'], default: 'walk', doc: 'walk (the steps), train (the Training tab) or model (the Real model view).' },
+  { name: 'train-task', type: 'enum', values: TRAIN_TASKS, default: 'induction', control: true, doc: 'The Training tab\'s task.' },
+  { name: 'train-text', type: 'text', maxLength: MAX_TEXT, default: 'the cat sat on the mat and the dog sat on the rug and the cat saw the dog', control: true, doc: 'The Training tab\'s text, for the text task.' },
+  { name: 'train-layers', type: 'int', min: 1, max: 4, default: 2, control: true, doc: 'The Training tab\'s layers L.' },
+  { name: 'train-heads', type: 'int', min: 1, max: 8, default: 2, control: true, doc: 'The Training tab\'s heads per layer.' },
+  { name: 'train-d-model', type: 'int', min: 4, max: 64, default: 32, control: true, doc: 'The Training tab\'s model width.' },
+  { name: 'train-context', type: 'int', min: 4, max: 32, default: 32, control: true, doc: 'The Training tab\'s context length.' },
+  { name: 'train-lr', type: 'number', min: 0.0001, max: 1, step: 0.0001, default: 0.01, control: true, doc: 'The Training tab\'s learning rate.' },
+  { name: 'train-wd', type: 'number', min: 0, max: 1, step: 0.001, default: 0.01, control: true, doc: 'The Training tab\'s weight decay.' },
+  { name: 'train-batch', type: 'int', min: 1, max: 64, default: 32, control: true, doc: 'The Training tab\'s batch size.' },
+  { name: 'train-seed', type: 'int', min: 0, max: MAX_UINT32, default: 1, control: true, doc: 'The Training tab\'s seed (initial weights and batches).' },
+  { name: 'train-steps', type: 'int', min: 1, max: 100000, default: 1000, control: true, doc: 'How many steps the Training tab trains.' },
   // The Real model view (`view=model`): the checkpoint ('tiny', a Hugging Face repository or a URL) and the text.
-  { name: 'model-source', type: 'text', maxLength: 300, default: 'tiny' },
-  { name: 'model-text', type: 'text', maxLength: MAX_TEXT, default: 'The cat sat on the mat. The cat sat on the' },
-  { name: 'embed', type: 'bool', default: false },
-  { name: 'hide', type: 'set', values: HIDEABLE, default: [] },
-  { name: 'lock', type: 'set', values: [], default: [] }, // values filled below: the control names
-  { name: 'origin', type: 'origins', default: [] },
-  { name: 'exercise', type: 'enum', values: ['', ...EXERCISE_IDS], default: '' }, // the open exercise (docs/exercises.md)
+  { name: 'model-source', type: 'text', maxLength: 300, default: 'tiny', doc: 'The Real model view\'s checkpoint: tiny (the untrained built-in), a Hugging Face repository name, or a URL.' },
+  { name: 'model-text', type: 'text', maxLength: MAX_TEXT, default: 'The cat sat on the mat. The cat sat on the', doc: 'The Real model view\'s text.' },
+  { name: 'embed', type: 'bool', default: false, doc: 'Embed mode: no site header or table of contents (the element always sets it).' },
+  { name: 'hide', type: 'set', values: HIDEABLE, default: [], doc: 'Parts to hide, comma separated.' },
+  { name: 'lock', type: 'set', values: [], default: [], doc: 'Controls the learner may not change, comma separated.' }, // values filled below: the control names
+  { name: 'origin', type: 'origins', default: [], doc: 'Origins that may drive the page by postMessage and hear its exercise events (the element sets its own).' },
+  { name: 'exercise', type: 'enum', values: ['', ...EXERCISE_IDS], default: '', doc: 'The exercise shown (docs/exercises.md).' }, // the open exercise (docs/exercises.md)
 ];
 
 /**

@@ -6,6 +6,7 @@ import { colorScale, css, heatmapPalette, LOG_DECADES, prefersDark, SCALE_MODES 
 import { formatCell, layoutPanel } from './heatmap-draw.js';
 import { drawDeferredCanvases, paintCanvas } from './heatmap-canvas.js';
 import { attachInspection, inspectAgain } from './cell-inspection.js';
+import { setShownViews } from './cell-sources.js';
 import { EXPORT_ACTIONS, rememberPainted } from './figure-export.js';
 import { updateEagerTables, updateLazyTables, valuesTableHtml } from './values-tables.js';
 import { element, setAttribute, setHidden, setText } from './dom-sync.js';
@@ -126,7 +127,9 @@ function pooledFigure(name) {
   const exportSummary = element('summary', { 'aria-label': format(STRINGS.views.exportMenuLabel, { name }) }, STRINGS.views.exportMenu);
   const exports = element('span', { class: 'export', role: 'group', 'aria-label': format(STRINGS.exportAs, { name }) });
   exportMenu.append(exportSummary, exports);
-  caption.append(element('span', { class: 'tensor-name' }, name), ' ', shape, legend, exportMenu);
+  // A thumbnail's caption is its short name (W_q for W_query.weight (cross)); the figure keeps its full name.
+  const short = name.replace(/^W_(query|key|value)(\.weight)?( \(cross\))?$/, (whole, role) => `W_${role[0]}`);
+  caption.append(element('span', { class: 'tensor-name' }, name), element('span', { class: 'tensor-short', 'aria-hidden': 'true' }, short), ' ', shape, legend, exportMenu);
   const panelsRow = element('div', { class: 'panels' });
   const tooltip = element('div', { class: 'tooltip', role: 'status', 'aria-live': 'polite' });
   tooltip.hidden = true;
@@ -138,7 +141,7 @@ function pooledFigure(name) {
   const summary = element('summary');
   details.append(summary);
   figure.append(caption, panelsRow, tooltip, maskedNote, editNote, tables, details);
-  entry = { figure, shape, legendLow, legendBar, legendHigh, panelsRow, tooltip, maskedNote, editNote, tables, details, summary, current: null };
+  entry = { figure, shape, legend, legendLow, legendBar, legendHigh, panelsRow, tooltip, maskedNote, editNote, tables, details, summary, current: null };
 
   for (const [label, action] of Object.entries(EXPORT_ACTIONS)) {
     const button = element('button', { type: 'button', 'data-export': label.toLowerCase(), 'aria-label': `${format(STRINGS.exportAs, { name })} ${label}` }, label);
@@ -171,8 +174,8 @@ function maxCellOf(panels) {
 // The width of each panel: a single panel as wide as its cells need (at most the column); several
 // (one per head) as many side by side as fit at that size, at least one per line.
 const PANEL_GAP = 12;
-function panelWidth(panels, maxWidth) {
-  const natural = layoutPanel(panels[0], 100000, maxCellOf(panels)).width;
+function panelWidth(panels, maxWidth, cell = maxCellOf(panels)) {
+  const natural = layoutPanel(panels[0], 100000, cell).width;
   if (panels.length === 1) return Math.min(maxWidth, natural);
   const perLine = Math.max(1, Math.min(panels.length, Math.floor((maxWidth + PANEL_GAP) / (natural + PANEL_GAP))));
   return Math.min(natural, Math.floor((maxWidth - (perLine - 1) * PANEL_GAP) / perLine));
@@ -186,25 +189,34 @@ function paintTensor(view, maxWidth, pick) {
   let panels = panelsOf(view);
   // The head picker (state `head`): a tensor with one panel per head shows the picked one alone.
   if (pick.head > 0 && panels.length > 1 && panels.length === pick.heads && pick.head <= panels.length) panels = [panels[pick.head - 1]];
-  const width = panelWidth(panels, maxWidth);
-  const cell = maxCellOf(panels);
+  // The step's diagram (step-diagram.js) sizes each node: full size, or a thumbnail without labels.
+  const size = pick.sizeOf?.(view, panels) ?? null;
+  if (size?.thumb) panels = panels.map((panel) => ({ ...panel, bare: true }));
+  else if (size) panels = panels.map((panel) => ({ ...panel, compact: true, noRowLabels: Boolean(size.noRowLabels) }));
+  const cell = size?.cell ?? maxCellOf(panels);
+  const width = panelWidth(panels, maxWidth, cell);
   const layouts = panels.map((panel) => layoutPanel(panel, width, cell));
-  const maxAbs = scaleTop(view);
+  const sharedTop = pick.scaleTop(view);
+  const maxAbs = sharedTop ?? scaleTop(view);
   const colors = { ...heatmapPalette(), scale: colorScale(view.kind, maxAbs, prefersDark(), view.kind === 'weights' ? scaleMode : 'linear') };
   const tensorKeys = drawingKeys(view, panels, layouts, colors, maxAbs);
   const canvases = panels.map((panel, i) => paintCanvas(`${view.name}#${panel.index}`, panel, layouts[i], colors,
     `${tensorKeys.pixels}${panel.title}`, `${tensorKeys.frame}${panel.title}`));
-  return { entry, view, panels, layouts, colors, canvases, maxAbs };
+  // The diagram's legend states a shared linear scale once; a figure keeps its own key otherwise.
+  const ownLegend = sharedTop === null || (view.kind === 'weights' && scaleMode !== 'linear');
+  return { entry, view, panels, layouts, colors, canvases, maxAbs, ownLegend };
 }
 
 // The second pass: the figure around the pixels (shape, legend, notes, tables, inspection).
-function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs }, onEdit) {
+function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs, ownLegend }, onEdit) {
   const shownPanels = (list) => list?.map((p) => p.index).join(',');
   // New values, or another head picked: an open values table is written again.
   const valuesChanged = entry.current?.view.tensor.data !== view.tensor.data || shownPanels(entry.current?.panels) !== shownPanels(panels);
   entry.current = { view, panels, layouts, colors };
-  setAttribute(entry.figure, 'class', `tensor tensor-${view.kind}`);
+  setAttribute(entry.figure, 'class', `tensor tensor-${view.kind}${panels[0].bare ? ' thumb' : ''}`);
   setText(entry.shape, shapeText(view));
+  setHidden(entry.legend, !ownLegend);
+  setAttribute(entry.figure, 'data-scale-top', String(maxAbs));
   const legend = legendParts(view, colors, maxAbs);
   setText(entry.legendLow, legend.low);
   setText(entry.legendHigh, legend.high);
@@ -226,10 +238,15 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs }
     setAttribute(canvas, 'role', 'img');
     setAttribute(canvas, 'aria-label', `${view.name} ${shapeText(view)}${panel.title ? `, ${panel.title}` : ''}: heatmap; arrow keys move between cells${editable ? ', Enter edits a cell' : ''}`);
     if (canvas.classList.contains('editable') !== editable) canvas.classList.toggle('editable', editable);
-    // An open cell editor stays through a repaint (attachInspection moves it onto its cell's new place).
+    // Where its cells are (CSS px: left, top, cell size), for tests and tools that point at a cell.
+    setAttribute(canvas, 'data-grid', `${layouts[i].left},${layouts[i].top},${layouts[i].cell}`);
+    // An open cell editor stays through a repaint (attachInspection moves it onto its cell's new place). The
+    // overlay over the canvas holds the marks of a pointed cell's sources (markSources).
     const editor = wrap.querySelector(':scope > .cell-editor');
-    if (wrap.firstChild !== canvas || wrap.childNodes.length !== (editor ? 2 : 1)) wrap.replaceChildren(canvas, ...(editor ? [editor] : []));
+    pooled.overlay ??= element('div', { class: 'source-marks', 'aria-hidden': 'true' });
+    if (wrap.firstChild !== canvas || wrap.childNodes[1] !== pooled.overlay || wrap.childNodes.length !== (editor ? 3 : 2)) wrap.replaceChildren(canvas, pooled.overlay, ...(editor ? [editor] : []));
     attachInspection(pooled, { view, panel, layout: layouts[i], canvas, wrap, tooltip: entry.tooltip, editable, onEdit });
+    pooled.overlay.replaceChildren(); // the marks of the last pointed cell belong to the old numbers
   });
   setHidden(entry.maskedNote, !view.causal);
   setHidden(entry.editNote, !editable);
@@ -248,12 +265,48 @@ function updateFigure({ entry, view, panels, layouts, colors, canvases, maxAbs }
 /**
  * Renders a step's tensor views: their pooled figures, updated in place (pixels first, then text).
  * @param {object[]} views a step's shown tensors (steps.js `show`), names unique
- * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number, head?: number, heads?: number}} options
- *   onEdit: called with the view's `editable` name (the matrix's name in the state's edits)
+ * @param {{onEdit?: (matrix: string, row: number, col: number, value: number) => void, maxWidth?: number, head?: number, heads?: number,
+ *   sizeOf?: (view: object, panels: object[]) => {cell: number, thumb: boolean}|null, scaleTop?: (view: object) => number|null}} options
+ *   onEdit: called with the view's `editable` name (the matrix's name in the state's edits); sizeOf: each
+ *   node's cell size in the step's diagram; scaleTop: the top of a tensor's colour map when its quantity
+ *   shares one scale across the step (null: its own largest value)
  * @returns {HTMLElement[]} the figures, in the order of `views`
  */
-export function renderTensors(views, { onEdit = null, maxWidth = 420, head = 0, heads = 0 } = {}) {
-  const painted = views.map((view) => paintTensor(view, maxWidth, { head, heads }));
+/**
+ * Outlines the cells a pointed cell came from, on their own heatmaps (cell-sources.js cellSources); an empty
+ * list clears them.
+ * @param {{name: string, panel: number, row?: number, col?: number, cell?: [number, number]}[]} marks
+ */
+export function markSources(marks) {
+  for (const overlay of markedOverlays) overlay.replaceChildren();
+  markedOverlays.clear();
+  for (const mark of marks) {
+    const entry = figurePool.get(mark.name);
+    const shown = entry?.current;
+    if (!shown || !entry.figure.isConnected) continue;
+    const index = shown.panels.findIndex((panel) => panel.index === mark.panel);
+    const overlay = entry.panelsRow.children[index]?.querySelector(':scope > .source-marks');
+    if (index < 0 || !overlay) continue;
+    const { cell, left, top } = shown.layouts[index];
+    const panel = shown.panels[index];
+    const box = (kind, r, c, rows, cols) => {
+      const node = element('div', { class: `source-mark ${kind}` });
+      Object.assign(node.style, { left: `${left + c * cell}px`, top: `${top + r * cell}px`, width: `${cols * cell}px`, height: `${rows * cell}px` });
+      overlay.append(node);
+    };
+    if (mark.row !== undefined && mark.row < panel.rows) box('row', mark.row, 0, 1, panel.cols);
+    if (mark.col !== undefined && mark.col < panel.cols) box('column', 0, mark.col, panel.rows, 1);
+    if (mark.rows) box('row', mark.rows[0], 0, Math.min(mark.rows[1], panel.rows) - mark.rows[0], panel.cols);
+    if (mark.cols) box('column', 0, mark.cols[0], panel.rows, Math.min(mark.cols[1], panel.cols) - mark.cols[0]);
+    if (mark.cell && mark.cell[0] < panel.rows && mark.cell[1] < panel.cols) box(mark.self ? 'cell self' : 'cell', mark.cell[0], mark.cell[1], 1, 1);
+    markedOverlays.add(overlay);
+  }
+}
+const markedOverlays = new Set();
+
+export function renderTensors(views, { onEdit = null, maxWidth = 420, head = 0, heads = 0, sizeOf = null, scaleTop: sharedTop = null } = {}) {
+  setShownViews(views);
+  const painted = views.map((view) => paintTensor(view, maxWidth, { head, heads, sizeOf, scaleTop: (v) => sharedTop?.(v) ?? null }));
   rememberPainted(painted);
   const figures = painted.map((figure) => updateFigure(figure, onEdit));
   inspectAgain(painted); // the inspected cell's computation shows the new numbers
