@@ -5,9 +5,13 @@
 //     (per-tensor norms first, as PyTorch does); coef = min(1, maxNorm/(total + 1e-6)), or 1 with no maxNorm.
 //   Writes clip = [total, coef], which the AdamW kernel reads.
 // Segments (partial start, partial count) per tensor come in a storage buffer of u32 pairs.
+import { boundedReads, f32, u32, uniforms } from '../wgsl.js';
+
+export const GRAD_NORM_PARTIALS_UNIFORMS = uniforms(u32('count', 'offset', 'partialOffset'));
+export const GRAD_NORM_TOTAL_UNIFORMS = uniforms([...u32('tensors', 'clipping'), ...f32('maxNorm')]);
 
 export const gradNormPartialsWgsl = /* wgsl */ `
-struct Params { count: u32, offset: u32, partialOffset: u32, pad0: u32 }
+${GRAD_NORM_PARTIALS_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -39,7 +43,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
 `;
 
 export const gradNormTotalWgsl = /* wgsl */ `
-struct Params { tensors: u32, clipping: u32, maxNorm: f32, pad0: u32 }
+${GRAD_NORM_TOTAL_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -50,14 +54,7 @@ override WORKGROUP_SIZE: u32 = 256u;
 
 var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
 
-fn readPartial(index: u32) -> f32 {
-  if (index < arrayLength(&partials)) { return partials[index]; }
-  return 0.0;
-}
-fn readSegment(index: u32) -> u32 {
-  if (index < arrayLength(&segments)) { return segments[index]; }
-  return 0u;
-}
+${boundedReads(['readPartial', 'partials'], ['readSegment', 'segments', 'u32'])}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(local_invocation_id) local: vec3<u32>) {
