@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Rewrites README.md's training figures (between the markers below) from a results file, so that the README
-// quotes the benchmark and never a typed number. bench/run.mjs calls it after a full run; by hand:
+// Rewrites bench/README.md's training figures (between the markers below) from a results file, so that the
+// page quotes the benchmark and never a typed number. bench/run.mjs calls it after a full run; by hand:
 //   node bench/readme-figures.mjs [bench/results/latest.json]
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -22,8 +22,8 @@ function cell(report, size, name) {
   return `${r.stepsPerSecond.toFixed(d(r.stepsPerSecond))} steps/s (${r.medianMs.toFixed(d(r.medianMs))} ms/step${typeof r.cpuMsPerStep === 'number' ? `, CPU ${r.cpuMsPerStep.toFixed(d(r.cpuMsPerStep))} ms` : ''}, ${Math.round(r.tokensPerSecond).toLocaleString('en-US')} tokens/s, ${r.gflops.toFixed(1)} GFLOP/s)`;
 }
 
-/** The Markdown between the markers, from a report (latest.json's contents). */
-export function figuresBlock(report, source = 'bench/results/latest.json') {
+/** The Markdown between the markers, from a report (latest.json's contents); `link`: the file's link from bench/. */
+export function figuresBlock(report, source = 'bench/results/latest.json', link = source) {
   if (!report.training) {
     return `${source} has no training section: \`npm run bench\` measures it and rewrites this block.`;
   }
@@ -32,7 +32,7 @@ export function figuresBlock(report, source = 'bench/results/latest.json') {
   const lines = [];
   const versions = report.versions ?? {};
   lines.push(`Training (${report.environment.date.slice(0, 16).replace('T', ' ')} UTC, ${report.machine ? `load average ${report.machine.loadAverage.join(' / ')}` : 'machine not recorded'}; `
-    + `[\`${source}\`](${source})): one step of the AttentionOnly model (forward, backward, AdamW), median of the timed steps. `
+    + `[\`${source}\`](${link})): one step of the AttentionOnly model (forward, backward, AdamW), median of the timed steps. `
     + `Ours is \`createTrainer({backend: 'wasm-simd', threads: 1})\` in headless Chromium, and with \`threads: 2\` (the calling thread and one worker sharing each batch's rows); tfjs-wasm ${versions['@tensorflow/tfjs-core'] ?? ''} in the same page, threads off; `
     + 'PyTorch 1.13 CPU eager, one thread, beside the page. Every contestant\'s first loss matched ours before it was timed.');
   lines.push('');
@@ -50,18 +50,19 @@ export function figuresBlock(report, source = 'bench/results/latest.json') {
   return lines.join('\n');
 }
 
-/** Rewrites the block of `${root}/README.md` from `${root}/bench/results/latest.json` (or `file`); returns a line saying so. */
+/** Rewrites the block of `${root}/bench/README.md` from `${root}/bench/results/latest.json` (or `file`); returns a line saying so. */
 export async function writeReadmeFigures(root, file = join(root, 'bench', 'results', 'latest.json')) {
-  const readmePath = join(root, 'README.md');
+  const readmePath = join(root, 'bench', 'README.md');
   const readme = await readFile(readmePath, 'utf8');
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`readme-figures: README.md has no block between '${START}' and '${END}'`);
+  if (start < 0 || end < start) throw new Error(`readme-figures: bench/README.md has no block between '${START}' and '${END}'`);
   const report = JSON.parse(await readFile(file, 'utf8'));
   const source = relative(root, file).split('\\').join('/');
-  const updated = `${readme.slice(0, start + START.length)}\n${figuresBlock(report, source)}\n${readme.slice(end)}`;
+  const link = relative(join(root, 'bench'), file).split('\\').join('/');
+  const updated = `${readme.slice(0, start + START.length)}\n${figuresBlock(report, source, link)}\n${readme.slice(end)}`;
   await writeFile(readmePath, updated);
-  return `rewrote README.md's training figures from ${source}`;
+  return `rewrote bench/README.md's training figures from ${source}`;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

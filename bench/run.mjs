@@ -8,7 +8,7 @@
 //     --only:  only the contestants whose names contain one of the words (also written to quick.*);
 //              the word 'training' selects the training section (bench/training.js), alone or with others
 // The training section's PyTorch row: bench/train_torch.py, run here after the page when /usr/bin/python3
-// can import torch (one thread); the report says so when it cannot. A full run then rewrites README.md's
+// can import torch (one thread); the report says so when it cannot. A full run then rewrites bench/README.md's
 // training figures from latest.json (bench/readme-figures.mjs).
 //   node bench/run.mjs --render      re-renders latest.md and latest.svg from latest.json (no browser)
 import { writeFile, mkdir, readFile } from 'node:fs/promises';

@@ -35,6 +35,7 @@ struct SdpaOptions {
   float dropout_p = 0.0f;
   std::uint32_t seed = 0;
   bool intermediates = true;
+  PlannedPath path = PlannedPath::ByRule;  // as AttentionOptions' (options.h)
 };
 
 // scores, scaled, masked (when a mask applies), weights (…, L, S), dropped (when dropout_p > 0), output

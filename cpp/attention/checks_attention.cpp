@@ -69,7 +69,8 @@ std::string check_counter_and_memory(const AxisSizes& sizes, const Tensor& x, co
   const bool cross = &x != &context;
   const int batch = sizes["B"], rows = x.shape[1], cols = context.shape[1], d_out = sizes["d_out"];
   if (auto message = check_dropout_counter(function, batch, heads, rows, cols, options); !message.empty()) return message;
-  const bool fused = may_fuse && fused_kernel_applies(options);
+  if (auto message = check_planned_path(function, options, may_fuse); !message.empty()) return message;
+  const bool fused = may_fuse && plans_fused_kernel(options);
   // scores, scaled, weights; masked with causal or a mask; dropped with dropout > 0
   const double stages = 3 + (options.causal || has_masks(options) ? 1 : 0) + (options.dropout > 0 ? 1 : 0);
   const MemorySizes memory{{"B", batch}, {"H", heads}, {"Tq", rows}, {"Tk", cols}, {"dIn", x.shape[2]},

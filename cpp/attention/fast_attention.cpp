@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "attention/check_helpers.h"
 #include "attention/cross_attention.h"
@@ -15,6 +16,21 @@ namespace ap {
 bool fused_kernel_applies(const AttentionOptions& options) {
   return !options.intermediates && options.dropout == 0.0f && (!options.causal || options.mask == MaskMode::NegInf) &&
          !options.attn_mask.present() && !options.x_value.present();
+}
+
+bool plans_fused_kernel(const AttentionOptions& options) {
+  return options.path == PlannedPath::ByRule ? fused_kernel_applies(options) : options.path == PlannedPath::Fused;
+}
+
+std::string check_planned_path(const std::string& function, const AttentionOptions& options, bool may_fuse) {
+  if (options.path != PlannedPath::Fused || (may_fuse && fused_kernel_applies(options))) return "";
+  return function + ": the call was planned onto the fused kernel, whose rule does not take its options "
+         "(intermediates, dropout, mask, attnMask or xValue): the planner and the kernel disagree";
+}
+
+bool runs_fused_kernel(const AttentionOptions& options) {
+  if (auto message = check_planned_path("the fused kernel", options); !message.empty()) throw std::logic_error(message);
+  return plans_fused_kernel(options);
 }
 
 namespace {
@@ -126,24 +142,24 @@ AttentionResult fused_kernel_attention(const Tensor& x, const StackedWeights& we
 
 AttentionResult multihead_attention_stacked_fast(const Tensor& x, const StackedWeights& weights,
                                                 const AttentionOptions& options) {
-  if (fused_kernel_applies(options)) return fused_kernel_attention(x, weights, options);
+  if (runs_fused_kernel(options)) return fused_kernel_attention(x, weights, options);
   return multihead_attention_stacked_unchecked(x, weights, options);
 }
 
 AttentionResult multihead_attention_split_fast(const Tensor& x, const ProjectionWeights& weights,
                                               const AttentionOptions& options) {
-  if (fused_kernel_applies(options)) return fused_kernel_attention(x, x, weights, options);
+  if (runs_fused_kernel(options)) return fused_kernel_attention(x, x, weights, options);
   return multihead_attention_split_unchecked(x, weights, options);
 }
 
 AttentionResult multihead_attention_fused_fast(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options) {
-  if (fused_kernel_applies(options)) return fused_kernel_attention(x, weights, options);
+  if (runs_fused_kernel(options)) return fused_kernel_attention(x, weights, options);
   return multihead_attention_fused_unchecked(x, weights, options);
 }
 
 AttentionResult cross_attention_fast(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
                                      const AttentionOptions& options) {
-  if (fused_kernel_applies(options)) return fused_kernel_attention(x_query, x_context, weights, options);
+  if (runs_fused_kernel(options)) return fused_kernel_attention(x_query, x_context, weights, options);
   return cross_attention_unchecked(x_query, x_context, weights, options);
 }
 
@@ -152,11 +168,18 @@ bool sdpa_fused_applies(int E, int Ev, const SdpaOptions& options) {
   return !options.intermediates && options.dropout_p == 0.0f && !options.mask.present() && Ev == E && scale > 0.0f;
 }
 
+bool sdpa_plans_fused(int E, int Ev, const SdpaOptions& options) {
+  return options.path == PlannedPath::ByRule ? sdpa_fused_applies(E, Ev, options) : options.path == PlannedPath::Fused;
+}
+
 SdpaResult scaled_dot_product_attention_fast(const Tensor& query, const Tensor& key, const Tensor& value,
                                              const SdpaOptions& options) {
   const int rank = query.rank();
   const int L = query.shape[rank - 2], E = query.shape[rank - 1], S = key.shape[rank - 2], Ev = value.shape[rank - 1];
-  if (!sdpa_fused_applies(E, Ev, options)) return scaled_dot_product_attention(query, key, value, options);
+  if (sdpa_plans_fused(E, Ev, options) && !sdpa_fused_applies(E, Ev, options)) {
+    throw std::logic_error("scaledDotProductAttention: the call was planned onto the fused kernel, whose rule does not take it");
+  }
+  if (!sdpa_plans_fused(E, Ev, options)) return scaled_dot_product_attention(query, key, value, options);
   int batch = 1;
   for (int a = 0; a < rank - 2; ++a) batch *= query.shape[a];
   std::vector<int> output_shape(query.shape.begin(), query.shape.end() - 1);

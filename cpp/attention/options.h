@@ -35,6 +35,14 @@ enum class DropoutRng {
   Torch,    // 'torch':   torch.nn.Dropout's mask after torch.manual_seed(seed) (CPU, torch 1.13), in flat order
 };
 
+// The path a call runs: the JS planner's choice (web/src/core/planner.js), which the bindings pass down, or,
+// for a native caller that gives none, the fused kernel's rule decides (fast_attention.h).
+enum class PlannedPath {
+  ByRule,    // fused_kernel_applies decides
+  Teaching,  // the teaching code, as planned
+  Fused,     // the fused kernel, as planned; only where its rule holds (an assertion, check_planned_path)
+};
+
 // Options of self_attention, the multi-head functions and cross_attention.
 struct AttentionOptions {
   bool scale = true;          // multiply scores by 1/√d_k (d_k = d_head)
@@ -52,6 +60,7 @@ struct AttentionOptions {
   bool attn_mask_boolean = false;  // true: 0/1 values, 1 = may attend; false: added to the scaled scores
   Tensor key_padding_mask;         // (B, Tk), 0/1 values, 1 = padding
   Tensor x_value;                  // cross_attention only: the values' own input (B, Tk, d_xv)
+  PlannedPath path = PlannedPath::ByRule;  // the multi-head forms, cross_attention and their backwards
 };
 
 // Options of softmax (step 5).

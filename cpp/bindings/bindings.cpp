@@ -301,6 +301,7 @@ struct scaled_dot_product_attention_binding {
     if (present("dropoutP")) options.dropout_p = static_cast<float>(given[js_key("dropoutP")].as<double>());
     if (present("seed")) options.seed = static_cast<std::uint32_t>(given[js_key("seed")].as<double>());
     if (present("intermediates")) options.intermediates = given[js_key("intermediates")].as<bool>();
+    options.path = read_planned_path(given);
   }
   std::string check(std::size_t max_bytes) const {
     return check_scaled_dot_product_attention(query, key, value, options, max_bytes);

@@ -111,6 +111,14 @@ void read_options(Call& call, const val& options, AttentionOptions& out, Attenti
   if (which.layout) read_choice(call, options, "layout", out.layout);
   if (which.heads) read_heads(call, options, out.heads);
   read_bool(call, options, "intermediates", out.intermediates);
+  out.path = read_planned_path(options);
+}
+
+PlannedPath read_planned_path(const val& options) {
+  const val value = option(options, "path");
+  if (!value.isString()) return PlannedPath::ByRule;
+  const std::string path = value.as<std::string>();
+  return path == "fused" ? PlannedPath::Fused : path == "teaching" ? PlannedPath::Teaching : PlannedPath::ByRule;
 }
 
 void read_options(Call& call, const val& options, SoftmaxOptions& out) {

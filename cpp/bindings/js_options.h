@@ -25,6 +25,9 @@ inline constexpr AttentionOptionSet kStackedOptions{false, false};  // H from th
 inline constexpr AttentionOptionSet kMultiheadOptions{false, true};  // stacked, split, fused, cross
 
 void read_options(Call& call, const val& options, AttentionOptions& out, AttentionOptionSet which);
+// options.path, the path the API planned for the call (web/src/core/api.js): 'fused' or 'teaching'; absent (a
+// direct caller of the backend), the fused kernel's rule decides.
+PlannedPath read_planned_path(const val& options);
 void read_options(Call& call, const val& options, SoftmaxOptions& out);
 void read_options(Call& call, const val& options, DropoutOptions& out);
 void read_options(Call& call, const val& options, CompareOptions& out);

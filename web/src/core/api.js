@@ -160,6 +160,15 @@ export function inputBytesOf(values, depth = 0) {
   return bytes;
 }
 
+/**
+ * The arguments with the planned path in their options (`options.path`, 'fused' or 'teaching'), for a function
+ * that has both: the WASM binding and the JS reference run that path (their rule only asserts it).
+ */
+function withPlannedPath(fn, args, path) {
+  if (!ENTRIES[fn].paths.includes('fused') || (path !== 'fused' && path !== 'teaching')) return args;
+  return [...args.slice(0, -1), { ...args[args.length - 1], path }];
+}
+
 /** What `attention.memory` reports for a backend without a WASM module of its own (js, webgpu). */
 const NO_MODULE_MEMORY = Object.freeze({ bytes: 0, peak: 0 });
 
@@ -234,12 +243,14 @@ export function createAttention(backend, {
     };
     attention.clearGpuCrossover = () => {};
   }
-  /** What the backend reports for this call, or the planner's answer for a backend that runs what it is given. */
-  const record = (fn, args) => {
+  /**
+   * What the backend reports for this call (one that routes calls itself: workers, 'auto'), or the plan the
+   * call was run with.
+   */
+  const record = (fn, planned) => {
     const routed = backend.lastCall;
     if (routed && routed.fn === fn && routed.path) return { threads: 1, ...routed };
-    const { path, reason } = plan(fn, args, { name: backend.name });
-    return { fn, backend: backend.name, path, reason, threads: 1 };
+    return { fn, backend: backend.name, path: planned.path, reason: planned.reason, threads: 1 };
   };
   for (const fn of FUNCTION_NAMES) {
     const check = CHECKS[fn];
@@ -273,20 +284,24 @@ export function createAttention(backend, {
       if (backend.scansValues) withMemoryBudget(budget, () => withoutValueScan(() => check(...args)));
       else withMemoryBudget(budget, () => check(...args));
       if (typeof backend[fn] !== 'function') throw new Error(`${fn}: the ${backend.name} backend does not provide ${fn}`);
+      // Plan first, then run: the backend is handed the path (a backend that routes calls itself plans again,
+      // with its workers or its GPU, and reports its own lastCall).
+      const planned = plan(fn, args, { name: backend.name });
       let results;
       try {
-        results = backend[fn](...args);
+        results = backend[fn](...withPlannedPath(fn, args, planned.path));
       } catch (error) {
         throw structured(error, args);
       }
-      lastCall = record(fn, args);
-      // No result is silently NaN or ±∞ (registry-results.js); finding the stage may run the backend again.
-      const run = (name, again) => backend[name](...again);
+      lastCall = record(fn, planned);
+      // No result is silently NaN or ±∞ (registry-results.js); finding the stage may run the backend again, on
+      // the path planned for the diagnosis's own arguments.
+      const run = (name, again) => backend[name](...withPlannedPath(name, again, plan(name, again, { name: backend.name }).path));
       // WebGPU and the workers answer with a Promise; the normalised result then comes as a Promise too,
       // and lastCall is read again once it settles ('auto' decides on the GPU side only then).
       if (results && typeof results.then === 'function') {
         return results.then((value) => {
-          lastCall = record(fn, args);
+          lastCall = record(fn, planned);
           const call = lastCall;
           const restore = () => { lastCall = call; }; // the diagnosis's own run is not the caller's call
           let checked;

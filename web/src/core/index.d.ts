@@ -421,7 +421,8 @@ export interface Attention {
 /**
  * What a backend provides to the API layer (web/src/core/api.js). Its methods receive arguments the
  * API has already normalised: x of rank 3, weights objects without absent entries, complete options
- * (every option of the function present, defaults filled). They return { resultName: { data, shape } }
+ * (every option of the function present, defaults filled; for a function with a fused path, `path`: 'fused' or
+ * 'teaching', the path the API planned, which the backend runs). They return { resultName: { data, shape } }
  * (or a Promise of it), with only the results produced, and throw an Error on semantic errors
  * (mismatched shapes, sizes of 0, non-finite values, memory) with the messages of docs/api.md.
  */

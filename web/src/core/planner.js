@@ -74,6 +74,19 @@ function whyTeaching(rule, options) {
   return whyNotFusedBy(rule, options);
 }
 
+/**
+ * Whether a call runs the fused path: the path the API planned for it (`options.path`, api.js), or the rule
+ * where none was planned (a backend called directly). A plan onto the fused path that the rule refuses is a
+ * bug of the planner, thrown, never run.
+ */
+export function runsFusedPath(options) {
+  if (options.path === undefined) return fusedKernelApplies(options);
+  if (options.path === 'fused' && !fusedKernelApplies(options)) {
+    throw new Error(`the call was planned onto the fused path, whose rule refuses it: ${whyNotFused(options)}`);
+  }
+  return options.path === 'fused';
+}
+
 export { gpuFootprint, multiheadSizes, sdpaRoute, shapesOf, sizesOf, workOf };
 
 // ---- The workers' crossover -----------------------------------------------------------------------

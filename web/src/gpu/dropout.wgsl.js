@@ -2,11 +2,12 @@
 // row-major index i of the whole weights tensor. keep(i) is the counter-based rule of docs/api.md
 // (u(seed, i) = (lowbias32(i ⊕ lowbias32(seed)) >> 8) / 2²⁴ ≥ p), so every backend drops the same elements.
 // lowbias32(seed) is computed once on the CPU and passed as seedHash.
+import { boundedReads, f32, u32, uniforms } from './wgsl.js';
+
+export const DROPOUT_UNIFORMS = uniforms([...u32('count', 'seedHash'), ...f32('dropout', 'keepScale')]);
 
 export const dropoutWgsl = /* wgsl */ `
-struct Params {
-  count: u32, seedHash: u32, dropout: f32, keepScale: f32,
-}
+${DROPOUT_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -14,10 +15,7 @@ override WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(1) var<storage, read> weights: array<f32>;
 @group(0) @binding(2) var<storage, read_write> dropped: array<f32>;
 
-fn readWeight(index: u32) -> f32 {
-  if (index < arrayLength(&weights)) { return weights[index]; }
-  return 0.0;
-}
+${boundedReads(['readWeight', 'weights'])}
 fn writeDropped(index: u32, value: f32) {
   if (index < arrayLength(&dropped)) { dropped[index] = value; }
 }

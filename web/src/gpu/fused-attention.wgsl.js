@@ -14,6 +14,12 @@
 // maskMode 2 ('zero') gives future keys the score 0 instead. Dropout uses the counter-based hash of
 // docs/api.md on the flat index of the weight ((b·H + h)·Tq + i)·Tk + j, so it equals the unfused path.
 // HEAD_DIM_MAX is fixed when the text is built: private arrays need a constant size.
+import { boundedReads, f32, u32, uniforms } from './wgsl.js';
+
+export const FUSED_ATTENTION_UNIFORMS = uniforms([...u32('Tq', 'Tk', 'headDim', 'heads'), ...f32('scale'), ...u32('causal', 'maskMode'), ...f32('dropout'),
+  ...u32('seedHash'), ...f32('keepScale'), ...u32('qOffset', 'qRowStride', 'qBatchStride', 'qHeadStride', 'kOffset', 'kRowStride',
+  'kBatchStride', 'kHeadStride', 'vOffset', 'vRowStride', 'vBatchStride', 'vHeadStride', 'oOffset', 'oRowStride', 'oBatchStride',
+  'oHeadStride')]);
 
 /**
  * Keys staged per tile: the key and value tiles, (KEY_TILE, HEAD_DIM_MAX) floats each, fit together in the
@@ -30,15 +36,7 @@ export function keyTileRows(headDimMax) {
  */
 export function fusedAttentionWgsl(headDimMax) {
   return /* wgsl */ `
-struct Params {
-  Tq: u32, Tk: u32, headDim: u32, heads: u32,
-  scale: f32, causal: u32, maskMode: u32, dropout: f32,
-  seedHash: u32, keepScale: f32, pad0: u32, pad1: u32,
-  qOffset: u32, qRowStride: u32, qBatchStride: u32, qHeadStride: u32,
-  kOffset: u32, kRowStride: u32, kBatchStride: u32, kHeadStride: u32,
-  vOffset: u32, vRowStride: u32, vBatchStride: u32, vHeadStride: u32,
-  oOffset: u32, oRowStride: u32, oBatchStride: u32, oHeadStride: u32,
-}
+${FUSED_ATTENTION_UNIFORMS.struct}
 
 override QUERY_ROWS: u32 = 64u;
 const KEY_TILE: u32 = ${keyTileRows(headDimMax)}u;
@@ -55,9 +53,7 @@ const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
 var<workgroup> keyTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
 var<workgroup> valueTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
 
-fn readQ(index: u32) -> f32 { if (index < arrayLength(&q)) { return q[index]; } return 0.0; }
-fn readK(index: u32) -> f32 { if (index < arrayLength(&k)) { return k[index]; } return 0.0; }
-fn readV(index: u32) -> f32 { if (index < arrayLength(&v)) { return v[index]; } return 0.0; }
+${boundedReads(['readQ', 'q'], ['readK', 'k'], ['readV', 'v'])}
 fn writeO(index: u32, value: f32) { if (index < arrayLength(&o)) { o[index] = value; } }
 
 // Chris Wellons' lowbias32, as in docs/api.md.

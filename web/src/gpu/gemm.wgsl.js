@@ -16,6 +16,11 @@
 // WGSL cannot choose a binding's element type by an override, so the scalar/vec4 choice is made when the
 // text is built, as is staging (variant 1, tiles in workgroup memory) or not (variant 2, for CPU-emulated
 // adapters, where barriers are dear); the workgroup size and the transposition are overrides.
+import { boundedReads, f32, u32, uniforms } from './wgsl.js';
+
+export const GEMM_UNIFORMS = uniforms([...u32('M', 'N', 'K', 'batchInner'), ...f32('alpha'), ...u32('hasBias',
+  'aOffset', 'aRowStride', 'aOuterStride', 'aInnerStride', 'bOffset', 'bRowStride', 'bOuterStride', 'bInnerStride',
+  'cOffset', 'cRowStride', 'cOuterStride', 'cInnerStride', 'biasOffset', 'biasOuterStride', 'biasInnerStride')]);
 
 /**
  * @param {{vec4A: boolean, vec4B: boolean, staged?: boolean}} variant which operands are read with vec4
@@ -25,14 +30,7 @@
  */
 export function gemmWgsl({ vec4A, vec4B, staged = true }) {
   return /* wgsl */ `
-struct Params {
-  M: u32, N: u32, K: u32, batchInner: u32,
-  alpha: f32, hasBias: u32, pad0: u32, pad1: u32,
-  aOffset: u32, aRowStride: u32, aOuterStride: u32, aInnerStride: u32,
-  bOffset: u32, bRowStride: u32, bOuterStride: u32, bInnerStride: u32,
-  cOffset: u32, cRowStride: u32, cOuterStride: u32, cInnerStride: u32,
-  biasOffset: u32, biasOuterStride: u32, biasInnerStride: u32, pad2: u32,
-}
+${GEMM_UNIFORMS.struct}
 
 // 16 × 16 invocations, 4 × 4 outputs each: a 64 × 64 block of C per workgroup.
 override WORKGROUP_SIDE: u32 = 16u;
@@ -58,10 +56,7 @@ fn loadA4(base: u32, row: u32, k: u32) -> vec4<f32> {
   if (row < params.M && k < params.K && index < arrayLength(&a)) { return a[index]; }
   return vec4<f32>(0.0);
 }` : `
-fn readA(index: u32) -> f32 {
-  if (index < arrayLength(&a)) { return a[index]; }
-  return 0.0;
-}
+${boundedReads(['readA', 'a'])}
 fn loadA4(base: u32, row: u32, k: u32) -> vec4<f32> {
   var v = vec4<f32>(0.0);
   if (row < params.M) {
@@ -79,10 +74,7 @@ fn loadB4(base: u32, row: u32, col: u32, rows: u32, cols: u32) -> vec4<f32> {
   if (row < rows && col < cols && index < arrayLength(&b)) { return b[index]; }
   return vec4<f32>(0.0);
 }` : `
-fn readB(index: u32) -> f32 {
-  if (index < arrayLength(&b)) { return b[index]; }
-  return 0.0;
-}
+${boundedReads(['readB', 'b'])}
 fn loadB4(base: u32, row: u32, col: u32, rows: u32, cols: u32) -> vec4<f32> {
   var v = vec4<f32>(0.0);
   if (row < rows) {
@@ -93,10 +85,7 @@ fn loadB4(base: u32, row: u32, col: u32, rows: u32, cols: u32) -> vec4<f32> {
   return v;
 }`}
 
-fn readBias(index: u32) -> f32 {
-  if (index < arrayLength(&bias)) { return bias[index]; }
-  return 0.0;
-}
+${boundedReads(['readBias', 'bias'])}
 
 fn writeC(index: u32, value: f32) {
   if (index < arrayLength(&c)) { c[index] = value; }

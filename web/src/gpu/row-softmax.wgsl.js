@@ -14,13 +14,13 @@
 //
 // One workgroup per row; its invocations stride over the columns and combine partial maxima and sums in
 // workgroup memory.
+import { boundedReads, f32, u32, uniforms } from './wgsl.js';
+
+export const ROW_SOFTMAX_UNIFORMS = uniforms([...u32('rows', 'cols', 'rowsPerMatrix', 'causal', 'maskMode', 'normalization'), ...f32('scale'),
+  ...u32('writeScaled', 'writeMasked', 'rowOffset')]);
 
 export const rowSoftmaxWgsl = /* wgsl */ `
-struct Params {
-  rows: u32, cols: u32, rowsPerMatrix: u32, causal: u32,
-  maskMode: u32, normalization: u32, scale: f32, writeScaled: u32,
-  writeMasked: u32, rowOffset: u32, pad0: u32, pad1: u32,
-}
+${ROW_SOFTMAX_UNIFORMS.struct}
 
 override ROW_THREADS: u32 = 64u;
 const NEG_INF_BITS: u32 = 0xff800000u;
@@ -35,10 +35,7 @@ const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
 
 var<workgroup> partial: array<f32, ROW_THREADS>;
 
-fn readScore(index: u32) -> f32 {
-  if (index < arrayLength(&scores)) { return scores[index]; }
-  return 0.0;
-}
+${boundedReads(['readScore', 'scores'])}
 fn writeBits(index: u32, bits: u32, toMasked: bool) {
   if (toMasked) {
     if (index < arrayLength(&maskedOut)) { maskedOut[index] = bits; }

@@ -1,10 +1,10 @@
 // The GPU side of one backend: labelled pipelines cached by key, and passes that keep every buffer of one
 // forward pass on the GPU, record all the kernels into one command encoder, and read back only the
 // tensors the caller asks for.
-import { gemmWgsl } from './gemm.wgsl.js';
-import { rowSoftmaxWgsl } from './row-softmax.wgsl.js';
-import { fusedAttentionWgsl } from './fused-attention.wgsl.js';
-import { dropoutWgsl } from './dropout.wgsl.js';
+import { GEMM_UNIFORMS, gemmWgsl } from './gemm.wgsl.js';
+import { ROW_SOFTMAX_UNIFORMS, rowSoftmaxWgsl } from './row-softmax.wgsl.js';
+import { FUSED_ATTENTION_UNIFORMS, fusedAttentionWgsl } from './fused-attention.wgsl.js';
+import { DROPOUT_UNIFORMS, dropoutWgsl } from './dropout.wgsl.js';
 import { lowbias32 } from '../base/random.js';
 import { GpuKernelError, GpuUnavailableError } from './device.js';
 
@@ -214,13 +214,15 @@ export class GpuPass {
     const vec4A = aligned(layouts[0], K);
     const vec4B = aligned(layouts[1], transposeB ? K : N);
     const pipeline = this.runtime.pipeline(this.runtime.gemmSpec({ vec4A, vec4B, transposeB }));
-    const words = new Uint32Array(24);
-    words.set([M, N, K, batchInner], 0);
-    new Float32Array(words.buffer, 16, 1)[0] = alpha;
-    words[5] = spec.bias ? 1 : 0;
-    for (let i = 0; i < 3; i++) words.set(layouts[i], 8 + 4 * i);
-    // The bias is one row: offset and batch strides only.
-    words.set([layouts[3][0], layouts[3][2], layouts[3][3]], 20);
+    const strides = (prefix, [offset, rowStride, outerStride, innerStride]) => ({
+      [`${prefix}Offset`]: offset, [`${prefix}RowStride`]: rowStride, [`${prefix}OuterStride`]: outerStride, [`${prefix}InnerStride`]: innerStride,
+    });
+    const words = GEMM_UNIFORMS.pack({
+      M, N, K, batchInner, alpha, hasBias: spec.bias ? 1 : 0,
+      ...strides('a', layouts[0]), ...strides('b', layouts[1]), ...strides('c', layouts[2]),
+      // The bias is one row: offset and batch strides only.
+      biasOffset: layouts[3][0], biasOuterStride: layouts[3][2], biasInnerStride: layouts[3][3],
+    });
     const bias = spec.bias ?? a;
     this.dispatch(pipeline, name, [this.uniform(words, name), a.buffer, b.buffer, bias.buffer, c.buffer],
       [Math.ceil(N / GEMM_TILE), Math.ceil(M / GEMM_TILE), batchOuter * batchInner]);
@@ -235,17 +237,15 @@ export class GpuPass {
   rowSoftmax(spec) {
     const { scores, weights, rows, cols, name = 'row softmax' } = spec;
     const pipeline = this.runtime.pipeline(this.runtime.rowSoftmaxSpec());
-    const words = new Uint32Array(12);
-    words.set([rows, cols, spec.rowsPerMatrix, spec.causal ? 1 : 0, spec.maskMode, spec.normalization], 0);
-    new Float32Array(words.buffer, 24, 1)[0] = spec.scale;
-    words[7] = spec.scaled ? 1 : 0;
-    words[8] = spec.masked ? 1 : 0;
+    const values = {
+      rows, cols, rowsPerMatrix: spec.rowsPerMatrix, causal: spec.causal ? 1 : 0, maskMode: spec.maskMode,
+      normalization: spec.normalization, scale: spec.scale, writeScaled: spec.scaled ? 1 : 0, writeMasked: spec.masked ? 1 : 0,
+    };
     // Rows beyond one dispatch's reach go in further dispatches, each starting at rowOffset.
     const perDispatch = this.runtime.maxGroups * this.runtime.maxGroups;
     for (let rowOffset = 0; rowOffset < rows; rowOffset += perDispatch) {
-      words[9] = rowOffset;
       // An output that is not wanted is still bound, to a small scratch buffer, but never written.
-      this.dispatch(pipeline, name, [this.uniform(words.slice(), name), scores.buffer,
+      this.dispatch(pipeline, name, [this.uniform(ROW_SOFTMAX_UNIFORMS.pack({ ...values, rowOffset }), name), scores.buffer,
         (spec.scaled ?? this.scratch('scaled')).buffer, (spec.masked ?? this.scratch('masked')).buffer,
         weights.buffer], this.spread(Math.min(rows - rowOffset, perDispatch)));
     }
@@ -269,17 +269,14 @@ export class GpuPass {
     const headDimMax = Math.max(16, 2 ** Math.ceil(Math.log2(headDim)));
     const pipeline = this.runtime.pipeline({ key: `fused attention headDimMax=${headDimMax}`,
       source: () => fusedAttentionWgsl(headDimMax), constants: { QUERY_ROWS } });
-    const words = new Uint32Array(28);
-    const floats = new Float32Array(words.buffer);
-    words.set([Tq, Tk, headDim, heads], 0);
-    floats[4] = spec.scale;
-    words[5] = spec.causal ? 1 : 0;
-    words[6] = spec.maskMode;
-    floats[7] = spec.dropout;
-    words[8] = lowbias32(spec.seed);
-    floats[9] = spec.dropout > 0 ? 1 / (1 - spec.dropout) : 1;
-    [spec.qLayout, spec.kLayout, spec.vLayout, spec.oLayout].forEach((layout, i) => {
-      words.set([layout.offset ?? 0, layout.rowStride, layout.outerStride ?? 0, layout.innerStride ?? 0], 12 + 4 * i);
+    const strides = (prefix, layout) => ({
+      [`${prefix}Offset`]: layout.offset ?? 0, [`${prefix}RowStride`]: layout.rowStride,
+      [`${prefix}BatchStride`]: layout.outerStride ?? 0, [`${prefix}HeadStride`]: layout.innerStride ?? 0,
+    });
+    const words = FUSED_ATTENTION_UNIFORMS.pack({
+      Tq, Tk, headDim, heads, scale: spec.scale, causal: spec.causal ? 1 : 0, maskMode: spec.maskMode,
+      dropout: spec.dropout, seedHash: lowbias32(spec.seed), keepScale: spec.dropout > 0 ? 1 / (1 - spec.dropout) : 1,
+      ...strides('q', spec.qLayout), ...strides('k', spec.kLayout), ...strides('v', spec.vLayout), ...strides('o', spec.oLayout),
     });
     if (batch * heads > this.runtime.maxGroups) {
       throw new Error(`webgpu: ${name}: B·H=${batch * heads} exceeds the device's ${this.runtime.maxGroups} workgroups per dimension`);
@@ -291,10 +288,7 @@ export class GpuPass {
   /** dropped = weights · keep / (1 − p) with the counter-based keep rule of docs/api.md. */
   dropout({ weights, dropped, dropout, seed, name = 'dropout' }) {
     const pipeline = this.runtime.pipeline({ key: 'dropout', source: () => dropoutWgsl, constants: { WORKGROUP_SIZE: ELEMENTWISE_THREADS } });
-    const words = new Uint32Array(4);
-    words[0] = weights.length;
-    words[1] = lowbias32(seed);
-    new Float32Array(words.buffer).set([dropout, 1 / (1 - dropout)], 2);
+    const words = DROPOUT_UNIFORMS.pack({ count: weights.length, seedHash: lowbias32(seed), dropout, keepScale: 1 / (1 - dropout) });
     this.dispatch(pipeline, name, [this.uniform(words, name), weights.buffer, dropped.buffer],
       this.spread(Math.ceil(weights.length / ELEMENTWISE_THREADS)));
   }

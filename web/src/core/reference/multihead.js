@@ -8,7 +8,7 @@ import {
 } from './checks.js';
 import { mergeHeads, project, splitHeads, takeColumns } from './linalg.js';
 import { fusedAttention, attentionPerHead } from './head-attention.js';
-import { fusedKernelApplies } from '../planner.js';
+import { runsFusedPath } from '../planner.js';
 
 const optional = (tensor) => (isPresent(tensor) ? tensor : null);
 
@@ -20,8 +20,8 @@ const optional = (tensor) => (isPresent(tensor) ? tensor : null);
  */
 export function attendHeads({ query, key, value }, { B, H, Tq, Tk, dHead }, weights, options) {
   const dOut = H * dHead;
-  // The planner's fused path holds one row of scores; the teaching path every stage.
-  const attend = fusedKernelApplies(options) ? fusedAttention : attentionPerHead;
+  // The planned path: the fused one holds one row of scores, the teaching one every stage.
+  const attend = runsFusedPath(options) ? fusedAttention : attentionPerHead;
   const attention = attend(query, key, value, { B, H, Tq, Tk, dHead }, options);
   // (B, H, Tq, d_head) -> (B, Tq, H, d_head) -> (B, Tq, d_out)
   const context = mergeHeads(attention.context, B, H, Tq, dHead);

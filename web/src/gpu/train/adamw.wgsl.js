@@ -9,13 +9,12 @@
 // The step's scalars (decay, stepSize, √(1 − β₂^step)) are computed on the CPU in float64 and rounded to
 // f32 once, as PyTorch does with its Python floats. coef is read from a storage buffer, so clipping needs
 // no read-back.
+import { boundedReads, f32, u32, uniforms } from '../wgsl.js';
+
+export const ADAMW_UNIFORMS = uniforms([...u32('count'), ...f32('decay', 'beta1', 'beta2', 'oneMinusBeta1', 'oneMinusBeta2', 'stepSize', 'correction2Sqrt', 'eps')]);
 
 export const adamwWgsl = /* wgsl */ `
-struct Params {
-  count: u32, pad0: u32, pad1: u32, pad2: u32,
-  decay: f32, beta1: f32, beta2: f32, oneMinusBeta1: f32,
-  oneMinusBeta2: f32, stepSize: f32, correction2Sqrt: f32, eps: f32,
-}
+${ADAMW_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -26,10 +25,7 @@ override WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(4) var<storage, read_write> expAvg: array<f32>;
 @group(0) @binding(5) var<storage, read_write> expAvgSq: array<f32>;
 
-fn readGrad(index: u32) -> f32 {
-  if (index < arrayLength(&grads)) { return grads[index]; }
-  return 0.0;
-}
+${boundedReads(['readGrad', 'grads'])}
 fn readCoef() -> f32 {
   if (arrayLength(&clip) > 1u) { return clip[1]; }
   return 1.0;

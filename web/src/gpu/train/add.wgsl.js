@@ -1,8 +1,11 @@
 // out = a + b elementwise: the residual stream (h + out_proj(…)) and the sum of the three projections'
 // input gradients. out is its own buffer (WebGPU does not bind one buffer as both read and read_write).
+import { boundedReads, u32, uniforms } from '../wgsl.js';
+
+export const ADD_UNIFORMS = uniforms(u32('count'));
 
 export const addWgsl = /* wgsl */ `
-struct Params { count: u32, pad0: u32, pad1: u32, pad2: u32 }
+${ADD_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -11,8 +14,7 @@ override WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 
-fn readA(index: u32) -> f32 { if (index < arrayLength(&a)) { return a[index]; } return 0.0; }
-fn readB(index: u32) -> f32 { if (index < arrayLength(&b)) { return b[index]; } return 0.0; }
+${boundedReads(['readA', 'a'], ['readB', 'b'])}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

@@ -10,9 +10,11 @@
 // in stage 1, queries and dO in stage 2) are staged KEY_TILE at a time in workgroup memory, each read once for
 // the whole workgroup (as attention-lse.wgsl.js). Each invocation keeps its own row(s) in private arrays.
 import { keyTileRows } from '../fused-attention.wgsl.js';
+import { boundedReads } from '../wgsl.js';
+import { ATTENTION_UNIFORMS } from './attention-lse.wgsl.js';
 
 const common = (headDimMax) => /* wgsl */ `
-struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, causal: u32, pad0: u32, pad1: u32 }
+${ATTENTION_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 64u;
 const HEAD_DIM_MAX: u32 = ${headDimMax}u;
@@ -29,11 +31,7 @@ const KEY_TILE: u32 = ${keyTileRows(headDimMax)}u;
 var<workgroup> tileA: array<f32, KEY_TILE * HEAD_DIM_MAX>;
 var<workgroup> tileB: array<f32, KEY_TILE * HEAD_DIM_MAX>;
 
-fn readQ(index: u32) -> f32 { if (index < arrayLength(&q)) { return q[index]; } return 0.0; }
-fn readK(index: u32) -> f32 { if (index < arrayLength(&k)) { return k[index]; } return 0.0; }
-fn readV(index: u32) -> f32 { if (index < arrayLength(&v)) { return v[index]; } return 0.0; }
-fn readDO(index: u32) -> f32 { if (index < arrayLength(&dO)) { return dO[index]; } return 0.0; }
-fn readLse(index: u32) -> f32 { if (index < arrayLength(&lse)) { return lse[index]; } return 0.0; }
+${boundedReads(['readQ', 'q'], ['readK', 'k'], ['readV', 'v'], ['readDO', 'dO'], ['readLse', 'lse'])}
 
 // Row t of head h in batch b, read in place from (B, T, H·d_head).
 fn rowStart(b: u32, t: u32, h: u32) -> u32 { return (b * params.T + t) * params.rowStride + h * params.headDim; }
@@ -46,7 +44,7 @@ export function attentionBackwardQueryWgsl(headDimMax) {
 @group(0) @binding(7) var<storage, read_write> dq: array<f32>;
 @group(0) @binding(8) var<storage, read_write> D: array<f32>;
 
-fn readO(index: u32) -> f32 { if (index < arrayLength(&o)) { return o[index]; } return 0.0; }
+${boundedReads(['readO', 'o'])}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
@@ -119,7 +117,7 @@ export function attentionBackwardKeyWgsl(headDimMax) {
 @group(0) @binding(7) var<storage, read_write> dk: array<f32>;
 @group(0) @binding(8) var<storage, read_write> dv: array<f32>;
 
-fn readD(index: u32) -> f32 { if (index < arrayLength(&D)) { return D[index]; } return 0.0; }
+${boundedReads(['readD', 'D'])}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {

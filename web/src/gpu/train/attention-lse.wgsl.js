@@ -9,10 +9,13 @@
 // whole workgroup instead of once per row (as fused-attention.wgsl.js). The sums run in the order of the
 // untiled kernel (key by key, column by column).
 import { keyTileRows } from '../fused-attention.wgsl.js';
+import { boundedReads, f32, u32, uniforms } from '../wgsl.js';
+
+export const ATTENTION_UNIFORMS = uniforms([...u32('T', 'headDim', 'heads', 'rowStride'), ...f32('scale'), ...u32('causal')]);
 
 export function attentionLseWgsl(headDimMax) {
   return /* wgsl */ `
-struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, causal: u32, pad0: u32, pad1: u32 }
+${ATTENTION_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 64u;
 const HEAD_DIM_MAX: u32 = ${headDimMax}u;
@@ -29,9 +32,7 @@ const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
 var<workgroup> keyTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
 var<workgroup> valueTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
 
-fn readQ(index: u32) -> f32 { if (index < arrayLength(&q)) { return q[index]; } return 0.0; }
-fn readK(index: u32) -> f32 { if (index < arrayLength(&k)) { return k[index]; } return 0.0; }
-fn readV(index: u32) -> f32 { if (index < arrayLength(&v)) { return v[index]; } return 0.0; }
+${boundedReads(['readQ', 'q'], ['readK', 'k'], ['readV', 'v'])}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {

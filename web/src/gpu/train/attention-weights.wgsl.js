@@ -3,8 +3,11 @@
 // the dot product summed in the forward's order, so each row is the forward's softmax. q, k: (B, T, d)
 // with head h in columns [h·d_head, (h+1)·d_head); lse: (B, H, T); p: (B, H, T, T). One invocation per
 // weight: (key j, query i, batch·head), in TILE × TILE workgroups.
+import { ATTENTION_UNIFORMS } from './attention-lse.wgsl.js';
+import { boundedReads } from '../wgsl.js';
+
 export const attentionWeightsWgsl = /* wgsl */ `
-struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, causal: u32, pad0: u32, pad1: u32 }
+${ATTENTION_UNIFORMS.struct}
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> q: array<f32>;
@@ -14,8 +17,7 @@ struct Params { T: u32, headDim: u32, heads: u32, rowStride: u32, scale: f32, ca
 
 override TILE: u32 = 16u;
 
-fn readQ(index: u32) -> f32 { if (index < arrayLength(&q)) { return q[index]; } return 0.0; }
-fn readK(index: u32) -> f32 { if (index < arrayLength(&k)) { return k[index]; } return 0.0; }
+${boundedReads(['readQ', 'q'], ['readK', 'k'])}
 
 @compute @workgroup_size(TILE, TILE, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

@@ -3,9 +3,12 @@
 // (Σ dy·x̂, Σ dy), the positional embedding's gradient (rows = B, rowStride = T·d, cols = T·d) and the mean
 // loss (cols = 1) are all this kernel. One invocation per column walks the rows in order: the sums are
 // deterministic and neighbouring invocations read neighbouring addresses.
+import { boundedReads, f32, u32, uniforms } from '../wgsl.js';
+
+export const COLUMN_SUM_UNIFORMS = uniforms([...u32('rows', 'cols', 'rowStride', 'product'), ...f32('scale'), ...u32('offsetA', 'offsetOut')]);
 
 export const columnSumWgsl = /* wgsl */ `
-struct Params { rows: u32, cols: u32, rowStride: u32, product: u32, scale: f32, offsetA: u32, offsetOut: u32, pad0: u32 }
+${COLUMN_SUM_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -14,10 +17,7 @@ override WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> sums: array<f32>;
 
-fn readA(index: u32) -> f32 {
-  if (index < arrayLength(&a)) { return a[index]; }
-  return 0.0;
-}
+${boundedReads(['readA', 'a'])}
 fn readB(index: u32) -> f32 {
   if (params.product == 0u) { return 1.0; }
   if (index < arrayLength(&b)) { return b[index]; }

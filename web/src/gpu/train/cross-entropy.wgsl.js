@@ -5,9 +5,12 @@
 // The mean loss is Σ_n loss_n / count, a column sum (column-sum.wgsl.js) with scale 1/count; count is the
 // CPU's (the targets come from the CPU with the batch). One workgroup per row; its invocations stride over
 // the vocabulary and combine maxima and sums in workgroup memory.
+import { boundedReads, f32, u32, uniforms } from '../wgsl.js';
+
+export const CROSS_ENTROPY_UNIFORMS = uniforms([...u32('rows', 'vocab'), ...f32('invCount'), ...u32('wantGradient')]);
 
 export const crossEntropyWgsl = /* wgsl */ `
-struct Params { rows: u32, vocab: u32, invCount: f32, wantGradient: u32 }
+${CROSS_ENTROPY_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 64u;
 const IGNORE_INDEX: i32 = -100;
@@ -23,10 +26,7 @@ var<workgroup> maxima: array<f32, WORKGROUP_SIZE>;
 var<workgroup> argmaxima: array<u32, WORKGROUP_SIZE>;
 var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
 
-fn readLogit(index: u32) -> f32 {
-  if (index < arrayLength(&logits)) { return logits[index]; }
-  return 0.0;
-}
+${boundedReads(['readLogit', 'logits'])}
 fn readTarget(row: u32) -> i32 {
   if (row < arrayLength(&targets)) { return targets[row]; }
   return IGNORE_INDEX;

@@ -5,9 +5,12 @@
 // invocation per (v, c) then sums its token's rows: O(N·d) work in all, each output written by exactly one
 // invocation, deterministic, in the JS loop's order. (Sort-free scanning of all N positions per (v, c) costs
 // O(V·N·d); a segmented reduction on the GPU would need a GPU sort of ids the CPU already holds.)
+import { boundedReads, u32, uniforms } from '../wgsl.js';
+
+export const EMBEDDING_GRAD_UNIFORMS = uniforms(u32('vocab', 'd', 'offsetOut', 'accumulate'));
 
 export const embeddingGradWgsl = /* wgsl */ `
-struct Params { vocab: u32, d: u32, offsetOut: u32, accumulate: u32 }
+${EMBEDDING_GRAD_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -16,14 +19,7 @@ override WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(2) var<storage, read> positions: array<u32>;
 @group(0) @binding(3) var<storage, read_write> grads: array<f32>;
 
-fn readPosition(index: u32) -> u32 {
-  if (index < arrayLength(&positions)) { return positions[index]; }
-  return 0u;
-}
-fn readRow(index: u32) -> f32 {
-  if (index < arrayLength(&dh)) { return dh[index]; }
-  return 0.0;
-}
+${boundedReads(['readPosition', 'positions', 'u32'], ['readRow', 'dh'])}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

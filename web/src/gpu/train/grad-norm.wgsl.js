@@ -5,9 +5,13 @@
 //     (per-tensor norms first, as PyTorch does); coef = min(1, maxNorm/(total + 1e-6)), or 1 with no maxNorm.
 //   Writes clip = [total, coef], which the AdamW kernel reads.
 // Segments (partial start, partial count) per tensor come in a storage buffer of u32 pairs.
+import { WORKGROUP_SUM, boundedReads, f32, u32, uniforms } from '../wgsl.js';
+
+export const GRAD_NORM_PARTIALS_UNIFORMS = uniforms(u32('count', 'offset', 'partialOffset'));
+export const GRAD_NORM_TOTAL_UNIFORMS = uniforms([...u32('tensors', 'clipping'), ...f32('maxNorm')]);
 
 export const gradNormPartialsWgsl = /* wgsl */ `
-struct Params { count: u32, offset: u32, partialOffset: u32, pad0: u32 }
+${GRAD_NORM_PARTIALS_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -15,7 +19,7 @@ override WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(1) var<storage, read> grads: array<f32>;
 @group(0) @binding(2) var<storage, read_write> partials: array<f32>;
 
-var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
+${WORKGROUP_SUM}
 
 fn readGrad(index: u32) -> f32 {
   if (index < params.count && params.offset + index < arrayLength(&grads)) { return grads[params.offset + index]; }
@@ -27,19 +31,14 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
         @builtin(local_invocation_id) local: vec3<u32>) {
   let chunk = group.y * groups.x + group.x;
   let g = readGrad(chunk * WORKGROUP_SIZE + local.x);
-  sums[local.x] = g * g;
-  workgroupBarrier();
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
-    if (local.x < stride) { sums[local.x] += sums[local.x + stride]; }
-    workgroupBarrier();
-  }
+  let sum = rowSum(local.x, g * g);
   let slot = params.partialOffset + chunk;
-  if (local.x == 0u && slot < arrayLength(&partials)) { partials[slot] = sums[0]; }
+  if (local.x == 0u && slot < arrayLength(&partials)) { partials[slot] = sum; }
 }
 `;
 
 export const gradNormTotalWgsl = /* wgsl */ `
-struct Params { tensors: u32, clipping: u32, maxNorm: f32, pad0: u32 }
+${GRAD_NORM_TOTAL_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 256u;
 
@@ -48,16 +47,9 @@ override WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(2) var<storage, read> segments: array<u32>;
 @group(0) @binding(3) var<storage, read_write> clip: array<f32>;
 
-var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
+${WORKGROUP_SUM}
 
-fn readPartial(index: u32) -> f32 {
-  if (index < arrayLength(&partials)) { return partials[index]; }
-  return 0.0;
-}
-fn readSegment(index: u32) -> u32 {
-  if (index < arrayLength(&segments)) { return segments[index]; }
-  return 0u;
-}
+${boundedReads(['readPartial', 'partials'], ['readSegment', 'segments', 'u32'])}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(local_invocation_id) local: vec3<u32>) {
@@ -67,15 +59,8 @@ fn main(@builtin(local_invocation_id) local: vec3<u32>) {
     let count = readSegment(2u * t + 1u);
     var sum = 0.0;
     for (var i = local.x; i < count; i += WORKGROUP_SIZE) { sum += readPartial(start + i); }
-    sums[local.x] = sum;
-    workgroupBarrier();
-    for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
-      if (local.x < stride) { sums[local.x] += sums[local.x + stride]; }
-      workgroupBarrier();
-    }
-    let norm = sqrt(sums[0]);
+    let norm = sqrt(rowSum(local.x, sum));
     total += norm * norm;
-    workgroupBarrier();
   }
   total = sqrt(total);
   if (local.x == 0u && arrayLength(&clip) > 1u) {

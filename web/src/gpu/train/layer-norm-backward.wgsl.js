@@ -3,9 +3,12 @@
 // from the forward's saved x̂ and rstd. dx is written, or added to (params.accumulate = 1: the residual
 // stream's gradient). γ's and β's gradients (Σ_n dy·x̂, Σ_n dy) are column sums (column-sum.wgsl.js).
 // One workgroup per row; the two means are tree sums in workgroup memory.
+import { WORKGROUP_SUM, u32, uniforms } from '../wgsl.js';
+
+export const LAYER_NORM_BACKWARD_UNIFORMS = uniforms(u32('rows', 'd', 'offsetGamma', 'accumulate'));
 
 export const layerNormBackwardWgsl = /* wgsl */ `
-struct Params { rows: u32, d: u32, offsetGamma: u32, accumulate: u32 }
+${LAYER_NORM_BACKWARD_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -15,8 +18,6 @@ override WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(3) var<storage, read> rstd: array<f32>;
 @group(0) @binding(4) var<storage, read> weights: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dx: array<f32>;
-
-var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
 
 fn readAt(index: u32, which: u32) -> f32 {
   switch which {
@@ -28,17 +29,7 @@ fn readAt(index: u32, which: u32) -> f32 {
   return 0.0;
 }
 
-fn rowSum(local: u32, value: f32) -> f32 {
-  sums[local] = value;
-  workgroupBarrier();
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
-    if (local < stride) { sums[local] += sums[local + stride]; }
-    workgroupBarrier();
-  }
-  let total = sums[0];
-  workgroupBarrier();
-  return total;
-}
+${WORKGROUP_SUM}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,

@@ -3,9 +3,12 @@
 // y = x̂·γ + β.  x: (N, d) → y, x̂: (N, d), rstd: (N). γ and β are read from the flat parameter buffer at
 // their offsets. One workgroup per row; mean and variance are two tree sums in workgroup memory (the
 // two-pass variance, as the JS loop, not E[x²] − E[x]²).
+import { WORKGROUP_SUM, boundedReads, f32, u32, uniforms } from '../wgsl.js';
+
+export const LAYER_NORM_UNIFORMS = uniforms([...u32('rows', 'd', 'offsetGamma', 'offsetBeta'), ...f32('eps')]);
 
 export const layerNormWgsl = /* wgsl */ `
-struct Params { rows: u32, d: u32, offsetGamma: u32, offsetBeta: u32, eps: f32, pad0: u32, pad1: u32, pad2: u32 }
+${LAYER_NORM_UNIFORMS.struct}
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -16,28 +19,9 @@ override WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(4) var<storage, read_write> xhat: array<f32>;
 @group(0) @binding(5) var<storage, read_write> rstd: array<f32>;
 
-var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
+${boundedReads(['readX', 'x'], ['readWeight', 'weights'])}
 
-fn readX(index: u32) -> f32 {
-  if (index < arrayLength(&x)) { return x[index]; }
-  return 0.0;
-}
-fn readWeight(index: u32) -> f32 {
-  if (index < arrayLength(&weights)) { return weights[index]; }
-  return 0.0;
-}
-
-fn rowSum(local: u32, value: f32) -> f32 {
-  sums[local] = value;
-  workgroupBarrier();
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
-    if (local < stride) { sums[local] += sums[local + stride]; }
-    workgroupBarrier();
-  }
-  let total = sums[0];
-  workgroupBarrier();
-  return total;
-}
+${WORKGROUP_SUM}
 
 @compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,

@@ -1,33 +1,26 @@
-// The training kernels recorded into a GpuPass (runtime.js): each function packs its kernel's Params,
-// takes its pipeline from the runtime's cache (labelled, keyed by kernel and choices) and dispatches.
+// The training kernels recorded into a GpuPass (runtime.js): each function packs its kernel's uniforms (declared
+// once beside its WGSL: ../wgsl.js), takes its pipeline from the runtime's cache (labelled, keyed by kernel and
+// choices) and dispatches.
 // Tensors are GpuTensor ({buffer, length, shape}); nothing is read back here.
-import { adamwWgsl } from './adamw.wgsl.js';
-import { gradNormPartialsWgsl, gradNormTotalWgsl } from './grad-norm.wgsl.js';
-import { crossEntropyWgsl } from './cross-entropy.wgsl.js';
-import { columnSumWgsl } from './column-sum.wgsl.js';
-import { layerNormWgsl } from './layer-norm.wgsl.js';
-import { layerNormBackwardWgsl } from './layer-norm-backward.wgsl.js';
-import { embeddingGradWgsl } from './embedding-grad.wgsl.js';
-import { attentionLseWgsl } from './attention-lse.wgsl.js';
+import { ADAMW_UNIFORMS, adamwWgsl } from './adamw.wgsl.js';
+import { GRAD_NORM_PARTIALS_UNIFORMS, GRAD_NORM_TOTAL_UNIFORMS, gradNormPartialsWgsl, gradNormTotalWgsl } from './grad-norm.wgsl.js';
+import { CROSS_ENTROPY_UNIFORMS, crossEntropyWgsl } from './cross-entropy.wgsl.js';
+import { COLUMN_SUM_UNIFORMS, columnSumWgsl } from './column-sum.wgsl.js';
+import { LAYER_NORM_UNIFORMS, layerNormWgsl } from './layer-norm.wgsl.js';
+import { LAYER_NORM_BACKWARD_UNIFORMS, layerNormBackwardWgsl } from './layer-norm-backward.wgsl.js';
+import { EMBEDDING_GRAD_UNIFORMS, embeddingGradWgsl } from './embedding-grad.wgsl.js';
+import { ATTENTION_UNIFORMS, attentionLseWgsl } from './attention-lse.wgsl.js';
 import { attentionWeightsWgsl } from './attention-weights.wgsl.js';
 import { attentionBackwardQueryWgsl, attentionBackwardKeyWgsl } from './attention-backward.wgsl.js';
-import { transposeWgsl } from './transpose.wgsl.js';
-import { embeddingWgsl } from './embedding.wgsl.js';
-import { addWgsl } from './add.wgsl.js';
+import { TRANSPOSE_UNIFORMS, transposeWgsl } from './transpose.wgsl.js';
+import { EMBEDDING_UNIFORMS, embeddingWgsl } from './embedding.wgsl.js';
+import { ADD_UNIFORMS, addWgsl } from './add.wgsl.js';
 import { HEAD_DIM_LIMIT } from '../runtime.js';
 
 export const ELEMENTWISE_THREADS = 256;
 export const REDUCE_THREADS = 256;
 export const ROW_THREADS = 64;
 export const LAYER_NORM_EPS = 1e-5; // torch.nn.LayerNorm's default
-
-function params(words, floats = {}) {
-  const array = new Uint32Array(Math.max(4, Math.ceil(words.length / 4) * 4));
-  array.set(words);
-  const view = new Float32Array(array.buffer);
-  for (const [index, value] of Object.entries(floats)) view[index] = value;
-  return array;
-}
 
 function run(pass, spec, name, words, tensors, groups) {
   const pipeline = pass.runtime.pipeline(spec);
@@ -40,9 +33,9 @@ function run(pass, spec, name, words, tensors, groups) {
  */
 export function adamw(pass, { weights, grads, expAvg, expAvgSq, clip, step, lr, betas: [beta1, beta2], eps, weightDecay }) {
   const count = weights.length;
-  const words = params([count, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], {
-    4: 1 - lr * weightDecay, 5: beta1, 6: beta2, 7: 1 - beta1,
-    8: 1 - beta2, 9: lr / (1 - beta1 ** step), 10: Math.sqrt(1 - beta2 ** step), 11: eps,
+  const words = ADAMW_UNIFORMS.pack({
+    count, decay: 1 - lr * weightDecay, beta1, beta2, oneMinusBeta1: 1 - beta1,
+    oneMinusBeta2: 1 - beta2, stepSize: lr / (1 - beta1 ** step), correction2Sqrt: Math.sqrt(1 - beta2 ** step), eps,
   });
   run(pass, { key: 'train adamw', source: () => adamwWgsl, constants: { WORKGROUP_SIZE: ELEMENTWISE_THREADS } },
     'adamw', words, [grads, clip, weights, expAvg, expAvgSq], pass.spread(Math.ceil(count / ELEMENTWISE_THREADS)));
@@ -58,12 +51,12 @@ export function gradNorm(pass, { grads, segments, partials, segmentTable, clip, 
   let partialOffset = 0;
   for (const { offset, length } of segments) {
     const groups = Math.ceil(length / REDUCE_THREADS);
-    run(pass, partialsSpec, 'grad norm partials', params([length, offset, partialOffset, 0]), [grads, partials], pass.spread(groups));
+    run(pass, partialsSpec, 'grad norm partials', GRAD_NORM_PARTIALS_UNIFORMS.pack({ count: length, offset, partialOffset }), [grads, partials], pass.spread(groups));
     partialOffset += groups;
   }
   const clipping = maxNorm !== undefined && maxNorm !== null;
   run(pass, { key: 'train grad norm total', source: () => gradNormTotalWgsl, constants: { WORKGROUP_SIZE: REDUCE_THREADS } },
-    'grad norm total', params([segments.length, clipping ? 1 : 0, 0, 0], { 2: clipping ? maxNorm : 0 }),
+    'grad norm total', GRAD_NORM_TOTAL_UNIFORMS.pack({ tensors: segments.length, clipping: clipping ? 1 : 0, maxNorm: clipping ? maxNorm : 0 }),
     [partials, segmentTable, clip], [1, 1, 1]);
 }
 
@@ -86,7 +79,7 @@ export function gradNormSegmentTable(segments) {
  */
 export function crossEntropy(pass, { logits, targets, rowLoss, dLogits, rows, vocab, count, wantGradient = true }) {
   run(pass, { key: 'train cross entropy', source: () => crossEntropyWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
-    'cross entropy', params([rows, vocab, 0, wantGradient ? 1 : 0], { 2: count > 0 ? 1 / count : 0 }),
+    'cross entropy', CROSS_ENTROPY_UNIFORMS.pack({ rows, vocab, invCount: count > 0 ? 1 / count : 0, wantGradient: wantGradient ? 1 : 0 }),
     [logits, targets, rowLoss, dLogits ?? pass.scratch('dLogits')], pass.spread(rows));
 }
 
@@ -96,21 +89,21 @@ export function crossEntropy(pass, { logits, targets, rowLoss, dLogits, rows, vo
  */
 export function columnSum(pass, { a, b, sums, rows, cols, rowStride = cols, scale = 1, offsetA = 0, offsetOut = 0 }) {
   run(pass, { key: 'train column sum', source: () => columnSumWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
-    'column sum', params([rows, cols, rowStride, b ? 1 : 0, 0, offsetA, offsetOut, 0], { 4: scale }),
+    'column sum', COLUMN_SUM_UNIFORMS.pack({ rows, cols, rowStride, product: b ? 1 : 0, scale, offsetA, offsetOut }),
     [a, b ?? a, sums], pass.spread(Math.ceil(cols / ROW_THREADS)));
 }
 
 /** LayerNorm forward: y, xhat (N, d), rstd (N); γ, β at offsetGamma, offsetBeta in `weights`. */
 export function layerNorm(pass, { x, weights, y, xhat, rstd, rows, d, offsetGamma, offsetBeta }) {
   run(pass, { key: 'train layer norm', source: () => layerNormWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
-    'layer norm', params([rows, d, offsetGamma, offsetBeta, 0, 0, 0, 0], { 4: LAYER_NORM_EPS }),
+    'layer norm', LAYER_NORM_UNIFORMS.pack({ rows, d, offsetGamma, offsetBeta, eps: LAYER_NORM_EPS }),
     [x, weights, y, xhat, rstd], pass.spread(rows));
 }
 
 /** LayerNorm backward wrt x: dx = (accumulate ? dx : 0) + rstd·(dy·γ − mean(dy·γ) − x̂·mean(dy·γ·x̂)). */
 export function layerNormBackward(pass, { dy, xhat, rstd, weights, dx, rows, d, offsetGamma, accumulate = false }) {
   run(pass, { key: 'train layer norm backward', source: () => layerNormBackwardWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
-    'layer norm backward', params([rows, d, offsetGamma, accumulate ? 1 : 0]), [dy, xhat, rstd, weights, dx], pass.spread(rows));
+    'layer norm backward', LAYER_NORM_BACKWARD_UNIFORMS.pack({ rows, d, offsetGamma, accumulate: accumulate ? 1 : 0 }), [dy, xhat, rstd, weights, dx], pass.spread(rows));
 }
 
 /**
@@ -129,7 +122,7 @@ export function tokenPositions(tokens, vocab) {
 /** grads[offsetOut + v·d + c] (+)= Σ_{n: token n = v} dh[n, c], from tokenPositions' table. */
 export function embeddingGrad(pass, { dh, positions, grads, vocab, d, offsetOut = 0, accumulate = false }) {
   run(pass, { key: 'train embedding grad', source: () => embeddingGradWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
-    'embedding grad', params([vocab, d, offsetOut, accumulate ? 1 : 0]), [dh, positions, grads],
+    'embedding grad', EMBEDDING_GRAD_UNIFORMS.pack({ vocab, d, offsetOut, accumulate: accumulate ? 1 : 0 }), [dh, positions, grads],
     pass.spread(Math.ceil((vocab * d) / ROW_THREADS)));
 }
 
@@ -141,7 +134,7 @@ function attentionParams(pass, name, { batch, heads, T, headDim, causal = true }
     throw new Error(`webgpu: ${name}: B·H=${batch * heads} exceeds the device's ${pass.runtime.maxGroups} workgroups per dimension`);
   }
   const headDimMax = Math.max(16, 2 ** Math.ceil(Math.log2(headDim)));
-  const words = params([T, headDim, heads, heads * headDim, 0, causal ? 1 : 0, 0, 0], { 4: 1 / Math.sqrt(headDim) });
+  const words = ATTENTION_UNIFORMS.pack({ T, headDim, heads, rowStride: heads * headDim, scale: 1 / Math.sqrt(headDim), causal: causal ? 1 : 0 });
   return { headDimMax, words, groups: [Math.ceil(T / QUERY_THREADS), batch * heads, 1] };
 }
 
@@ -173,7 +166,7 @@ export function attentionBackward(pass, { q, k, v, o, lse, dO, dq, dk, dv, D, ..
 
 /** out (cols, rows) = input (rows, cols)ᵀ, the input starting at offsetIn. */
 export function transpose(pass, { input, output, rows, cols, offsetIn = 0 }) {
-  run(pass, { key: 'train transpose', source: () => transposeWgsl }, 'transpose', params([rows, cols, offsetIn, 0]),
+  run(pass, { key: 'train transpose', source: () => transposeWgsl }, 'transpose', TRANSPOSE_UNIFORMS.pack({ rows, cols, offsetIn }),
     [input, output], [Math.ceil(cols / 16), Math.ceil(rows / 16), 1]);
 }
 
@@ -236,12 +229,12 @@ function weightGradient(pass, { dyT, x, grads, rows, dIn, dOut, offsetW }) {
 /** h (N, d) = tok_emb[tokens] + pos_emb[n mod T], the tables at offsetTok and offsetPos of `weights`. */
 export function embedding(pass, { tokens, weights, h, rows, d, T, offsetTok, offsetPos }) {
   run(pass, { key: 'train embedding', source: () => embeddingWgsl, constants: { WORKGROUP_SIZE: ELEMENTWISE_THREADS } },
-    'embedding', params([rows, d, T, offsetTok, offsetPos, 0, 0, 0]), [tokens, weights, h],
+    'embedding', EMBEDDING_UNIFORMS.pack({ rows, d, T, offsetTok, offsetPos }), [tokens, weights, h],
     pass.spread(Math.ceil((rows * d) / ELEMENTWISE_THREADS)));
 }
 
 /** out = a + b, elementwise over out.length. */
 export function add(pass, { a, b, out }) {
   run(pass, { key: 'train add', source: () => addWgsl, constants: { WORKGROUP_SIZE: ELEMENTWISE_THREADS } },
-    'add', params([out.length, 0, 0, 0]), [a, b, out], pass.spread(Math.ceil(out.length / ELEMENTWISE_THREADS)));
+    'add', ADD_UNIFORMS.pack({ count: out.length }), [a, b, out], pass.spread(Math.ceil(out.length / ELEMENTWISE_THREADS)));
 }

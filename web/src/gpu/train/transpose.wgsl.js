@@ -1,9 +1,12 @@
 // out (cols, rows) = inᵀ for `in` (rows, cols), batched: the transposed left operand that gemm.wgsl.js does
 // not take, so a linear layer's weight gradient gW (out, in) = dyᵀ·x is this then the GEMM. 16×16 tiles
 // through workgroup memory, so reads and writes both walk rows.
+import { u32, uniforms } from '../wgsl.js';
+
+export const TRANSPOSE_UNIFORMS = uniforms(u32('rows', 'cols', 'offsetIn'));
 
 export const transposeWgsl = /* wgsl */ `
-struct Params { rows: u32, cols: u32, offsetIn: u32, pad0: u32 }
+${TRANSPOSE_UNIFORMS.struct}
 
 const TILE: u32 = 16u;
 
