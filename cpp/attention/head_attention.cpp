@@ -14,11 +14,13 @@
 namespace ap {
 
 namespace {
+// region: fill-future
 // Entries j > i of a (Tq, Tk) block are the future of query row i (top-left aligned, as torch.tril).
 void fill_future(float* block, int rows, int cols, float value) {
   for (int i = 0; i < rows; ++i)
     for (int j = i + 1; j < cols; ++j) block[static_cast<std::size_t>(i) * cols + j] = value;
 }
+// endregion
 
 void normalise_rows(float* block, int rows, int cols) {
   for (int i = 0; i < rows; ++i) softmax_row(block + static_cast<std::size_t>(i) * cols, cols, Normalization::Stable);
@@ -62,8 +64,11 @@ Tensor attention_per_head(const Tensor& query, const Tensor& key, const Tensor& 
     weights = result.masked;
     for (int s = 0; s < slices; ++s) normalise_rows(weights.data.data() + s * block, rows, cols);
   } else if (!options.causal) {
+    // region: softmax-weights
+    // 4. weights = softmax of each row of the scaled scores: row i says how much query i takes from each key
     weights = result.scaled;
     for (int s = 0; s < slices; ++s) normalise_rows(weights.data.data() + s * block, rows, cols);
+    // endregion
   } else if (options.mask == MaskMode::NegInf) {
     // −∞ in the future, then softmax: exp(−∞) = 0, so the future gets exactly zero weight
     result.masked = result.scaled;

@@ -24,6 +24,7 @@ Tensor project(const Tensor& x, const Tensor& weight, const Tensor& bias, Weight
   return y;
 }
 
+// region: split-heads
 Tensor split_heads(const Tensor& y, int heads) {
   const int batch = y.shape[0], time = y.shape[1], d_out = y.shape[2];
   const int d_head = d_out / heads;
@@ -37,6 +38,7 @@ Tensor split_heads(const Tensor& y, int heads) {
               y.data[(static_cast<std::size_t>(b) * time + t) * d_out + h * d_head + i];
   return split;
 }
+// endregion
 
 Tensor merge_heads(const Tensor& y) {
   const int batch = y.shape[0], heads = y.shape[1], time = y.shape[2], d_head = y.shape[3];

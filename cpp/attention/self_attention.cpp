@@ -17,6 +17,9 @@ AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights
   result.query = project(x, weights.query, weights.query_bias, options.layout);
   result.key = project(x, weights.key, weights.key_bias, options.layout);
   result.value = project(x, weights.value, weights.value_bias, options.layout);
+  // endregion
+
+  // region: self-attention-one-head
   const int d_out = result.query.shape[2];
 
   // 2. attend, as one head: (B, T, d_out) -> (B, 1, T, d_out) is only a new shape, same data
@@ -34,7 +37,7 @@ AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights
   output.shape = {batch, time, d_out};
   result.output = std::move(output);
   return result;
+  // endregion
 }
-// endregion
 
 }  // namespace ap

@@ -205,6 +205,54 @@ describe('the real C++', () => {
     });
   }
 
+  // The C++ tab opens with the lines that compute the step's new idea (issue 21): each step's operations
+  // are within the panel's first `within` lines, and the plumbing (`after`) only follows them.
+  const NEW_IDEA = {
+    framing: { ops: [/= sequence\[t\];/, /= sequence\[t \+ 1\];/] },
+    loop: { ops: [/sum \+= x\.data/, /= sum \/ \(t \+ 1\);/] },
+    matmul: { ops: [/= 1\.0f \/ \(t \+ 1\);/, /apply_to_each_batch\(result\.weights, x\)/] },
+    softmax: { ops: [/= -std::numeric_limits<float>::infinity\(\);/, /softmax_row\(result\.weights/] },
+    'self-attention': { ops: [/= xb \* xb\.transpose\(\);/] },
+    weights: {
+      within: 40,
+      ops: [/result\.query = project\(x, weights\.query/, /result\.key = project\(x, weights\.key/,
+        /result\.value = project\(x, weights\.value/, /matrix_view\(key, .*\.transpose\(\);/, /1\.0f \/ std::sqrt\(/,
+        /v \*= factor;/, /weights = result\.scaled;/, /normalise_rows\(weights/, /matrix_view\(\*used, .*\) \*$/,
+        /matrix_view\(value, /],
+      after: [/as_one_head/, /attention_per_head\(/],
+    },
+    causal: { ops: [/for \(int j = i \+ 1; j < cols; \+\+j\) block\[.*\] = value;/, /fill_future\(.*-std::numeric_limits<float>::infinity\(\)\);/] },
+    dropout: { ops: [/keeps\(i\) \? result\.dropped\.data\[i\] \* keeps\.scale\(\) : 0\.0f;/] },
+    check: { ops: [/error <= options\.atol \+ options\.rtol \* std::fabs\(e\)/] },
+    multihead: {
+      ops: [/Tensor split = zeros\(\{batch, heads, time, d_head\}\);/, /split\.data\[.*\] =$/, /\* d_out \+ h \* d_head \+ i\];/],
+      after: [/merge_heads\(/, /project\(x, weights\.query/],
+    },
+    cross: { ops: [/query = project\(x_query, /, /key = project\(x_context, /, /value = project\(.*x_context, /] },
+    learn: { ops: [/dW = dO \* V\.transpose\(\);/, /= P\.transpose\(\) \* dO;/] },
+  };
+
+  test('every step has its new idea listed', () => {
+    expect(Object.keys(NEW_IDEA).sort()).toEqual(STEPS.map((s) => s.id).sort());
+  });
+
+  for (const step of STEPS) {
+    test(`${step.id}: the C++ panel opens with the step's new idea`, () => {
+      const { ops, after = [], within = 20 } = NEW_IDEA[step.id];
+      const lines = cppPanel(step.cpp, regions).split('\n');
+      const at = (pattern) => lines.findIndex((line) => pattern.test(line));
+      const found = ops.map((op) => [op, at(op)]);
+      for (const [op, line] of found) {
+        expect(line, `${op} in the first ${within} lines of:\n${lines.slice(0, within).join('\n')}`).toBeGreaterThanOrEqual(0);
+        expect(line, `${op}`).toBeLessThan(within);
+      }
+      const last = Math.max(...found.map(([, line]) => line));
+      for (const plumbing of after) {
+        expect(at(plumbing), `${plumbing} comes after the new idea`).toBeGreaterThan(last);
+      }
+    });
+  }
+
   test('a panel naming a region the source lacks fails', () => {
     expect(() => cppPanel(['no-such-region'], regions)).toThrow(/cppPanel: no region "no-such-region"/);
   });

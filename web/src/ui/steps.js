@@ -173,7 +173,7 @@ export const STEPS = [
   },
   {
     id: 'weights',
-    cpp: ['self-attention', 'scores-scale', 'context'],
+    cpp: ['self-attention', 'scores-scale', 'softmax-weights', 'context', 'self-attention-one-head'],
     torch: SNIPPETS['weights'],
     torchChecks: SNIPPET_CHECKS['weights'],
     controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'scale', 'temperature', 'model'],
@@ -211,7 +211,7 @@ export const STEPS = [
   },
   {
     id: 'causal',
-    cpp: ['mask-softmax'],
+    cpp: ['fill-future', 'mask-softmax'],
     torch: SNIPPETS['causal'],
     torchChecks: SNIPPET_CHECKS['causal'],
     controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'mask', 'scale', 'temperature', 'model'],
@@ -316,7 +316,7 @@ export const STEPS = [
   },
   {
     id: 'multihead',
-    cpp: ['multihead-split', 'attend-heads'],
+    cpp: ['split-heads', 'attend-heads', 'multihead-split'],
     torch: SNIPPETS['multihead'],
     torchChecks: SNIPPET_CHECKS['multihead'],
     controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'causal', 'scale', 'temperature', 'model'],
