@@ -3,7 +3,6 @@
 import { cellAt, formatValue } from './heatmap-draw.js';
 import { element } from './dom-sync.js';
 import { cellSources, placeBeside } from './cell-sources.js';
-import { markSources } from './tensor-view.js';
 import { pooledCanvasOf } from './heatmap-canvas.js';
 import { STRINGS, format } from './strings.js';
 
@@ -76,6 +75,14 @@ export function attachInspection(pooled, inspection) {
     if (!editable || Number(open.dataset.row) >= panel.rows || Number(open.dataset.col) >= panel.cols) open.remove();
     else placeEditor(inspection, open, { row: Number(open.dataset.row), col: Number(open.dataset.col) });
   }
+}
+
+// Who outlines a pointed cell's sources on their heatmaps: the figure that owns them (tensor-view.js), which
+// imports this module and hands its marker in, so the two do not import each other.
+let markSources = () => {};
+/** @param {(marks: object[]) => void} marker outlines the given cells; an empty list clears them */
+export function setSourceMarker(marker) {
+  markSources = marker;
 }
 
 // The pointed cell: its sources outlined on their heatmaps, and its box (what it is, and its computation

@@ -5,7 +5,7 @@
 import { colorScale, css, heatmapPalette, LOG_DECADES, prefersDark, SCALE_MODES } from './colormap.js';
 import { formatCell, layoutPanel } from './heatmap-draw.js';
 import { drawDeferredCanvases, paintCanvas } from './heatmap-canvas.js';
-import { attachInspection, inspectAgain } from './cell-inspection.js';
+import { attachInspection, inspectAgain, setSourceMarker } from './cell-inspection.js';
 import { setShownViews } from './cell-sources.js';
 import { EXPORT_ACTIONS, rememberPainted } from './figure-export.js';
 import { updateEagerTables, updateLazyTables, valuesTableHtml } from './values-tables.js';
@@ -303,6 +303,7 @@ export function markSources(marks) {
   }
 }
 const markedOverlays = new Set();
+setSourceMarker(markSources);
 
 export function renderTensors(views, { onEdit = null, maxWidth = 420, head = 0, heads = 0, sizeOf = null, scaleTop: sharedTop = null } = {}) {
   setShownViews(views);
