@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Soak runs, kept out of `npm test` (which must stay within its time budget): the whole Playwright suite
 # five times over, so a test that fails one run in many shows itself, then the fuzzer for longer, then the
-# trainer's long runs.
+# trainer's long runs, then the shipped English model retrained from its seed.
 # Expects scripts/build.sh to have run (`npm run build`). Each part runs even if one before it failed;
 # the exit status says whether all passed.
 #   REPEATS=5 FUZZ_SECONDS=300 bash scripts/test-long.sh
@@ -25,5 +25,8 @@ bash scripts/fuzz.sh "${FUZZ_SECONDS}" || status=1
 
 echo "test:long: the trainer's soaks (tests/long: the WASM heap stays flat over 1,000 training steps)"
 npx vitest run --config tests/long/vitest.config.js || status=1
+
+echo "test:long: the shipped English model trained again from its seed (scripts/train-model.mjs --check: its tensors and figures, bit for bit; about half an hour of one core)"
+nice node scripts/train-model.mjs --check || status=1
 
 exit "$status"

@@ -2,9 +2,11 @@
 // trainer, on the World English Bible (Debian package sword-text-web, public domain). Whole books are held out:
 // a validation set tunes the baselines, a test set gives the figures. Writes web/src/model/english.safetensors
 // (float16 weights, the tokenizer's merges, the figures) and prints a report.
-//   nice node scripts/train-model.mjs [--steps N] [--out FILE]
-// Seeded: the same seed and WASM build give the same file, bit for bit.
-import { mkdirSync, writeFileSync } from 'node:fs';
+//   nice node scripts/train-model.mjs [--steps N] [--out FILE] [--check]
+// Seeded: the same seed and WASM build give the same weights and figures, bit for bit; --check trains into a
+// temporary file and compares its tensors and metadata (all but the timings) with the shipped file.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { loadDocuments, PACKAGE } from './model/web-corpus.mjs';
@@ -12,7 +14,7 @@ import { trainBpe } from './model/bpe-train.mjs';
 import { baselines } from './model/baselines.mjs';
 import { createTrainer } from '../web/src/train/index.js';
 import { batchRandom } from '../web/src/train/tasks.js';
-import { encodeSafetensors, roundToFloat16 } from '../web/src/train/safetensors.js';
+import { decodeSafetensors, encodeSafetensors, roundToFloat16 } from '../web/src/train/safetensors.js';
 import { createTokenizer } from '../web/src/model/tokenizer.js';
 import { createAttentionOnlyModel } from '../web/src/model/model.js';
 import { textLoss } from '../web/src/model/predictions.js';
@@ -33,7 +35,9 @@ export const RECIPE = {
   repeatShare: 0.25, // of each batch's rows copy a span of their own text later in the row (below)
   split: { validation: 5, test: 8 }, // document i is validation when i % 10 is 5, test when 8
 };
-const out = arg('--out', join(root, 'web/src/model/english.safetensors'));
+const shipped = join(root, 'web/src/model/english.safetensors');
+const check = args.includes('--check');
+const out = check ? join(mkdtempSync(join(tmpdir(), 'train-model-')), 'english.safetensors') : arg('--out', shipped);
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
 
@@ -181,4 +185,21 @@ writeFileSync(out, encodeSafetensors(tensors, {
 trainer.dispose();
 console.log(JSON.stringify(figures, null, 1));
 console.log(heads.heads.map((h) => `layer ${h.layer + 1} head ${h.head + 1}: ${h.label ?? '—'} (prev ${h.previousToken.toFixed(2)}, induction ${h.induction.toFixed(2)}, sink ${h.sink.toFixed(2)}, self ${h.self.toFixed(2)}, entropy ${h.entropy.toFixed(2)})`).join('\n'));
+if (check) {
+  // the timings differ from run to run; everything else must not
+  const read = (file) => {
+    const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(file)), 'train-model --check');
+    const meta = JSON.parse(metadata[MODEL_META_KEY]);
+    delete meta.figures.training.seconds;
+    delete meta.figures.training.cpuSeconds;
+    return { tensors, meta: JSON.stringify(meta) };
+  };
+  const [a, b] = [read(out), read(shipped)];
+  const differing = Object.keys(b.tensors).filter((name) => !a.tensors[name] || a.tensors[name].data.some((v, i) => !Object.is(v, b.tensors[name].data[i])));
+  if (differing.length || a.meta !== b.meta) {
+    console.error(`train-model --check: the run differs from ${shipped}: ${differing.length ? `tensors ${differing.join(', ')}` : 'the metadata'}`);
+    process.exit(1);
+  }
+  console.log(`train-model --check: ${out} has the shipped file's tensors and figures`);
+}
 console.log(`test: ${test.loss.toFixed(4)} nats/token, ${figures.test.bitsPerChar.toFixed(4)} bits/char; bigram ${base.bigram.loss.toFixed(4)}, unigram ${base.unigram.loss.toFixed(4)}; training ${trainSeconds.toFixed(0)} s (${trainCpuSeconds.toFixed(0)} s of CPU), all ${seconds()} s; wrote ${out}`);

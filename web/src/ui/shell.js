@@ -96,7 +96,9 @@ export function createShell(root, { benchmarkUrl }) {
   const exercises = element('section', { class: 'exercises' });
   // Step 12's live demo (training/view.js) sits below the results.
   const learnSlot = element('div', { class: 'learn-slot' });
-  main.append(stepCount, title, explanation, formula, cellMath.node, code, controls, error, viewTools, results, learnSlot, exercises, pager);
+  // Step 10 with model=trained: the English model's heads (trained/heads-panel.js).
+  const headsSlot = element('div', { class: 'heads-slot' });
+  main.append(stepCount, title, explanation, formula, cellMath.node, code, controls, error, viewTools, results, headsSlot, learnSlot, exercises, pager);
 
   const layout = element('div', { class: 'layout' });
   layout.append(toc, main);
@@ -105,7 +107,7 @@ export function createShell(root, { benchmarkUrl }) {
   trainingRoot.hidden = true;
   root.append(skip, header, notices, layout, trainingRoot);
   const writeTorch = (snippet) => writeLines(torch, snippet);
-  return { playgroundTab, trainingTab, learnSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  return { playgroundTab, trainingTab, learnSlot, headsSlot, trainingRoot, header, backendSelect, badge, notices, toc, tocLinks, main, stepCount, title, explanation, formula, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 // A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written
