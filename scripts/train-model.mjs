@@ -28,11 +28,11 @@ const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) +
 export const RECIPE = {
   seed: 1,
   vocabSize: 1024, // 256 bytes + 768 merges
-  model: { contextLength: 128, dModel: 128, heads: 4, layers: 2, layerNorm: true },
+  model: { contextLength: 64, dModel: 128, heads: 4, layers: 2, layerNorm: true },
   batch: 32,
   steps: Number(arg('--steps', 3000)),
   lr: 3e-3, warmup: 100, finalLr: 3e-4, weightDecay: 0.01, gradClip: 1,
-  repeatShare: 0.25, // of each batch's rows copy a span of their own text later in the row (below)
+  repeatShare: 1, // of each batch's rows copy a span of their own text later in the row (below)
   split: { validation: 5, test: 8 }, // document i is validation when i % 10 is 5, test when 8
 };
 const shipped = join(root, 'web/src/model/english.safetensors');
@@ -62,7 +62,7 @@ const base = baselines(encoded.train, encoded.validation, encoded.test, RECIPE.v
 console.log(`unigram (α=${base.unigram.alpha}): ${base.unigram.loss.toFixed(4)} nats/token; bigram (Kneser-Ney, D=${base.bigram.discount}): ${base.bigram.loss.toFixed(4)}`);
 
 // 4. Training. A row is a window of T + 1 tokens at a random place of a training document (documents drawn in
-// proportion to their length); in repeatShare of the rows a span of 8 to T/4 tokens is copied to a later place
+// proportion to their length); in repeatShare of the rows a span of 16 to T/2 tokens is copied to a later place
 // of the same row, as names and phrases recur in long texts: it lets the induction head form within the budget.
 const { contextLength: T } = RECIPE.model;
 const trainDocs = encoded.train.filter((ids) => ids.length > T + 1);
@@ -82,7 +82,7 @@ function trainingBatch(step) {
     at -= doc ? cumulative[doc - 1] : 0;
     row.set(trainDocs[doc].subarray(at, at + T + 1));
     if (next() < RECIPE.repeatShare) {
-      const n = 8 + uniform(T / 4 - 8 + 1);
+      const n = 16 + uniform(T / 2 - 16 + 1);
       const from = uniform(T + 1 - 2 * n);
       const to = from + n + uniform(T + 1 - 2 * n - from + 1);
       row.copyWithin(to, from, from + n);

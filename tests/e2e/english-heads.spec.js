@@ -17,27 +17,31 @@ test('step 10 with the trained switch shows the English model\'s heads on the se
   await page.locator(`${panel} [data-heads="layer"]`).selectOption('2');
   await expect(page.locator(`${panel} figure`).first()).toHaveAttribute('data-layer', '2');
   const layer2 = await page.locator(`${panel} figure`).evaluateAll((figures) => figures.map((f) => f.dataset.label));
-  // each head is named with the label its scores earn (docs/model.md lists them: none passes its threshold)
-  expect([...layer1, ...layer2]).toHaveLength(8);
-  await expect(page.locator(`${panel} figure figcaption strong`).first()).toContainText('Layer 2, head 1: ');
+  // heads that differ, with their labels (docs/model.md: three induction heads in layer 2)
+  expect(layer2.filter((label) => label === 'induction')).toHaveLength(3);
+  expect(new Set([...layer1, ...layer2]).size).toBeGreaterThan(1);
+  await expect(page.locator(`${panel} figure[data-head="2"] figcaption strong`)).toHaveText('Layer 2, head 2: induction');
   expect(await page.evaluate(() => window.attentionPlayground.getState()['model-layer'])).toBe(2);
   await page.screenshot({ path: 'test-results/english-heads.png', fullPage: true });
   expect(problems).toEqual([]);
 });
 
-test('switching the English model\'s layer-1 heads off raises the loss on the sentence; heads-off is in the URL', async ({ page }) => {
+test('switching the English model\'s induction heads off raises the loss on a repeated sentence; heads-off is in the URL', async ({ page }) => {
   const problems = watchConsole(page);
-  await openPage(page, '?step=multihead&model=trained&model-layer=1');
+  const half = 'Zorba met Quillon at the old mill of Varnek.';
+  await openPage(page, `?step=multihead&model=trained&model-layer=2&sentence=${encodeURIComponent(`${half} ${half}`)}`);
   await page.evaluate(() => window.attentionPlayground.heads());
+  const induction = page.locator(`${panel} figure[data-label="induction"]`);
+  await expect(induction).toHaveCount(3);
   const before = Number(await page.locator(`${panel} tr[data-heads="before"] td[data-loss]`).getAttribute('data-loss'));
-  for (let h = 1; h <= 4; h++) {
-    await page.locator(`${panel} figure[data-head="${h}"] input[data-heads="off"]`).check();
+  for (const head of ['2', '3', '4']) {
+    await page.locator(`${panel} figure[data-head="${head}"] input[data-heads="off"]`).check();
     await page.evaluate(() => window.attentionPlayground.heads());
   }
-  await expect(page.locator(`${panel} input[data-heads="off"]:checked`)).toHaveCount(4);
+  await expect(page.locator(`${panel} input[data-heads="off"]:checked`)).toHaveCount(3);
   const after = Number(await page.locator(`${panel} tr[data-heads="after"] td[data-loss]`).getAttribute('data-loss'));
-  expect(after).toBeGreaterThan(before + 0.2);
-  expect(await page.evaluate(() => window.attentionPlayground.getState()['heads-off'])).toBe('1.1,1.2,1.3,1.4');
+  expect(after).toBeGreaterThan(before + 1);
+  expect(await page.evaluate(() => window.attentionPlayground.getState()['heads-off'])).toBe('2.2,2.3,2.4');
   expect(problems).toEqual([]);
 });
 
