@@ -30,7 +30,7 @@ export const RECIPE = {
   vocabSize: 1024, // 256 bytes + 768 merges
   model: { contextLength: 64, dModel: 128, heads: 4, layers: 2, layerNorm: true },
   batch: 32,
-  steps: Number(arg('--steps', 3000)),
+  steps: Number(arg('--steps', 5000)),
   lr: 3e-3, warmup: 100, finalLr: 3e-4, weightDecay: 0.01, gradClip: 1,
   repeatShare: 1, // of each batch's rows copy a span of their own text later in the row (below)
   split: { validation: 5, test: 8 }, // document i is validation when i % 10 is 5, test when 8
