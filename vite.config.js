@@ -185,7 +185,7 @@ function coreFilesFromPackage() {
     // Vite emitted are dropped here.
     generateBundle(_, bundle) {
       for (const fileName of Object.keys(bundle)) {
-        if (/^assets\/attention-(simd|baseline)-[\w-]+\.wasm$/.test(fileName)) delete bundle[fileName];
+        if (/^assets\/attention-(simd|baseline)-[\w-]+\.wasm$/.test(fileName) || SHIPPED_MODEL_ASSET.test(fileName)) delete bundle[fileName];
       }
     },
   };
@@ -229,7 +229,11 @@ function workersShareChunks(chunksWorkersLoad) {
     },
   };
 }
+// The shipped English model (web/src/model/english.safetensors) likewise: the package's page reads the model
+// folder's own file, never a second copy.
+const SHIPPED_MODEL_ASSET = /^assets\/english-[\w-]+\.safetensors$/;
 const packageWasmUrl = (fileName) => {
+  if (SHIPPED_MODEL_ASSET.test(fileName)) return '../../web/src/model/english.safetensors';
   const match = /^assets\/attention-(simd|baseline)-[\w-]+\.wasm$/.exec(fileName);
   return match ? `${CORE_FROM_PAGE_ASSETS}attention-${match[1]}.wasm` : { relative: true };
 };

@@ -2,7 +2,8 @@
 # Soak runs, kept out of `npm test` (which must stay within its time budget): the whole Playwright suite
 # five times over, so a test that fails one run in many shows itself, then the fuzzer for longer, then the
 # trainer's long runs, then the WebGPU backend and trainer in Node on Dawn over lavapipe (Mesa's Vulkan on
-# the CPU): the checks and the benchmark's small sizes, CPU-emulated (bench/dawn/run.mjs).
+# the CPU): the checks and the benchmark's small sizes, CPU-emulated (bench/dawn/run.mjs), then the shipped
+# English model retrained from its seed.
 # Expects scripts/build.sh to have run (`npm run build`). Each part runs even if one before it failed;
 # the exit status says whether all passed.
 #   REPEATS=5 FUZZ_SECONDS=300 bash scripts/test-long.sh
@@ -37,5 +38,8 @@ else
   status=1
 fi
 echo "test:long: the WebGPU runner on lavapipe took $(( SECONDS - stage )) s"
+
+echo "test:long: the shipped English model trained again from its seed (scripts/train-model.mjs --check: its tensors and figures, bit for bit)"
+nice node scripts/train-model.mjs --check || status=1
 
 exit "$status"

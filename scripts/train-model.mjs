@@ -2,9 +2,11 @@
 // trainer, on the World English Bible (Debian package sword-text-web, public domain). Whole books are held out:
 // a validation set tunes the baselines, a test set gives the figures. Writes web/src/model/english.safetensors
 // (float16 weights, the tokenizer's merges, the figures) and prints a report.
-//   nice node scripts/train-model.mjs [--steps N] [--out FILE]
-// Seeded: the same seed and WASM build give the same file, bit for bit.
-import { mkdirSync, writeFileSync } from 'node:fs';
+//   nice node scripts/train-model.mjs [--steps N] [--out FILE] [--check]
+// Seeded: the same seed and WASM build give the same weights and figures, bit for bit; --check trains into a
+// temporary file and compares its tensors and metadata (all but the timings) with the shipped file.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { loadDocuments, PACKAGE } from './model/web-corpus.mjs';
@@ -12,7 +14,7 @@ import { trainBpe } from './model/bpe-train.mjs';
 import { baselines } from './model/baselines.mjs';
 import { createTrainer } from '../web/src/train/index.js';
 import { batchRandom } from '../web/src/train/tasks.js';
-import { encodeSafetensors, roundToFloat16 } from '../web/src/train/safetensors.js';
+import { decodeSafetensors, encodeSafetensors, roundToFloat16 } from '../web/src/train/safetensors.js';
 import { createTokenizer } from '../web/src/model/tokenizer.js';
 import { createAttentionOnlyModel } from '../web/src/model/model.js';
 import { textLoss } from '../web/src/model/predictions.js';
@@ -26,14 +28,16 @@ const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) +
 export const RECIPE = {
   seed: 1,
   vocabSize: 1024, // 256 bytes + 768 merges
-  model: { contextLength: 128, dModel: 128, heads: 4, layers: 2, layerNorm: true },
+  model: { contextLength: 64, dModel: 128, heads: 4, layers: 2, layerNorm: true },
   batch: 32,
-  steps: Number(arg('--steps', 3000)),
+  steps: Number(arg('--steps', 5000)),
   lr: 3e-3, warmup: 100, finalLr: 3e-4, weightDecay: 0.01, gradClip: 1,
-  repeatShare: 0.25, // of each batch's rows copy a span of their own text later in the row (below)
+  repeatShare: 1, // of each batch's rows copy a span of their own text later in the row (below)
   split: { validation: 5, test: 8 }, // document i is validation when i % 10 is 5, test when 8
 };
-const out = arg('--out', join(root, 'web/src/model/english.safetensors'));
+const shipped = join(root, 'web/src/model/english.safetensors');
+const check = args.includes('--check');
+const out = check ? join(mkdtempSync(join(tmpdir(), 'train-model-')), 'english.safetensors') : arg('--out', shipped);
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
 
@@ -58,7 +62,7 @@ const base = baselines(encoded.train, encoded.validation, encoded.test, RECIPE.v
 console.log(`unigram (α=${base.unigram.alpha}): ${base.unigram.loss.toFixed(4)} nats/token; bigram (Kneser-Ney, D=${base.bigram.discount}): ${base.bigram.loss.toFixed(4)}`);
 
 // 4. Training. A row is a window of T + 1 tokens at a random place of a training document (documents drawn in
-// proportion to their length); in repeatShare of the rows a span of 8 to T/4 tokens is copied to a later place
+// proportion to their length); in repeatShare of the rows a span of 16 to T/2 tokens is copied to a later place
 // of the same row, as names and phrases recur in long texts: it lets the induction head form within the budget.
 const { contextLength: T } = RECIPE.model;
 const trainDocs = encoded.train.filter((ids) => ids.length > T + 1);
@@ -78,7 +82,7 @@ function trainingBatch(step) {
     at -= doc ? cumulative[doc - 1] : 0;
     row.set(trainDocs[doc].subarray(at, at + T + 1));
     if (next() < RECIPE.repeatShare) {
-      const n = 8 + uniform(T / 4 - 8 + 1);
+      const n = 16 + uniform(T / 2 - 16 + 1);
       const from = uniform(T + 1 - 2 * n);
       const to = from + n + uniform(T + 1 - 2 * n - from + 1);
       row.copyWithin(to, from, from + n);
@@ -181,4 +185,21 @@ writeFileSync(out, encodeSafetensors(tensors, {
 trainer.dispose();
 console.log(JSON.stringify(figures, null, 1));
 console.log(heads.heads.map((h) => `layer ${h.layer + 1} head ${h.head + 1}: ${h.label ?? '—'} (prev ${h.previousToken.toFixed(2)}, induction ${h.induction.toFixed(2)}, sink ${h.sink.toFixed(2)}, self ${h.self.toFixed(2)}, entropy ${h.entropy.toFixed(2)})`).join('\n'));
+if (check) {
+  // the timings differ from run to run; everything else must not
+  const read = (file) => {
+    const { tensors, metadata } = decodeSafetensors(new Uint8Array(readFileSync(file)), 'train-model --check');
+    const meta = JSON.parse(metadata[MODEL_META_KEY]);
+    delete meta.figures.training.seconds;
+    delete meta.figures.training.cpuSeconds;
+    return { tensors, meta: JSON.stringify(meta) };
+  };
+  const [a, b] = [read(out), read(shipped)];
+  const differing = Object.keys(b.tensors).filter((name) => !a.tensors[name] || a.tensors[name].data.some((v, i) => !Object.is(v, b.tensors[name].data[i])));
+  if (differing.length || a.meta !== b.meta) {
+    console.error(`train-model --check: the run differs from ${shipped}: ${differing.length ? `tensors ${differing.join(', ')}` : 'the metadata'}`);
+    process.exit(1);
+  }
+  console.log(`train-model --check: ${out} has the shipped file's tensors and figures`);
+}
 console.log(`test: ${test.loss.toFixed(4)} nats/token, ${figures.test.bitsPerChar.toFixed(4)} bits/char; bigram ${base.bigram.loss.toFixed(4)}, unigram ${base.unigram.loss.toFixed(4)}; training ${trainSeconds.toFixed(0)} s (${trainCpuSeconds.toFixed(0)} s of CPU), all ${seconds()} s; wrote ${out}`);

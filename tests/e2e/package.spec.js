@@ -174,7 +174,7 @@ test.afterAll(async () => {
   if (work) rmSync(work.dir, { recursive: true, force: true });
 });
 
-test('npm pack: the built .wasm files (once each), the worker, the page, LICENSE and types are in a tarball under 1.05 MB', () => {
+test('npm pack: the built .wasm files and the English model (once each), the worker, the page, LICENSE and types are in a tarball under 2 MB', () => {
   const { packed } = work;
   const paths = packed.files.map((file) => file.path);
   for (const path of [
@@ -188,9 +188,10 @@ test('npm pack: the built .wasm files (once each), the worker, the page, LICENSE
     'web/src/core/wasm/attention-baseline.wasm', 'web/src/core/wasm/attention-simd.wasm', 'web/src/core/wasm/relaxed-tile.wasm',
   ]);
   expect(paths.filter((path) => /attention-(simd|baseline)/.test(path) && !path.startsWith('web/src/core/wasm/'))).toEqual([]);
-  // 1 MB until the GPT-2 module (web/src/gpt2: tokenizer, loader, model; about 15 kB gzipped) and the page's
-  // Real model view (about 9 kB) joined it
-  expect(packed.size).toBeLessThan(1_050_000);
+  // the shipped English model (docs/model.md): once, in the model folder the package's page reads it from
+  expect(paths.filter((path) => path.endsWith('.safetensors') && !path.startsWith('web/src/ui/trained/'))).toEqual(['web/src/model/english.safetensors']);
+  // under 1 MB before the English model (0.84 MB of float16 weights) joined it
+  expect(packed.size).toBeLessThan(2_000_000);
   expect(existsSync(join(work.project, 'node_modules', NAME, 'LICENSE'))).toBe(true);
 });
 

@@ -88,6 +88,13 @@ test('Training tab: the random-offset induction task grows a previous-token head
   const { headScores } = await page.evaluate(() => window.attentionPlayground.trainingView().snapshot());
   expect(headScores.some((h) => h.layer === 0 && h.label === 'previous token')).toBe(true);
   expect(headScores.some((h) => h.layer === 1 && h.label === 'induction')).toBe(true);
+  // switching the layer-2 induction heads off sends the held-out loss back up
+  for (const h of headScores.filter((x) => x.layer === 1 && x.label === 'induction')) {
+    await page.locator(`.training-tab [data-train="head-off"][data-layer="1"][data-head="${h.head}"]`).check();
+  }
+  const ablation = page.locator('.training-tab [data-train="ablation-loss"]');
+  await expect(ablation).toHaveAttribute('data-after', /\d/);
+  await expect.poll(async () => Number(await ablation.getAttribute('data-after')) - Number(await ablation.getAttribute('data-before'))).toBeGreaterThan(1);
   await page.screenshot({ path: 'test-results/training-converged.png', fullPage: true });
   // The page shows the same scores in its table, and the history scrubber replays the start.
   await expect(page.locator('table[data-train="induction"] tbody tr')).toHaveCount(2);

@@ -1,7 +1,7 @@
 // The random-offset induction task (docs/api.md "Tasks", randomOffset) trained with a fixed seed, and what the
 // heads become: shared by tests/unit/induction-offset.test.js and the Training tab's claims.
 import { createTrainer, makeBatch } from '../../web/src/train/index.js';
-import { createAttentionOnlyModel, headScores } from '../../web/src/model/index.js';
+import { batchLoss, createAttentionOnlyModel, headScores } from '../../web/src/model/index.js';
 
 export const TASK = { vocabSize: 32, contextLength: 32 };
 export const RUN = { dModel: 32, heads: 2, seed: 1, batch: 32, lr: 0.01, steps: 1000 };
@@ -23,23 +23,4 @@ export async function trainInduction(layers, steps = RUN.steps, backend = 'wasm-
 }
 
 /** The mean loss over the counted targets (the second copy) of a batch, through the model interface. */
-export function countedLoss(model, { inputs, targets }, headsOff = []) {
-  const [B, T] = inputs.shape;
-  const V = model.config.vocabSize;
-  let sum = 0;
-  let count = 0;
-  for (let b = 0; b < B; b++) {
-    const { logits } = model.forward(inputs.data.subarray(b * T, (b + 1) * T), { headsOff });
-    for (let t = 0; t < T; t++) {
-      const target = targets.data[b * T + t];
-      if (target === -100) continue;
-      const row = logits.data.subarray(t * V, (t + 1) * V);
-      const max = Math.max(...row);
-      let z = 0;
-      for (const v of row) z += Math.exp(v - max);
-      sum += Math.log(z) + max - row[target];
-      count++;
-    }
-  }
-  return sum / count;
-}
+export const countedLoss = (model, batch, headsOff = []) => batchLoss(model, batch, { headsOff });

@@ -44,6 +44,8 @@ const PARAMETERS = {
   "edits": "edits",
   "backend": "backend",
   "model": "model",
+  "model-layer": "model-layer",
+  "heads-off": "heads-off",
   "learn-task": "learn-task",
   "learn-seed": "learn-seed",
   "view": "view",

@@ -85,6 +85,7 @@ export const HEAD_LABELS: Record<'previousToken' | 'induction' | 'sink' | 'self'
 
 export interface TopToken { id: number; text: string; probability: number }
 export function sequenceLoss(model: Model, tokens: ArrayLike<number>, options?: { headsOff?: HeadRef[]; ablation?: 'zero' | 'mean'; from?: number }): { loss: number; count: number; losses: Float64Array };
+export function batchLoss(model: Model, batch: { inputs: Tensor; targets: Tensor }, options?: { headsOff?: HeadRef[]; ablation?: 'zero' | 'mean' }): number;
 export function textLoss(model: Model, ids: Int32Array): { loss: number; count: number };
 export function topTokens(model: Model, logits: Tensor, t: number, k?: number): TopToken[];
 export interface AblationSide { loss: number; losses: Float64Array; top: TopToken[] }

@@ -41,7 +41,7 @@ export function checkTokens(fn, tokens, { vocabSize, contextLength }) {
  */
 export function createAttentionOnlyModel({ name = 'attention-only', tokenizer = null, config, parameters }) {
   const fn = 'createAttentionOnlyModel';
-  for (const [key, tensorShape] of parameterSpec(config).map(([n, s]) => [n, s])) {
+  for (const [key, tensorShape] of parameterSpec(config)) {
     const t = parameters?.[key];
     if (!t || !t.data || t.data.length !== tensorShape.reduce((a, b) => a * b, 1)) {
       throw new Error(`${fn}: parameters['${key}'] is ${t ? `of ${t.data?.length} values` : 'missing'}; expected shape [${tensorShape.join(', ')}]`);

@@ -51,6 +51,27 @@ export function textLoss(model, ids) {
   return { loss: count ? sum / count : 0, count };
 }
 
+/**
+ * batchLoss(model, {inputs, targets}, {headsOff, ablation}) → the mean −ln p(target) over the targets that are
+ * not −100 of a (B, T) batch (makeBatch's), each row one forward: the trainer's evaluate() loss, through the
+ * model interface, so heads can be switched off.
+ */
+export function batchLoss(model, { inputs, targets }, { headsOff, ablation } = {}) {
+  const [B, T] = inputs.shape;
+  let sum = 0;
+  let count = 0;
+  for (let b = 0; b < B; b++) {
+    const { logits } = model.forward(inputs.data.subarray(b * T, (b + 1) * T), { headsOff, ablation });
+    for (let t = 0; t < T; t++) {
+      const target = targets.data[b * T + t];
+      if (target === -100) continue;
+      sum -= rowLogProb(logits, t, target);
+      count++;
+    }
+  }
+  return count ? sum / count : 0;
+}
+
 /** The k most likely next tokens after position t of a forward's logits: [{id, text, probability}]. */
 export function topTokens(model, logits, t, k = 5) {
   const V = logits.shape[1];

@@ -41,6 +41,16 @@ export function float16Value(h) {
   return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
 }
 
+let halfTable = null;
+/** Every binary16 bit pattern's value, built once (decoding a file is then one lookup per value). */
+function float16Table() {
+  if (!halfTable) {
+    halfTable = new Float32Array(65536);
+    for (let h = 0; h < 65536; h++) halfTable[h] = float16Value(h);
+  }
+  return halfTable;
+}
+
 /** x rounded to the nearest float16, as a float32 value (what a file of F16 tensors restores). */
 export const roundToFloat16 = (x) => float16Value(float16Bits(x));
 
@@ -105,7 +115,10 @@ export function decodeSafetensors(bytes, fn = 'loadTrainer') {
       throw new Error(`${fn}: tensor ${name} has data_offsets [${begin}, ${end}] that do not fit its shape [${info.shape}] or the file`);
     }
     const data = new Float32Array(count);
-    if (width === 2) for (let i = 0; i < count; i++) data[i] = float16Value(view.getUint16(base + begin + 2 * i, true));
+    if (width === 2) {
+      const table = float16Table();
+      for (let i = 0; i < count; i++) data[i] = table[view.getUint16(base + begin + 2 * i, true)];
+    }
     else for (let i = 0; i < count; i++) data[i] = view.getFloat32(base + begin + 4 * i, true);
     tensors[name] = { data, shape: info.shape };
   }

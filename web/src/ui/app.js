@@ -108,7 +108,20 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     view.onProgress((progress) => { for (const listener of trainingListeners) listener(progress); });
     return view;
   }
+  // Step 10 with model=trained: the English model's heads, loaded when first shown.
+  let headsPanel = null;
+  function syncHeads() {
+    const visible = state.view !== 'train' && state.step === 'multihead' && state.model === 'trained';
+    if (!visible && !headsPanel) return Promise.resolve(null);
+    return import('./trained/heads-panel.js').then(({ createHeadsPanel }) => {
+      headsPanel ??= createHeadsPanel({ update: (changes) => update(changes, { fromControl: true }) });
+      if (headsPanel.node.parentNode !== shell.headsSlot) shell.headsSlot.replaceChildren(headsPanel.node);
+      return headsPanel.sync(state, visible).then(() => headsPanel);
+    });
+  }
+
   function syncTraining({ fromControl = false } = {}) {
+    syncHeads().catch(showError);
     const tab = state.view === 'train';
     const demo = !tab && state.step === 'learn';
     // The tab's run goes on in its worker while the learner reads the walk; it is drawn again when shown.
@@ -592,6 +605,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
      * Its methods: play, pause, step, reset, getRun() → {config, step, losses}, snapshot(), entropy(), evaluate().
      */
     training: () => syncTraining({ fromControl: true }),
+    /**
+     * Step 10's panel of the English model's heads (model=trained), drawn for the current state; null before it
+     * was first shown. Its methods: model() → the model interface (docs/api.md "Models").
+     */
+    heads: () => syncHeads(),
     /** The training view on screen if it is already loaded, else null (synchronous, for polling). */
     trainingView: () => (state.view === 'train' ? trainingTab : state.step === 'learn' ? learnDemo : null),
     /** Calls `listener({step, loss})` after every chunk of training steps. */

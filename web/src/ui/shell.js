@@ -169,7 +169,9 @@ export function createShell(root, { benchmarkUrl }) {
   heading.append(toc);
   const top = element('div', { class: 'step-top' });
   top.append(intro, controlsFold);
-  main.append(heading, top, error, results, viewTools, learnSlot, code, exercises, pager);
+  // Step 10 with model=trained: the English model's heads (trained/heads-panel.js).
+  const headsSlot = element('div', { class: 'heads-slot' });
+  main.append(heading, top, error, results, viewTools, headsSlot, learnSlot, code, exercises, pager);
 
   const layout = element('div', { class: 'layout' });
   layout.append(main);
@@ -181,7 +183,7 @@ export function createShell(root, { benchmarkUrl }) {
   modelRoot.hidden = true;
   root.append(skip, header, notices, layout, trainingRoot, modelRoot);
   const writeTorch = (snippet) => writeLines(torch, snippet);
-  return { playgroundTab, trainingTab, modelTab, modelRoot, learnSlot, trainingRoot, header, backendSelect, badge, settings, settingsBody, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, symbols, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  return { playgroundTab, trainingTab, modelTab, modelRoot, learnSlot, headsSlot, trainingRoot, header, backendSelect, badge, settings, settingsBody, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, symbols, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 // A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written

@@ -10,6 +10,7 @@
 import { createTrainer, loadTrainer, makeBatch } from '../../train/index.js';
 import { createAttentionOnlyModel } from '../../model/model.js';
 import { headScores } from '../../model/head-scores.js';
+import { batchLoss } from '../../model/predictions.js';
 
 import { HELD_OUT_BATCH, HELD_OUT_STEP } from './config.js';
 
@@ -42,7 +43,7 @@ export function createSession(engineOptions = {}) {
   let initial = null;
   let held = null;
 
-  async function snapshot({ layer = 0, predictions = 2, weights = true } = {}) {
+  async function snapshot({ layer = 0, predictions = 2, weights = true, headsOff = [] } = {}) {
     const { loss, accuracy } = await trainer.evaluate(held);
     const attention = await trainer.attention(held.inputs);
     const [B, H, T] = attention[0].shape;
@@ -58,6 +59,12 @@ export function createSession(engineOptions = {}) {
       result.headScores = labelled.heads;
       result.thresholds = labelled.thresholds;
       if (config.task === 'induction') result.induction = Array.from({ length: config.layers }, (_, l) => labelled.heads.filter((h) => h.layer === l).map((h) => h.induction));
+    }
+    // Heads switched off (0-based [layer, head]): the held-out loss with every head on and with those off
+    const off = headsOff.filter(([l, h]) => l < config.layers && h < config.heads);
+    if (off.length) {
+      const model = createAttentionOnlyModel({ config: trainer.config, parameters: trainer.parameters() });
+      result.ablation = { headsOff: off, before: batchLoss(model, held), after: batchLoss(model, held, { headsOff: off }) };
     }
     if (weights) {
       const l = Math.min(layer, config.layers - 1);

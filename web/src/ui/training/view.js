@@ -61,6 +61,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   let storageReason = null;
   const progressListeners = new Set();
   let layerChoice = 0;
+  let headsOff = []; // [[layer, head]] switched off in the held-out evaluation (ablation), 0-based
 
   // ----- the frame -----
   if (tab) {
@@ -91,11 +92,14 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   const entropyLine = element('p', { class: 'training-entropy' });
   // What each head does, by its scores (model/head-scores.js): the words name the pattern that formed
   const patternLine = element('p', { class: 'training-pattern', 'data-train': 'pattern', 'aria-live': 'polite' });
+  // Switch heads off: the held-out loss with them off, beside the loss with every head on
+  const ablationBox = element('fieldset', { class: 'training-ablation', 'data-train': 'ablation' });
+  const ablationLine = element('p', { 'data-train': 'ablation-loss' });
   // The same weights as tables (screen readers, copying numbers), built when opened.
   const attentionTables = element('details', { class: 'attention-tables' });
   attentionTables.append(element('summary', {}, S.attentionTables));
   attentionTables.addEventListener('toggle', () => { if (attentionTables.open && shown) fillAttentionTables(shown); });
-  attentionBox.append(attentionTitle, element('div', { class: 'scrubber' }, null), heatmapGrid, entropyLine, patternLine, attentionTables);
+  attentionBox.append(attentionTitle, element('div', { class: 'scrubber' }, null), heatmapGrid, entropyLine, patternLine, ablationBox, attentionTables);
   attentionBox.children[1].append(scrubberLabel, scrubber, scrubberValue);
   const inductionBox = element('section', { class: 'training-induction', 'aria-label': S.inductionTitle });
   const weightsBox = element('section', { class: 'training-weights' });
@@ -222,6 +226,38 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     patternLine.dataset.labels = snapshot.headScores.map((h) => h.label ?? '').join(',');
   }
 
+  function drawAblation(snapshot) {
+    const { heads: H } = snapshot;
+    const layers = snapshot.attention.length;
+    if (ablationBox.dataset.shape !== `${layers}x${H}`) {
+      ablationBox.dataset.shape = `${layers}x${H}`;
+      headsOff = headsOff.filter(([l, h]) => l < layers && h < H);
+      const boxes = [];
+      for (let l = 0; l < layers; l++) {
+        for (let h = 0; h < H; h++) {
+          const id = `${mode}-off-${l}-${h}`;
+          const box = element('input', { type: 'checkbox', id, 'data-train': 'head-off', 'data-layer': String(l), 'data-head': String(h) });
+          box.checked = headsOff.some(([a, b]) => a === l && b === h);
+          box.addEventListener('change', () => {
+            headsOff = headsOff.filter(([a, b]) => !(a === l && b === h));
+            if (box.checked) headsOff.push([l, h]);
+            if (runner && !playing) runner.call({ type: 'snapshot', view: viewOptions() }).then((r) => applySnapshot(r.snapshot)).catch(showError);
+          });
+          const label = element('label', { for: id, style: 'margin-right:12px' }, ` ${format(S.layerHead, { layer: l + 1, head: h + 1 })}`);
+          boxes.push(element('span', {}, null));
+          boxes[boxes.length - 1].append(box, label);
+        }
+      }
+      ablationBox.replaceChildren(element('legend', {}, S.ablationTitle), ...boxes, ablationLine);
+    }
+    const a = snapshot.ablation;
+    ablationLine.textContent = a
+      ? format(S.ablationLoss, { before: a.before.toFixed(4), after: a.after.toFixed(4), heads: a.headsOff.map(([l, h]) => format(S.layerHead, { layer: l + 1, head: h + 1 })).join(', ') })
+      : S.ablationNone;
+    ablationLine.dataset.before = a ? String(a.before) : '';
+    ablationLine.dataset.after = a ? String(a.after) : '';
+  }
+
   function drawInduction(snapshot) {
     if (!snapshot.induction) { inductionBox.hidden = true; return; }
     inductionBox.hidden = false;
@@ -334,6 +370,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     scrubber.value = scrubber.max;
     drawAttention(snapshot);
     drawPattern(snapshot);
+    drawAblation(snapshot);
     if (tab) {
       drawInduction(snapshot);
       drawWeights(snapshot);
@@ -349,7 +386,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   });
 
   function viewOptions() {
-    return { layer: layerChoice, predictions: tab ? 2 : 1, weights: tab };
+    return { layer: layerChoice, predictions: tab ? 2 : 1, weights: tab, headsOff: headsOff.map((p) => [...p]) };
   }
 
   // ----- running -----

@@ -1,0 +1,59 @@
+// Step 10 with model=trained: the shipped English model's heads on the learner's sentence, their labels, the
+// Layer control and switching heads off (web/src/ui/trained/heads-panel.js).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { test, expect } from '@playwright/test';
+import { openPage, watchConsole } from './page-helpers.js';
+
+const panel = '[data-panel="heads"]';
+
+test('step 10 with the trained switch shows the English model\'s heads on the sentence, with their labels', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, '?step=multihead&model=trained');
+  await page.evaluate(() => window.attentionPlayground.heads());
+  await expect(page.locator(`${panel} figure`)).toHaveCount(4);
+  await expect(page.locator(`${panel} [data-heads="tokens"] .token`).first()).toBeVisible();
+  const layer1 = await page.locator(`${panel} figure`).evaluateAll((figures) => figures.map((f) => f.dataset.label));
+  await page.locator(`${panel} [data-heads="layer"]`).selectOption('2');
+  await expect(page.locator(`${panel} figure`).first()).toHaveAttribute('data-layer', '2');
+  const layer2 = await page.locator(`${panel} figure`).evaluateAll((figures) => figures.map((f) => f.dataset.label));
+  // heads that differ, with their labels (docs/model.md: three induction heads in layer 2)
+  expect(layer2.filter((label) => label === 'induction')).toHaveLength(3);
+  expect(new Set([...layer1, ...layer2]).size).toBeGreaterThan(1);
+  await expect(page.locator(`${panel} figure[data-head="2"] figcaption strong`)).toHaveText('Layer 2, head 2: induction');
+  expect(await page.evaluate(() => window.attentionPlayground.getState()['model-layer'])).toBe(2);
+  await page.screenshot({ path: 'test-results/english-heads.png', fullPage: true });
+  expect(problems).toEqual([]);
+});
+
+test('switching the English model\'s induction heads off raises the loss on a repeated sentence; heads-off is in the URL', async ({ page }) => {
+  const problems = watchConsole(page);
+  const half = 'Zorba met Quillon at the old mill of Varnek.';
+  await openPage(page, `?step=multihead&model=trained&model-layer=2&sentence=${encodeURIComponent(`${half} ${half}`)}`);
+  await page.evaluate(() => window.attentionPlayground.heads());
+  const induction = page.locator(`${panel} figure[data-label="induction"]`);
+  await expect(induction).toHaveCount(3);
+  const before = Number(await page.locator(`${panel} tr[data-heads="before"] td[data-loss]`).getAttribute('data-loss'));
+  for (const head of ['2', '3', '4']) {
+    await page.locator(`${panel} figure[data-head="${head}"] input[data-heads="off"]`).check();
+    await page.evaluate(() => window.attentionPlayground.heads());
+  }
+  await expect(page.locator(`${panel} input[data-heads="off"]:checked`)).toHaveCount(3);
+  const after = Number(await page.locator(`${panel} tr[data-heads="after"] td[data-loss]`).getAttribute('data-loss'));
+  expect(after).toBeGreaterThan(before + 1);
+  expect(await page.evaluate(() => window.attentionPlayground.getState()['heads-off'])).toBe('2.2,2.3,2.4');
+  expect(problems).toEqual([]);
+});
+
+test('the English model works in the single-file page from file:// and at 390 px', async ({ page }) => {
+  const problems = watchConsole(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openPage(page, '?step=multihead&model=trained', pathToFileURL(resolve('dist/playground-single.html')).href);
+  await page.evaluate(() => window.attentionPlayground.heads());
+  await expect(page.locator(`${panel} figure`)).toHaveCount(4);
+  await expect(page.locator(`${panel} tr[data-heads="before"] td[data-loss]`)).toBeVisible();
+  const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+  expect(widths.page).toBeLessThanOrEqual(widths.viewport);
+  await page.screenshot({ path: 'test-results/english-heads-390.png', fullPage: true });
+  expect(problems).toEqual([]);
+});
