@@ -112,10 +112,11 @@ test('Training tab: the random-offset induction task grows a previous-token head
 
 test('Training tab: the real English task continues from the shipped model on its held-out excerpt and labels every head', async ({ page }) => {
   const problems = watchConsole(page);
-  await openPage(page, '?view=train&train-task=english&train-start=shipped&train-batch=2&train-lr=0.0001&train-steps=3&train-seed=1');
+  await openPage(page, '?view=train&train-task=english&train-from=shipped&train-batch=2&train-lr=0.0001&train-steps=3&train-seed=1');
   const start = await view(page);
   expect(start.config).toMatchObject({ task: 'english', start: 'shipped', layers: 2, heads: 4, dModel: 128, context: 64, vocabSize: 1024 });
   await expect(page.locator('.training-tab')).toContainText('held out');
+  await expect(page.locator('.training-tab fieldset[data-locked="true"] input').first()).toBeDisabled();
   // the labels of the shipped model's heads at step 0: it has an induction head (docs/model.md)
   const pattern = page.locator('.training-tab [data-train="pattern"]');
   await expect(pattern).toContainText('Layer 2, head 4 at step 0');

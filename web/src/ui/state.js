@@ -78,7 +78,7 @@ export const STATE_TABLE = [
   { name: 'view', type: 'enum', values: ['walk', 'train', 'model'], default: 'walk', doc: 'walk (the steps), train (the Training tab) or model (the Real model view).' },
   { name: 'train-task', type: 'enum', values: TRAIN_TASKS, default: 'induction', control: true, doc: 'The Training tab\'s task.' },
   { name: 'train-text', type: 'text', maxLength: MAX_TEXT, default: 'the cat sat on the mat and the dog sat on the rug and the cat saw the dog', control: true, doc: 'The Training tab\'s text, for the text and english-text tasks.' },
-  { name: 'train-start', type: 'enum', values: ['shipped', 'scratch'], default: 'shipped', control: true, doc: 'The Training tab\'s English tasks: continue from the shipped English model\'s weights, or start from the seed\'s random weights.' },
+  { name: 'train-from', type: 'enum', values: ['shipped', 'scratch'], default: 'shipped', control: true, doc: 'The Training tab\'s English tasks: continue from the shipped English model\'s weights, or start from the seed\'s random weights.' },
   { name: 'train-layers', type: 'int', min: 1, max: 4, default: 2, control: true, doc: 'The Training tab\'s layers L.' },
   { name: 'train-heads', type: 'int', min: 1, max: 8, default: 2, control: true, doc: 'The Training tab\'s heads per layer.' },
   { name: 'train-d-model', type: 'int', min: 4, max: 64, default: 32, control: true, doc: 'The Training tab\'s model width.' },

@@ -26,7 +26,7 @@ export function tabSettings(state) {
   return {
     task: state['train-task'], text: state['train-text'], layers: state['train-layers'], heads: state['train-heads'],
     dModel: state['train-d-model'], context: state['train-context'], lr: state['train-lr'], wd: state['train-wd'],
-    batch: state['train-batch'], seed: state['train-seed'], steps: state['train-steps'], start: state['train-start'],
+    batch: state['train-batch'], seed: state['train-seed'], steps: state['train-steps'], start: state['train-from'],
   };
 }
 
@@ -672,15 +672,25 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   function renderTabControls(state) {
     const onChange = (changes) => update(changes, { fromControl: true });
     const groups = [
-      [S.taskLegend, ['train-task', 'train-text', 'train-start']],
+      [S.taskLegend, ['train-task', 'train-text', 'train-from']],
       [S.model, ['train-layers', 'train-heads', 'train-d-model', 'train-context']],
       [S.optimiser, ['train-lr', 'train-wd', 'train-batch', 'train-seed', 'train-steps']],
     ];
     controlsBox.replaceChildren(...groups.map(([legend, names]) => {
       const fieldset = renderControls(names, state, onChange);
       fieldset.querySelector('legend').textContent = legend;
+      if (names.includes('train-layers')) modelControls = fieldset;
       return fieldset;
     }));
+  }
+  // The English tasks' model is the shipped one: its size controls do not apply, so they are disabled.
+  let modelControls = null;
+  function lockModelControls(state) {
+    if (!modelControls) return;
+    const locked = isEnglishTask(state['train-task']);
+    modelControls.disabled = locked;
+    modelControls.title = locked ? S.modelFixed : '';
+    modelControls.dataset.locked = String(locked);
   }
 
   let first = true;
@@ -692,6 +702,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   function sync(state, { fromControl = false } = {}) {
     const next = tab ? tabSettings(state) : demoSettings(state);
     if (tab && (!fromControl || first)) renderTabControls(state);
+    if (tab) lockModelControls(state);
     const nextKey = JSON.stringify(next);
     const backendChanged = state.backend !== backend;
     backend = state.backend;
