@@ -130,6 +130,8 @@ test('Training tab: the real English task continues from the shipped model on it
   // the last step is rescored: the labels shown are step 3's, and an induction head is still among them
   await expect(pattern).toContainText('at step 3');
   expect((await pattern.getAttribute('data-labels')).split(',')).toContain('induction');
+  const { violations } = await new AxeBuilder({ page }).include('.training-tab').analyze();
+  expect(violations.map((v) => v.id)).toEqual([]);
   expect(problems).toEqual([]);
 });
 

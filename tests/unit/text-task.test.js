@@ -35,6 +35,7 @@ describe('textTask', () => {
     const counted = Array.from(held.targets.data).filter((t) => t !== -100).length;
     expect(counted).toBe(task.heldOut.length - 1);
     expect(() => textTask([1, 2], { contextLength: 8 })).toThrow(/textTask: ids has 2 tokens; expected at least 4/);
+    expect(() => completeConfig({ task: 'english-text', text: 'hi' })).toThrow(/English text task needs a text of at least 8 characters/);
   });
 
   it('from the shipped weights, the first step\'s loss is the shipped model\'s on the batch; from the seed, ln V', async () => {
