@@ -110,6 +110,31 @@ test('Training tab: the random-offset induction task grows a previous-token head
   expect(problems).toEqual([]);
 });
 
+test('Training tab: the real English task continues from the shipped model on its held-out excerpt and labels every head', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, '?view=train&train-task=english&train-from=shipped&train-batch=2&train-lr=0.0001&train-steps=3&train-seed=1');
+  const start = await view(page);
+  expect(start.config).toMatchObject({ task: 'english', start: 'shipped', layers: 2, heads: 4, dModel: 128, context: 64, vocabSize: 1024 });
+  await expect(page.locator('.training-tab')).toContainText('held out');
+  await expect(page.locator('.training-tab fieldset[data-locked="true"] input').first()).toBeDisabled();
+  // the labels of the shipped model's heads at step 0: it has an induction head (docs/model.md)
+  const pattern = page.locator('.training-tab [data-train="pattern"]');
+  await expect(pattern).toContainText('Layer 2, head 4 at step 0');
+  expect((await pattern.getAttribute('data-labels')).split(',')).toHaveLength(8);
+  await page.locator('[data-train="play"]').click();
+  await untilStep(page, 3);
+  const run = await runOf(page);
+  expect(run.losses).toHaveLength(3);
+  // from the shipped weights the loss starts near the shipped model's held-out loss (3.4), not ln 1024 = 6.93
+  expect(run.losses[0]).toBeLessThan(4.5);
+  // the last step is rescored: the labels shown are step 3's, and an induction head is still among them
+  await expect(pattern).toContainText('at step 3');
+  expect((await pattern.getAttribute('data-labels')).split(',')).toContain('induction');
+  const { violations } = await new AxeBuilder({ page }).include('.training-tab').analyze();
+  expect(violations.map((v) => v.id)).toEqual([]);
+  expect(problems).toEqual([]);
+});
+
 test('Training tab: pause, one step and reset reproduce the same losses', async ({ page }) => {
   const problems = watchConsole(page);
   await openPage(page, `${SMALL}&train-steps=8`);

@@ -51,6 +51,7 @@ const PARAMETERS = {
   "view": "view",
   "train-task": "train-task",
   "train-text": "train-text",
+  "train-from": "train-from",
   "train-layers": "train-layers",
   "train-heads": "train-heads",
   "train-d-model": "train-d-model",

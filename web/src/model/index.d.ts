@@ -95,5 +95,16 @@ export function ablate(model: Model, tokens: ArrayLike<number>, headsOff: HeadRe
 
 export const MODEL_META_KEY: string;
 export const ENGLISH_MODEL_URL: URL;
+/** A text's ids split into a trained-on head and a held-out tail, with next-token batches over each (docs/api.md "Training on a text"). */
+export interface TextTask {
+  train: Int32Array;
+  heldOut: Int32Array;
+  /** The windows' length T′ = min(contextLength, train.length − 1). */
+  length: number;
+  batch(options: { batch: number; seed?: number; step?: number }): { inputs: Tensor; targets: Tensor };
+  heldOutBatch(): { inputs: Tensor; targets: Tensor };
+}
+export const TEXT_HELD_OUT_SHARE: number;
+export function textTask(ids: ArrayLike<number>, options: { contextLength: number; heldOutShare?: number }): TextTask;
 export function modelFromSafetensors(bytes: Uint8Array): EnglishModel;
 export function loadEnglishModel(options?: { bytes?: Uint8Array }): Promise<EnglishModel>;

@@ -18,7 +18,7 @@ export const STEP_IDS = [
 ];
 
 /** The Training tab's tasks (the trainer's makeBatch tasks, docs/api.md "Training"). */
-export const TRAIN_TASKS = ['corpus', 'text', 'previous', 'copy', 'reverse', 'sort', 'induction'];
+export const TRAIN_TASKS = ['corpus', 'text', 'english', 'english-text', 'previous', 'copy', 'reverse', 'sort', 'induction'];
 /** What step 12's one-layer model learns: the page's sentence (task 'text') or a synthetic task. */
 export const LEARN_TASKS = ['sentence', 'previous', 'copy', 'reverse', 'sort'];
 
@@ -77,7 +77,8 @@ export const STATE_TABLE = [
   // The Training tab (`view=train`); its parameters are prefixed `train-` so they never collide with the walk's.
   { name: 'view', type: 'enum', values: ['walk', 'train', 'model'], default: 'walk', doc: 'walk (the steps), train (the Training tab) or model (the Real model view).' },
   { name: 'train-task', type: 'enum', values: TRAIN_TASKS, default: 'induction', control: true, doc: 'The Training tab\'s task.' },
-  { name: 'train-text', type: 'text', maxLength: MAX_TEXT, default: 'the cat sat on the mat and the dog sat on the rug and the cat saw the dog', control: true, doc: 'The Training tab\'s text, for the text task.' },
+  { name: 'train-text', type: 'text', maxLength: MAX_TEXT, default: 'the cat sat on the mat and the dog sat on the rug and the cat saw the dog', control: true, doc: 'The Training tab\'s text, for the text and english-text tasks.' },
+  { name: 'train-from', type: 'enum', values: ['shipped', 'scratch'], default: 'shipped', control: true, doc: 'The Training tab\'s English tasks: continue from the shipped English model\'s weights, or start from the seed\'s random weights.' },
   { name: 'train-layers', type: 'int', min: 1, max: 4, default: 2, control: true, doc: 'The Training tab\'s layers L.' },
   { name: 'train-heads', type: 'int', min: 1, max: 8, default: 2, control: true, doc: 'The Training tab\'s heads per layer.' },
   { name: 'train-d-model', type: 'int', min: 4, max: 64, default: 32, control: true, doc: 'The Training tab\'s model width.' },

@@ -10,12 +10,22 @@ export const INDUCTION_VOCAB = 32;
 export const HELD_OUT_STEP = 2 ** 31;
 export const HELD_OUT_BATCH = 8;
 
+/** The tasks on the shipped English model: its held-out excerpt ('english') or the learner's text ('english-text'). */
+export const isEnglishTask = (task) => task === 'english' || task === 'english-text';
+
 /**
  * The session's config from plain settings: {task, text, layers, heads, dModel, context, lr, wd, batch, seed, steps}
  * → the same plus vocabSize and vocabulary (the words, or null for synthetic tasks). Throws on settings that cannot train.
  */
 export function completeConfig(settings) {
   const config = { ...settings };
+  if (isEnglishTask(config.task)) {
+    // The shipped English model fixes the model (docs/model.md); the session fills in its sizes and token texts.
+    if (config.task === 'english-text' && (typeof config.text !== 'string' || config.text.trim().length < 8)) {
+      throw new Error('the English text task needs a text of at least 8 characters');
+    }
+    return { ...config, layers: 2, heads: 4, dModel: 128, context: 64, layerNorm: true, vocabSize: 1024, vocabulary: null };
+  }
   if (config.task === 'text' && (typeof config.text !== 'string' || tokenizeText(config.text).tokens.length < 2)) {
     throw new Error('the text task needs a text of at least two words');
   }

@@ -7,7 +7,7 @@ import '../training.css';
 import { renderControls } from '../controls.js';
 import { download } from '../export.js';
 import { STRINGS, format } from '../strings.js';
-import { completeConfig, demoSettings } from './config.js';
+import { completeConfig, demoSettings, isEnglishTask } from './config.js';
 import { drawHeatmap, peaks, rowEntropy } from './heatmaps.js';
 import { createLossChart } from './loss-chart.js';
 import { startRunner } from './runner.js';
@@ -26,7 +26,7 @@ export function tabSettings(state) {
   return {
     task: state['train-task'], text: state['train-text'], layers: state['train-layers'], heads: state['train-heads'],
     dModel: state['train-d-model'], context: state['train-context'], lr: state['train-lr'], wd: state['train-wd'],
-    batch: state['train-batch'], seed: state['train-seed'], steps: state['train-steps'],
+    batch: state['train-batch'], seed: state['train-seed'], steps: state['train-steps'], start: state['train-from'],
   };
 }
 
@@ -146,7 +146,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     else {
       status.textContent = format(S.status, {
         step, total: total(), loss: last == null ? '—' : last.toFixed(4), evalLoss: latest ? latest.evalLoss.toFixed(4) : '—',
-        stepsPerSecond: lastRate ? lastRate.toFixed(1) : '—', tokensPerSecond: lastRate ? Math.round(lastRate * settings.batch * settings.context) : '—',
+        stepsPerSecond: lastRate ? lastRate.toFixed(1) : '—', tokensPerSecond: lastRate ? Math.round(lastRate * settings.batch * (config?.context ?? settings.context)) : '—',
       });
     }
     status.dataset.step = String(step);
@@ -219,7 +219,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     patternLine.hidden = !snapshot.headScores;
     if (!snapshot.headScores) return;
     const one = (h) => format(h.label ? S.patternHead : S.patternNone, {
-      layer: h.layer + 1, head: h.head + 1, label: h.label, step: snapshot.step,
+      layer: h.layer + 1, head: h.head + 1, label: h.label, step: snapshot.headScoresStep ?? snapshot.step,
       previous: h.previousToken.toFixed(2), induction: h.induction.toFixed(2), threshold: snapshot.thresholds.previousToken.toFixed(2),
     });
     patternLine.textContent = snapshot.headScores.map(one).join(' ');
@@ -448,6 +448,11 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
       evals = saved.evals.map((e) => [...e]);
       notice(format(S.restored, { step: reply.step }));
     }
+    // The English tasks' session fills in the shipped model's sizes and token texts.
+    if (reply.config?.vocabulary && isEnglishTask(reply.config.task)) {
+      config = { ...reply.config, backend: config.backend };
+      renderTaskWords();
+    }
     setInfo(reply);
     applySnapshot(reply.snapshot);
   }
@@ -667,15 +672,25 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   function renderTabControls(state) {
     const onChange = (changes) => update(changes, { fromControl: true });
     const groups = [
-      [S.taskLegend, ['train-task', 'train-text']],
+      [S.taskLegend, ['train-task', 'train-text', 'train-from']],
       [S.model, ['train-layers', 'train-heads', 'train-d-model', 'train-context']],
       [S.optimiser, ['train-lr', 'train-wd', 'train-batch', 'train-seed', 'train-steps']],
     ];
     controlsBox.replaceChildren(...groups.map(([legend, names]) => {
       const fieldset = renderControls(names, state, onChange);
       fieldset.querySelector('legend').textContent = legend;
+      if (names.includes('train-layers')) modelControls = fieldset;
       return fieldset;
     }));
+  }
+  // The English tasks' model is the shipped one: its size controls do not apply, so they are disabled.
+  let modelControls = null;
+  function lockModelControls(state) {
+    if (!modelControls) return;
+    const locked = isEnglishTask(state['train-task']);
+    modelControls.disabled = locked;
+    modelControls.title = locked ? S.modelFixed : '';
+    modelControls.dataset.locked = String(locked);
   }
 
   let first = true;
@@ -687,6 +702,7 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
   function sync(state, { fromControl = false } = {}) {
     const next = tab ? tabSettings(state) : demoSettings(state);
     if (tab && (!fromControl || first)) renderTabControls(state);
+    if (tab) lockModelControls(state);
     const nextKey = JSON.stringify(next);
     const backendChanged = state.backend !== backend;
     backend = state.backend;
@@ -729,7 +745,9 @@ export function createTrainingView({ mode, update, notice, loadOptions = async (
     },
     /** {config, step, losses}: the reply to the postMessage API's get-run. */
     getRun() {
-      return { config: settings ? { ...settings, vocabSize: config?.vocabSize ?? null, backend: info?.backend ?? null } : null, step: latest?.step ?? 0, losses: [...losses], evals: evals.map((e) => [...e]), error: lastError };
+      // The English tasks' model is the shipped one's, whatever the model controls say.
+      const fixed = settings && config && isEnglishTask(settings.task) ? { layers: config.layers, heads: config.heads, dModel: config.dModel, context: config.context } : {};
+      return { config: settings ? { ...settings, ...fixed, vocabSize: config?.vocabSize ?? null, backend: info?.backend ?? null } : null, step: latest?.step ?? 0, losses: [...losses], evals: evals.map((e) => [...e]), error: lastError };
     },
     /** The snapshot last drawn (for tests and scripts). */
     snapshot: () => latest,
