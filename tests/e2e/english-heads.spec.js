@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { openPage, watchConsole } from './page-helpers.js';
 
 const panel = '[data-panel="heads"]';
@@ -54,6 +55,12 @@ test('step 10: the weights switch at the top of the picture turns the book\'s ra
   expect(new Set(labels).size).toBeGreaterThanOrEqual(2);
   const top = await figure.locator(panel).evaluate((node) => node.getBoundingClientRect().top + window.scrollY);
   expect(top).toBeLessThan(800);
+  // the switch and the heads in the picture: no serious axe finding, in both colour schemes
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    const { violations } = await new AxeBuilder({ page }).include('[data-main-figure]').analyze();
+    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${colorScheme} ${v.id}: ${v.nodes.slice(0, 4).map((n) => n.target.join(' ') + ' ' + n.failureSummary).join(' | ')}`)).toEqual([]);
+  }
   // and back: the walk's random weights, no English heads
   await toggle.getByRole('button', { name: 'the book’s random weights' }).click();
   await expect.poll(() => new URL(page.url()).searchParams.get('model')).toBeNull();
