@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { openPage, watchConsole } from './page-helpers.js';
 
 const panel = '[data-panel="heads"]';
@@ -13,6 +14,10 @@ test('step 10 with the trained switch shows the English model\'s heads on the se
   await page.evaluate(() => window.attentionPlayground.heads());
   await expect(page.locator(`${panel} figure`)).toHaveCount(4);
   await expect(page.locator(`${panel} [data-heads="tokens"] .token`).first()).toBeVisible();
+  // it opens on layer 2, the one with labelled heads; layer 1's are drawn on request
+  await expect(page.locator(`${panel} figure`).first()).toHaveAttribute('data-layer', '2');
+  await page.locator(`${panel} [data-heads="layer"]`).selectOption('1');
+  await expect(page.locator(`${panel} figure`).first()).toHaveAttribute('data-layer', '1');
   const layer1 = await page.locator(`${panel} figure`).evaluateAll((figures) => figures.map((f) => f.dataset.label));
   await page.locator(`${panel} [data-heads="layer"]`).selectOption('2');
   await expect(page.locator(`${panel} figure`).first()).toHaveAttribute('data-layer', '2');
@@ -22,8 +27,52 @@ test('step 10 with the trained switch shows the English model\'s heads on the se
   expect(new Set([...layer1, ...layer2]).size).toBeGreaterThan(1);
   await expect(page.locator(`${panel} figure[data-head="2"] figcaption strong`)).toHaveText('Layer 2, head 2: induction');
   expect(await page.evaluate(() => window.attentionPlayground.getState()['model-layer'])).toBe(2);
+  expect(new URL(page.url()).searchParams.get('model-layer')).toBeNull(); // 2 is the default
   await page.screenshot({ path: 'test-results/english-heads.png', fullPage: true });
   expect(problems).toEqual([]);
+});
+
+test('step 10: the weights switch at the top of the picture turns the book\'s random heads into the trained model\'s, which differ', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, '?step=multihead');
+  const figure = page.locator('[data-main-figure]');
+  const toggle = figure.locator('[data-model-switch]');
+  await expect(toggle).toBeVisible();
+  await expect(toggle.getByRole('button', { name: 'the book’s random weights' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('.controls [data-control="model"]')).toHaveCount(0); // the switch replaced the dropdown
+  const trained = toggle.getByRole('button', { name: 'a trained model' });
+  await expect(trained).toHaveAttribute('aria-pressed', 'false');
+  // by keyboard: the switch is a pair of buttons in the tab order
+  await trained.focus();
+  await page.keyboard.press('Enter');
+  await expect(trained).toHaveAttribute('aria-pressed', 'true');
+  await expect.poll(() => new URL(page.url()).searchParams.get('model')).toBe('trained');
+  await page.evaluate(() => window.attentionPlayground.heads());
+  // the heads follow the switch inside the picture, first on the screen, each with its label
+  const heads = figure.locator(`${panel} figure`);
+  await expect(heads).toHaveCount(4);
+  const labels = await heads.evaluateAll((figures) => figures.map((f) => f.dataset.label));
+  expect(new Set(labels).size).toBeGreaterThanOrEqual(2);
+  const top = await figure.locator(panel).evaluate((node) => node.getBoundingClientRect().top + window.scrollY);
+  expect(top).toBeLessThan(800);
+  // the switch and the heads in the picture: no serious axe finding, in both colour schemes
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    const { violations } = await new AxeBuilder({ page }).include('[data-main-figure]').analyze();
+    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${colorScheme} ${v.id}: ${v.nodes.slice(0, 4).map((n) => n.target.join(' ') + ' ' + n.failureSummary).join(' | ')}`)).toEqual([]);
+  }
+  // and back: the walk's random weights, no English heads
+  await toggle.getByRole('button', { name: 'the book’s random weights' }).click();
+  await expect.poll(() => new URL(page.url()).searchParams.get('model')).toBeNull();
+  await expect(page.locator(`${panel} figure`)).toHaveCount(0);
+  expect(problems).toEqual([]);
+});
+
+test('lock=model disables the weights switch', async ({ page }) => {
+  await openPage(page, '?step=weights&lock=model');
+  const buttons = page.locator('[data-main-figure] [data-model-switch] button');
+  await expect(buttons).toHaveCount(2);
+  for (const button of await buttons.all()) await expect(button).toBeDisabled();
 });
 
 test('switching the English model\'s induction heads off raises the loss on a repeated sentence; heads-off is in the URL', async ({ page }) => {

@@ -28,7 +28,7 @@ for (const id of TRAINED_STEPS) {
     await openPage(page, `?step=${id}`);
     const { name, values } = shownWeight(id);
     const random = await shownValues(page, name);
-    await page.locator('.controls [data-control="model"]').selectOption('trained');
+    await page.locator('[data-main-figure] [data-model-switch] button[data-model="trained"]').click();
     await expect(page.locator('[data-note="trained"]')).toBeVisible();
     await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(4);
     const trained = await shownValues(page, name);

@@ -12,6 +12,7 @@ import { STEP_BY_ID } from './steps.js';
 import { createShell, splitExplanation, stepCountText } from './shell.js';
 import { refreshChoices, renderControls } from './controls.js';
 import { renderResults } from './results-view.js';
+import { createModelSwitch } from './model-switch.js';
 import { drawDeferred, setScaleMode } from './tensor-view.js';
 import { clearInspected, onInspect, pointAt } from './cell-inspection.js';
 import { exportStepFigure } from './figure-export.js';
@@ -243,12 +244,30 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     exercises.render(state);
   }
 
+  // The weights switch sits at the top of the step's picture wherever `model` changes the step (it replaces the
+  // controls' dropdown); on step 10 with the trained model the English model's heads follow it, so the heads
+  // that differ are what the switch shows first (the one-layer walk model's figures come after them).
+  const modelSwitch = createModelSwitch((changes) => update(changes, { fromControl: true }));
+  function placeModelSwitch(step) {
+    // in the figure's caption line, beside "new: …", so that it costs the picture no height where it fits
+    const caption = shell.results.querySelector('[data-main-figure] > figcaption');
+    const applies = Boolean(caption) && (step.controls ?? []).includes('model');
+    if (applies) {
+      modelSwitch.sync(state);
+      if (caption.firstChild !== modelSwitch.node) caption.prepend(modelSwitch.node);
+    } else if (modelSwitch.node.parentNode) modelSwitch.node.remove();
+    const headsInFigure = applies && step.id === 'multihead' && state.model === 'trained';
+    if (headsInFigure) {
+      if (caption.nextSibling !== shell.headsSlot) caption.after(shell.headsSlot);
+    } else if (shell.headsSlot.parentNode !== shell.main) shell.main.insertBefore(shell.headsSlot, shell.learnSlot);
+  }
+
   // The controls that change something on this step: before the projections (steps 2–5) the seed only
   // reaches words without the book's vectors, so it shows only when the sentence has one (or d_in ≠ 3).
   const SEED_FOR_EMBEDDINGS_ONLY = ['loop', 'matmul', 'softmax', 'self-attention'];
   let renderedControls = [];
   function controlsOf(step, current) {
-    return (step.controls ?? []).filter((name) => name !== 'seed' || !SEED_FOR_EMBEDDINGS_ONLY.includes(step.id) || seedChangesEmbeddings(current));
+    return (step.controls ?? []).filter((name) => name !== 'model').filter((name) => name !== 'seed' || !SEED_FOR_EMBEDDINGS_ONLY.includes(step.id) || seedChangesEmbeddings(current));
   }
 
   // A cell typed into one of the editable matrices (x or a projection weight): one edits list for all.
@@ -345,6 +364,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     const showsEditable = result.tensors?.some((view) => view.editable);
     if (editable && state.edits.length > 0 && showsEditable) nodes.unshift(resetEditsButton);
     syncChildren(shell.results, nodes);
+    placeModelSwitch(step);
     const tensors = result.tensors ?? [];
     if (shell.viewTools.hidden !== (tensors.length === 0)) shell.viewTools.hidden = tensors.length === 0;
     const weights = tensors.some((view) => view.kind === 'weights');
@@ -445,7 +465,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (shell.error.hidden !== !error) shell.error.hidden = !error;
     const text = error ? format(STRINGS.error, { message: error.message }) : '';
     if (shell.error.textContent !== text) shell.error.textContent = text;
-    if (error) shell.results.replaceChildren();
+    if (error) {
+      shell.results.replaceChildren();
+      if (shell.headsSlot.parentNode !== shell.main) shell.main.insertBefore(shell.headsSlot, shell.learnSlot);
+    }
   }
 
   function notify() {

@@ -67,8 +67,8 @@ export const STATE_TABLE = [
   { name: 'backend', type: 'enum', values: BACKENDS, default: 'auto', control: true, doc: 'Which backend computes: auto, wasm-simd, wasm-baseline, js or webgpu.' },
   // Steps 6–8 and 10: the seeded random weights, or the shipped trained model's (trained/walk-model.js).
   { name: 'model', type: 'enum', values: ['random', 'trained'], default: 'random', control: true, doc: 'Random seeded weights, or the shipped trained model\'s, on the steps that have weights.' },
-  // Step 10 with model=trained: the English model's layer shown (1-based) and the heads switched off ("1.2,2.3").
-  { name: 'model-layer', type: 'int', min: 1, max: 4, default: 1, control: true, doc: 'Step 10 with model=trained: the English model\'s layer shown (1-based).' },
+  // Step 10 with model=trained: the English model's layer shown (1-based; 2 holds its labelled heads) and the heads switched off ("1.2,2.3").
+  { name: 'model-layer', type: 'int', min: 1, max: 4, default: 2, control: true, doc: 'Step 10 with model=trained: the English model\'s layer shown (1-based).' },
   { name: 'heads-off', type: 'text', maxLength: MAX_TEXT, default: '', doc: 'Step 10 with model=trained: the English model\'s heads switched off, as layer.head, comma separated (e.g. 2.2,2.3).' },
   // Step 12 ('learn'): what its one-layer model trains on.
   { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'previous', control: true, doc: 'What step 12\'s model learns.' },

@@ -67,6 +67,8 @@ export const STRINGS = {
   editHint: 'Click a cell, or press Enter on it, to type a new value.',
   editCell: 'New value for {name}[{row}, {col}]',
   locked: '(locked)',
+  // The picture's weights switch (model-switch.js), bound to the `model` parameter.
+  modelSwitch: { label: 'Weights:', random: 'the book’s random weights', trained: 'a trained model' },
   exportAs: 'Export {name} as',
   valuesTable: 'Show the {count} values as a table',
   maxAbsError: 'max abs error',
