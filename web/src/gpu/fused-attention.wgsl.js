@@ -8,13 +8,14 @@
 // One invocation owns one query row. For each key it keeps the running maximum m, the running
 // denominator l = Σ exp(s − m) and the running numerator acc = Σ exp(s − m) · keep/(1 − p) · v, rescaling
 // both by exp(m_old − m_new) when the maximum grows (Milakov & Gimelshein 2018; FlashAttention). The
-// keys and values are staged KEY_TILE rows at a time in workgroup memory, shared by all query rows.
+// keys and values are staged KEY_TILE rows at a time in workgroup memory, shared by all query rows
+// (key-tiles.wgsl.js).
 //
 // Causal: key j takes part in row i when j ≤ i ('neg_inf' and 'renormalize' give the same weights);
 // maskMode 2 ('zero') gives future keys the score 0 instead. Dropout uses the counter-based hash of
 // docs/api.md on the flat index of the weight ((b·H + h)·Tq + i)·Tk + j, so it equals the unfused path.
-// HEAD_DIM_MAX is fixed when the text is built: private arrays need a constant size.
-import { boundedReads, f32, u32, uniforms } from './wgsl.js';
+import { keyTiles, stageTiles } from './key-tiles.wgsl.js';
+import { LOWBIAS32, LOWEST_F32, boundedReads, f32, passHead, u32, uniforms } from './wgsl.js';
 
 export const FUSED_ATTENTION_UNIFORMS = uniforms([...u32('Tq', 'Tk', 'headDim', 'heads'), ...f32('scale'), ...u32('causal', 'maskMode'), ...f32('dropout'),
   ...u32('seedHash'), ...f32('keepScale'), ...u32('qOffset', 'qRowStride', 'qBatchStride', 'qHeadStride', 'kOffset', 'kRowStride',
@@ -22,57 +23,29 @@ export const FUSED_ATTENTION_UNIFORMS = uniforms([...u32('Tq', 'Tk', 'headDim', 
   'oHeadStride')]);
 
 /**
- * Keys staged per tile: the key and value tiles, (KEY_TILE, HEAD_DIM_MAX) floats each, fit together in the
- * 16 KiB of workgroup memory every adapter offers (16 keys up to d_head 128, 8 at 256).
- * @param {number} headDimMax
- */
-export function keyTileRows(headDimMax) {
-  return Math.max(1, Math.min(16, Math.floor(16384 / (2 * 4 * headDimMax))));
-}
-
-/**
  * @param {number} headDimMax the largest d_head the pipeline serves (a multiple of 4)
  * @returns {string} WGSL source
  */
 export function fusedAttentionWgsl(headDimMax) {
   return /* wgsl */ `
-${FUSED_ATTENTION_UNIFORMS.struct}
-
-override QUERY_ROWS: u32 = 64u;
-const KEY_TILE: u32 = ${keyTileRows(headDimMax)}u;
-const HEAD_DIM_MAX: u32 = ${headDimMax}u;
-// The most negative finite f32: the start of a running maximum.
-const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> q: array<f32>;
-@group(0) @binding(2) var<storage, read> k: array<f32>;
-@group(0) @binding(3) var<storage, read> v: array<f32>;
-@group(0) @binding(4) var<storage, read_write> o: array<f32>;
-
-var<workgroup> keyTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
-var<workgroup> valueTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
+${passHead(FUSED_ATTENTION_UNIFORMS, 64, [['q', 'read'], ['k', 'read'], ['v', 'read'], ['o', 'read_write']])}
+${keyTiles(headDimMax, ['keyTile', 'valueTile'])}
+${LOWEST_F32}
 
 ${boundedReads(['readQ', 'q'], ['readK', 'k'], ['readV', 'v'])}
 fn writeO(index: u32, value: f32) { if (index < arrayLength(&o)) { o[index] = value; } }
-
-// Chris Wellons' lowbias32, as in docs/api.md.
-fn lowbias32(input: u32) -> u32 {
-  var x = input;
-  x ^= x >> 16u; x *= 0x7feb352du; x ^= x >> 15u; x *= 0x846ca68bu; x ^= x >> 16u;
-  return x;
-}
+${LOWBIAS32}
 fn dropoutKeep(index: u32) -> f32 {
   if (params.dropout <= 0.0) { return 1.0; }
   let u = f32(lowbias32(index ^ params.seedHash) >> 8u) / 16777216.0;
   return select(0.0, params.keepScale, u >= params.dropout);
 }
 
-@compute @workgroup_size(QUERY_ROWS, 1, 1)
+@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
   let batch = group.y / params.heads;
   let head = group.y % params.heads;
-  let query = group.x * QUERY_ROWS + local.x;
+  let query = group.x * WORKGROUP_SIZE + local.x;
   let hasQuery = query < params.Tq;
   let d = params.headDim;
   let qBase = params.qOffset + batch * params.qBatchStride + head * params.qHeadStride + query * params.qRowStride;
@@ -88,19 +61,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
 
   for (var keyStart = 0u; keyStart < params.Tk; keyStart += KEY_TILE) {
     // 1. Stage KEY_TILE keys and values (zeros past Tk).
-    for (var slot = local.x; slot < KEY_TILE * d; slot += QUERY_ROWS) {
-      let key = keyStart + slot / d;
-      let c = slot % d;
-      var kValue = 0.0;
-      var vValue = 0.0;
-      if (key < params.Tk) {
-        kValue = readK(kBase + key * params.kRowStride + c);
-        vValue = readV(vBase + key * params.vRowStride + c);
-      }
-      keyTile[slot] = kValue;
-      valueTile[slot] = vValue;
-    }
-    workgroupBarrier();
+    ${stageTiles({ start: 'keyStart', count: 'params.Tk', width: 'd', into: [
+      ['keyTile', 'readK', (key) => `kBase + ${key} * params.kRowStride`],
+      ['valueTile', 'readV', (key) => `vBase + ${key} * params.vRowStride`]] })}
 
     // 2. Online softmax over the staged keys.
     for (var t = 0u; t < KEY_TILE; t++) {

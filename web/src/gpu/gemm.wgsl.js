@@ -16,7 +16,7 @@
 // WGSL cannot choose a binding's element type by an override, so the scalar/vec4 choice is made when the
 // text is built, as is staging (variant 1, tiles in workgroup memory) or not (variant 2, for CPU-emulated
 // adapters, where barriers are dear); the workgroup size and the transposition are overrides.
-import { boundedReads, f32, u32, uniforms } from './wgsl.js';
+import { bindings, boundedReads, f32, u32, uniforms } from './wgsl.js';
 
 export const GEMM_UNIFORMS = uniforms([...u32('M', 'N', 'K', 'batchInner'), ...f32('alpha'), ...u32('hasBias',
   'aOffset', 'aRowStride', 'aOuterStride', 'aInnerStride', 'bOffset', 'bRowStride', 'bOuterStride', 'bInnerStride',
@@ -39,11 +39,7 @@ const TILE_K: u32 = 16u;
 const OUT_PER_THREAD: u32 = 4u;
 override TILE_MN: u32 = WORKGROUP_SIDE * OUT_PER_THREAD;
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<${vec4A ? 'vec4<f32>' : 'f32'}>;
-@group(0) @binding(2) var<storage, read> b: array<${vec4B ? 'vec4<f32>' : 'f32'}>;
-@group(0) @binding(3) var<storage, read> bias: array<f32>;
-@group(0) @binding(4) var<storage, read_write> c: array<f32>;
+${bindings([['a', 'read', vec4A ? 'vec4<f32>' : 'f32'], ['b', 'read', vec4B ? 'vec4<f32>' : 'f32'], ['bias', 'read'], ['c', 'read_write']])}
 
 // tileA[m][k], tileB[k][n]: the current K-slice of A's rows and op(B)'s columns.
 var<workgroup> tileA: array<f32, WORKGROUP_SIDE * OUT_PER_THREAD * TILE_K>;

@@ -14,26 +14,16 @@
 //
 // One workgroup per row; its invocations stride over the columns and combine partial maxima and sums in
 // workgroup memory.
-import { boundedReads, f32, u32, uniforms } from './wgsl.js';
+import { LOWEST_F32, WORKGROUP_SUM_AND_MAX, boundedReads, f32, passHead, u32, uniforms } from './wgsl.js';
 
 export const ROW_SOFTMAX_UNIFORMS = uniforms([...u32('rows', 'cols', 'rowsPerMatrix', 'causal', 'maskMode', 'normalization'), ...f32('scale'),
   ...u32('writeScaled', 'writeMasked', 'rowOffset')]);
 
 export const rowSoftmaxWgsl = /* wgsl */ `
-${ROW_SOFTMAX_UNIFORMS.struct}
-
-override ROW_THREADS: u32 = 64u;
+${passHead(ROW_SOFTMAX_UNIFORMS, 64, [['scores', 'read'], ['scaledOut', 'read_write', 'u32'], ['maskedOut', 'read_write', 'u32'], ['weightsOut', 'read_write']])}
 const NEG_INF_BITS: u32 = 0xff800000u;
-// The most negative finite f32: the start of a running maximum.
-const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> scores: array<f32>;
-@group(0) @binding(2) var<storage, read_write> scaledOut: array<u32>;
-@group(0) @binding(3) var<storage, read_write> maskedOut: array<u32>;
-@group(0) @binding(4) var<storage, read_write> weightsOut: array<f32>;
-
-var<workgroup> partial: array<f32, ROW_THREADS>;
+${LOWEST_F32}
+${WORKGROUP_SUM_AND_MAX}
 
 ${boundedReads(['readScore', 'scores'])}
 fn writeBits(index: u32, bits: u32, toMasked: bool) {
@@ -64,39 +54,15 @@ fn normalizedInput(rowBase: u32, query: u32, j: u32) -> Entry {
   return e;
 }
 
-fn reduceMax(value: f32, thread: u32) -> f32 {
-  partial[thread] = value;
-  workgroupBarrier();
-  for (var stride = ROW_THREADS / 2u; stride > 0u; stride /= 2u) {
-    if (thread < stride) { partial[thread] = max(partial[thread], partial[thread + stride]); }
-    workgroupBarrier();
-  }
-  let result = partial[0];
-  workgroupBarrier();
-  return result;
-}
-
-fn reduceSum(value: f32, thread: u32) -> f32 {
-  partial[thread] = value;
-  workgroupBarrier();
-  for (var stride = ROW_THREADS / 2u; stride > 0u; stride /= 2u) {
-    if (thread < stride) { partial[thread] = partial[thread] + partial[thread + stride]; }
-    workgroupBarrier();
-  }
-  let result = partial[0];
-  workgroupBarrier();
-  return result;
-}
-
 // The numerator of normalize(·) for one entry; 'stable' subtracts the row maximum.
-fn numerator(e: Entry, rowMax: f32) -> f32 {
+fn numerator(e: Entry, maximum: f32) -> f32 {
   if (!e.present) { return 0.0; }
-  if (params.normalization == 0u) { return exp(e.value - rowMax); }
+  if (params.normalization == 0u) { return exp(e.value - maximum); }
   if (params.normalization == 1u) { return exp(e.value); }
   return e.value;
 }
 
-@compute @workgroup_size(ROW_THREADS, 1, 1)
+@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(local_invocation_id) local: vec3<u32>) {
   // Uniform control flow: every invocation of a workgroup has the same row, so all reach the barriers.
@@ -109,33 +75,33 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
   // 1. Row maximum and count of the entries that take part (for 'stable' and fully masked rows).
   var localMax = LOWEST_F32;
   var localCount = 0.0;
-  for (var j = thread; j < params.cols; j += ROW_THREADS) {
+  for (var j = thread; j < params.cols; j += WORKGROUP_SIZE) {
     let e = normalizedInput(rowBase, query, j);
     if (e.present) { localMax = max(localMax, e.value); localCount += 1.0; }
   }
-  let rowMax = reduceMax(localMax, thread);
-  let present = reduceSum(localCount, thread);
+  let maximum = rowMax(thread, localMax);
+  let present = rowSum(thread, localCount);
 
   // 2. Denominator of normalize(·).
   var localSum = 0.0;
-  for (var j = thread; j < params.cols; j += ROW_THREADS) {
-    localSum += numerator(normalizedInput(rowBase, query, j), rowMax);
+  for (var j = thread; j < params.cols; j += WORKGROUP_SIZE) {
+    localSum += numerator(normalizedInput(rowBase, query, j), maximum);
   }
-  let denominator = reduceSum(localSum, thread);
+  let denominator = rowSum(thread, localSum);
 
   // 3. For 'renormalize': the sum of the probabilities that survive the mask.
   let renormalize = params.causal != 0u && params.maskMode == 1u;
   var kept = 1.0;
   if (renormalize) {
     var localKept = 0.0;
-    for (var j = thread; j <= min(query, params.cols - 1u); j += ROW_THREADS) {
-      localKept += numerator(normalizedInput(rowBase, query, j), rowMax) / denominator;
+    for (var j = thread; j <= min(query, params.cols - 1u); j += WORKGROUP_SIZE) {
+      localKept += numerator(normalizedInput(rowBase, query, j), maximum) / denominator;
     }
-    kept = reduceSum(localKept, thread);
+    kept = rowSum(thread, localKept);
   }
 
   // 4. Write scaled, masked and weights.
-  for (var j = thread; j < params.cols; j += ROW_THREADS) {
+  for (var j = thread; j < params.cols; j += WORKGROUP_SIZE) {
     let index = rowBase + j;
     let s = scaledEntry(index);
     if (params.writeScaled != 0u) { writeBits(index, select(NEG_INF_BITS, bitcast<u32>(s.value), s.present), false); }
@@ -143,7 +109,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
     var weight = 0.0;
     // No finite entry, or every exp underflowed: weights 0, not 0/0 (as the reference does).
     let degenerate = present == 0.0 || denominator == 0.0;
-    if (!degenerate) { weight = numerator(e, rowMax) / denominator; }
+    if (!degenerate) { weight = numerator(e, maximum) / denominator; }
     let future = params.causal != 0u && j > query;
     if (renormalize) {
       if (future) { weight = 0.0; }

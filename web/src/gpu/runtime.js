@@ -87,7 +87,7 @@ export class GpuRuntime {
   }
 
   rowSoftmaxSpec() {
-    return { key: 'row softmax', source: () => rowSoftmaxWgsl, constants: { ROW_THREADS } };
+    return { key: 'row softmax', source: () => rowSoftmaxWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } };
   }
 
   /** What a teaching-size step needs: odd sizes (scalar loads), Q·Kᵀ and weights·V, the softmax. */
@@ -268,7 +268,7 @@ export class GpuPass {
     if (headDim > HEAD_DIM_LIMIT) throw new Error(`webgpu: ${name}: d_head=${headDim} exceeds the fused kernel's ${HEAD_DIM_LIMIT}`);
     const headDimMax = Math.max(16, 2 ** Math.ceil(Math.log2(headDim)));
     const pipeline = this.runtime.pipeline({ key: `fused attention headDimMax=${headDimMax}`,
-      source: () => fusedAttentionWgsl(headDimMax), constants: { QUERY_ROWS } });
+      source: () => fusedAttentionWgsl(headDimMax), constants: { WORKGROUP_SIZE: QUERY_ROWS } });
     const strides = (prefix, layout) => ({
       [`${prefix}Offset`]: layout.offset ?? 0, [`${prefix}RowStride`]: layout.rowStride,
       [`${prefix}BatchStride`]: layout.outerStride ?? 0, [`${prefix}HeadStride`]: layout.innerStride ?? 0,

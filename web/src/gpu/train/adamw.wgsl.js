@@ -9,31 +9,20 @@
 // The step's scalars (decay, stepSize, √(1 − β₂^step)) are computed on the CPU in float64 and rounded to
 // f32 once, as PyTorch does with its Python floats. coef is read from a storage buffer, so clipping needs
 // no read-back.
-import { boundedReads, f32, u32, uniforms } from '../wgsl.js';
+import { boundedReads, f32, passHead, perElement, u32, uniforms } from '../wgsl.js';
 
 export const ADAMW_UNIFORMS = uniforms([...u32('count'), ...f32('decay', 'beta1', 'beta2', 'oneMinusBeta1', 'oneMinusBeta2', 'stepSize', 'correction2Sqrt', 'eps')]);
 
 export const adamwWgsl = /* wgsl */ `
-${ADAMW_UNIFORMS.struct}
-
-override WORKGROUP_SIZE: u32 = 256u;
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> grads: array<f32>;
-@group(0) @binding(2) var<storage, read> clip: array<f32>;   // [total norm, coef]
-@group(0) @binding(3) var<storage, read_write> weights: array<f32>;
-@group(0) @binding(4) var<storage, read_write> expAvg: array<f32>;
-@group(0) @binding(5) var<storage, read_write> expAvgSq: array<f32>;
+${passHead(ADAMW_UNIFORMS, 256, [['grads', 'read'], ['clip', 'read'], ['weights', 'read_write'], ['expAvg', 'read_write'], ['expAvgSq', 'read_write']])}
 
 ${boundedReads(['readGrad', 'grads'])}
+// clip: [total norm, coef]
 fn readCoef() -> f32 {
   if (arrayLength(&clip) > 1u) { return clip[1]; }
   return 1.0;
 }
-
-@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
-fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-  let index = id.y * groups.x * WORKGROUP_SIZE + id.x;
+${perElement(`
   if (index >= params.count || index >= arrayLength(&weights) || index >= arrayLength(&expAvg) ||
       index >= arrayLength(&expAvgSq)) { return; }
   let g = readGrad(index) * readCoef();
@@ -43,6 +32,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
   let denom = sqrt(v) / params.correction2Sqrt + params.eps;
   expAvg[index] = m;
   expAvgSq[index] = v;
-  weights[index] = p - (m / denom) * params.stepSize;
-}
+  weights[index] = p - (m / denom) * params.stepSize;`)}
 `;

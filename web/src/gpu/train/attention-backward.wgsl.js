@@ -8,53 +8,40 @@
 // This is causalAttentionBackward of web/src/train/ops.js with D_i for its Σ_j P dP.
 // A workgroup is WORKGROUP_SIZE consecutive rows of one (batch, head); the rows it loops over (keys and values
 // in stage 1, queries and dO in stage 2) are staged KEY_TILE at a time in workgroup memory, each read once for
-// the whole workgroup (as attention-lse.wgsl.js). Each invocation keeps its own row(s) in private arrays.
-import { keyTileRows } from '../fused-attention.wgsl.js';
-import { boundedReads } from '../wgsl.js';
+// the whole workgroup (key-tiles.wgsl.js, as attention-lse.wgsl.js). Each invocation keeps its own row(s) in
+// private arrays.
+import { keyTiles, stageTiles } from '../key-tiles.wgsl.js';
+import { boundedReads, passHead } from '../wgsl.js';
 import { ATTENTION_UNIFORMS } from './attention-lse.wgsl.js';
 
-const common = (headDimMax) => /* wgsl */ `
-${ATTENTION_UNIFORMS.struct}
-
-override WORKGROUP_SIZE: u32 = 64u;
-const HEAD_DIM_MAX: u32 = ${headDimMax}u;
-const KEY_TILE: u32 = ${keyTileRows(headDimMax)}u;
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> q: array<f32>;
-@group(0) @binding(2) var<storage, read> k: array<f32>;
-@group(0) @binding(3) var<storage, read> v: array<f32>;
-@group(0) @binding(4) var<storage, read> dO: array<f32>;
-@group(0) @binding(5) var<storage, read> lse: array<f32>;
-
+// A stage: the buffers both stages bind (1–5), then its own three (6–8) and the bounded read of the first of
+// them; its entry point is invocation `row` of head h in batch b (matrix = b·H + h), hasRow where that row
+// exists (D, bound by both, has one value per row). No early return: every invocation stages the tiles (the
+// barriers need them all).
+const stage = ({ headDimMax, buffers, read, row }, body) => /* wgsl */ `
+${passHead(ATTENTION_UNIFORMS, 64, [['q', 'read'], ['k', 'read'], ['v', 'read'], ['dO', 'read'], ['lse', 'read'], ...buffers])}
 // The staged rows: K and V in stage 1, Q and dO in stage 2.
-var<workgroup> tileA: array<f32, KEY_TILE * HEAD_DIM_MAX>;
-var<workgroup> tileB: array<f32, KEY_TILE * HEAD_DIM_MAX>;
+${keyTiles(headDimMax, ['tileA', 'tileB'])}
 
-${boundedReads(['readQ', 'q'], ['readK', 'k'], ['readV', 'v'], ['readDO', 'dO'], ['readLse', 'lse'])}
+${boundedReads(['readQ', 'q'], ['readK', 'k'], ['readV', 'v'], ['readDO', 'dO'], ['readLse', 'lse'], read)}
 
 // Row t of head h in batch b, read in place from (B, T, H·d_head).
 fn rowStart(b: u32, t: u32, h: u32) -> u32 { return (b * params.T + t) * params.rowStride + h * params.headDim; }
+
+@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+  let ${row} = group.x * WORKGROUP_SIZE + local.x;
+  let matrix = group.y;
+  let hasRow = ${row} < params.T && matrix * params.T + ${row} < arrayLength(&D);
+  let dh = params.headDim;
+  let b = matrix / params.heads;
+  let h = matrix % params.heads;${body}
+}
 `;
 
 /** Stage 1: dq and D, one invocation per (query row, batch·head). Binds O at 6, dq at 7, D at 8. */
 export function attentionBackwardQueryWgsl(headDimMax) {
-  return /* wgsl */ `${common(headDimMax)}
-@group(0) @binding(6) var<storage, read> o: array<f32>;
-@group(0) @binding(7) var<storage, read_write> dq: array<f32>;
-@group(0) @binding(8) var<storage, read_write> D: array<f32>;
-
-${boundedReads(['readO', 'o'])}
-
-@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
-fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
-  let i = group.x * WORKGROUP_SIZE + local.x;
-  let matrix = group.y;
-  // No early return: every invocation stages the tiles (the barriers need them all).
-  let hasRow = i < params.T && matrix * params.T + i < arrayLength(&D);
-  let dh = params.headDim;
-  let b = matrix / params.heads;
-  let h = matrix % params.heads;
+  return stage({ headDimMax, buffers: [['o', 'read'], ['dq', 'read_write'], ['D', 'read_write']], read: ['readO', 'o'], row: 'i' }, `
   let qRow = rowStart(b, i, h);
   var queryRow: array<f32, HEAD_DIM_MAX>;
   var gradRow: array<f32, HEAD_DIM_MAX>;
@@ -72,20 +59,8 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   var acc: array<f32, HEAD_DIM_MAX>;
   for (var start = 0u; start < groupLast; start += KEY_TILE) {
     // 1. Stage KEY_TILE rows of K (tileA) and V (tileB), zeros past T.
-    for (var slot = local.x; slot < KEY_TILE * dh; slot += WORKGROUP_SIZE) {
-      let j = start + slot / dh;
-      let c = slot % dh;
-      var kValue = 0.0;
-      var vValue = 0.0;
-      if (j < params.T) {
-        let kRow = rowStart(b, j, h);
-        kValue = readK(kRow + c);
-        vValue = readV(kRow + c);
-      }
-      tileA[slot] = kValue;
-      tileB[slot] = vValue;
-    }
-    workgroupBarrier();
+    ${stageTiles({ start: 'start', count: 'params.T', width: 'dh', into: [
+      ['tileA', 'readK', (j) => `rowStart(b, ${j}, h)`], ['tileB', 'readV', (j) => `rowStart(b, ${j}, h)`]] })}
     // 2. p_ij = exp(scale·q_i·k_j − lse_i), dp_ij = dO_i·v_j, ds_ij = p_ij (dp_ij − D_i); dq_i += ds_ij k_j
     for (var t = 0u; t < KEY_TILE; t++) {
       let j = start + t;
@@ -105,29 +80,12 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
     for (var c = 0u; c < dh; c++) {
       if (qRow + c < arrayLength(&dq)) { dq[qRow + c] = params.scale * acc[c]; }
     }
-  }
-}
-`;
+  }`);
 }
 
 /** Stage 2: dk and dv, one invocation per (key row, batch·head); reads stage 1's D at 6. */
 export function attentionBackwardKeyWgsl(headDimMax) {
-  return /* wgsl */ `${common(headDimMax)}
-@group(0) @binding(6) var<storage, read> D: array<f32>;
-@group(0) @binding(7) var<storage, read_write> dk: array<f32>;
-@group(0) @binding(8) var<storage, read_write> dv: array<f32>;
-
-${boundedReads(['readD', 'D'])}
-
-@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
-fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
-  let j = group.x * WORKGROUP_SIZE + local.x;
-  let matrix = group.y;
-  // No early return: every invocation stages the tiles (the barriers need them all).
-  let hasRow = j < params.T && matrix * params.T + j < arrayLength(&D);
-  let dh = params.headDim;
-  let b = matrix / params.heads;
-  let h = matrix % params.heads;
+  return stage({ headDimMax, buffers: [['D', 'read'], ['dk', 'read_write'], ['dv', 'read_write']], read: ['readD', 'D'], row: 'j' }, `
   let kRow = rowStart(b, j, h);
   var keyRow: array<f32, HEAD_DIM_MAX>;
   var valueRow: array<f32, HEAD_DIM_MAX>;
@@ -142,20 +100,8 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   var accV: array<f32, HEAD_DIM_MAX>;
   for (var start = groupFirst; start < params.T; start += KEY_TILE) {
     // 1. Stage KEY_TILE rows of Q (tileA) and dO (tileB), zeros past T.
-    for (var slot = local.x; slot < KEY_TILE * dh; slot += WORKGROUP_SIZE) {
-      let i = start + slot / dh;
-      let c = slot % dh;
-      var qValue = 0.0;
-      var gValue = 0.0;
-      if (i < params.T) {
-        let qRow = rowStart(b, i, h);
-        qValue = readQ(qRow + c);
-        gValue = readDO(qRow + c);
-      }
-      tileA[slot] = qValue;
-      tileB[slot] = gValue;
-    }
-    workgroupBarrier();
+    ${stageTiles({ start: 'start', count: 'params.T', width: 'dh', into: [
+      ['tileA', 'readQ', (i) => `rowStart(b, ${i}, h)`], ['tileB', 'readDO', (i) => `rowStart(b, ${i}, h)`]] })}
     // 2. dv_j += p_ij dO_i;   dk_j += ds_ij q_i
     for (var t = 0u; t < KEY_TILE; t++) {
       let i = start + t;
@@ -181,7 +127,5 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
       if (kRow + c < arrayLength(&dk)) { dk[kRow + c] = params.scale * accK[c]; }
       if (kRow + c < arrayLength(&dv)) { dv[kRow + c] = accV[c]; }
     }
-  }
-}
-`;
+  }`);
 }

@@ -6,31 +6,18 @@
 // One invocation per (query row, batch·head); the accumulator and the query row are private arrays of
 // HEAD_DIM_MAX floats. A workgroup is WORKGROUP_SIZE consecutive query rows of one (batch, head): it stages
 // KEY_TILE keys and values at a time in workgroup memory, each read once from the storage buffer for the
-// whole workgroup instead of once per row (as fused-attention.wgsl.js). The sums run in the order of the
-// untiled kernel (key by key, column by column).
-import { keyTileRows } from '../fused-attention.wgsl.js';
-import { boundedReads, f32, u32, uniforms } from '../wgsl.js';
+// whole workgroup instead of once per row (key-tiles.wgsl.js, as fused-attention.wgsl.js). The sums run in
+// the order of the untiled kernel (key by key, column by column).
+import { keyTiles, stageTiles } from '../key-tiles.wgsl.js';
+import { LOWEST_F32, boundedReads, f32, passHead, u32, uniforms } from '../wgsl.js';
 
 export const ATTENTION_UNIFORMS = uniforms([...u32('T', 'headDim', 'heads', 'rowStride'), ...f32('scale'), ...u32('causal')]);
 
 export function attentionLseWgsl(headDimMax) {
   return /* wgsl */ `
-${ATTENTION_UNIFORMS.struct}
-
-override WORKGROUP_SIZE: u32 = 64u;
-const HEAD_DIM_MAX: u32 = ${headDimMax}u;
-const KEY_TILE: u32 = ${keyTileRows(headDimMax)}u;
-const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> q: array<f32>;
-@group(0) @binding(2) var<storage, read> k: array<f32>;
-@group(0) @binding(3) var<storage, read> v: array<f32>;
-@group(0) @binding(4) var<storage, read_write> o: array<f32>;
-@group(0) @binding(5) var<storage, read_write> lse: array<f32>;
-
-var<workgroup> keyTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
-var<workgroup> valueTile: array<f32, KEY_TILE * HEAD_DIM_MAX>;
+${passHead(ATTENTION_UNIFORMS, 64, [['q', 'read'], ['k', 'read'], ['v', 'read'], ['o', 'read_write'], ['lse', 'read_write']])}
+${keyTiles(headDimMax, ['keyTile', 'valueTile'])}
+${LOWEST_F32}
 
 ${boundedReads(['readQ', 'q'], ['readK', 'k'], ['readV', 'v'])}
 
@@ -56,20 +43,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   var l = 0.0;
   for (var keyStart = 0u; keyStart < groupLast; keyStart += KEY_TILE) {
     // 1. Stage KEY_TILE keys and values (zeros past T).
-    for (var slot = local.x; slot < KEY_TILE * d; slot += WORKGROUP_SIZE) {
-      let j = keyStart + slot / d;
-      let c = slot % d;
-      var kValue = 0.0;
-      var vValue = 0.0;
-      if (j < params.T) {
-        let kRow = (b * params.T + j) * params.rowStride + head;
-        kValue = readK(kRow + c);
-        vValue = readV(kRow + c);
-      }
-      keyTile[slot] = kValue;
-      valueTile[slot] = vValue;
-    }
-    workgroupBarrier();
+    ${stageTiles({ start: 'keyStart', count: 'params.T', width: 'd', into: [
+      ['keyTile', 'readK', (j) => `(b * params.T + ${j}) * params.rowStride + head`],
+      ['valueTile', 'readV', (j) => `(b * params.T + ${j}) * params.rowStride + head`]] })}
     // 2. Online softmax over the staged keys this row sees.
     for (var t = 0u; t < KEY_TILE; t++) {
       let j = keyStart + t;

@@ -4,16 +4,12 @@
 // with head h in columns [h·d_head, (h+1)·d_head); lse: (B, H, T); p: (B, H, T, T). One invocation per
 // weight: (key j, query i, batch·head), in TILE × TILE workgroups.
 import { ATTENTION_UNIFORMS } from './attention-lse.wgsl.js';
-import { boundedReads } from '../wgsl.js';
+import { bindings, boundedReads } from '../wgsl.js';
 
 export const attentionWeightsWgsl = /* wgsl */ `
 ${ATTENTION_UNIFORMS.struct}
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> q: array<f32>;
-@group(0) @binding(2) var<storage, read> k: array<f32>;
-@group(0) @binding(3) var<storage, read> lse: array<f32>;
-@group(0) @binding(4) var<storage, read_write> p: array<f32>;
+${bindings([['q', 'read'], ['k', 'read'], ['lse', 'read'], ['p', 'read_write']])}
 
 override TILE: u32 = 16u;
 

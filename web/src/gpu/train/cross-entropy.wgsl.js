@@ -3,28 +3,21 @@
 //   per counted row n: loss_n = log Σ_c exp(x_c − max) + max − x_t;  correct_n = (argmax = t);
 //   dLogits_n = (softmax(x_n) − onehot(t)) / count;   ignored rows: loss_n = 0, dLogits_n = 0.
 // The mean loss is Σ_n loss_n / count, a column sum (column-sum.wgsl.js) with scale 1/count; count is the
-// CPU's (the targets come from the CPU with the batch). One workgroup per row; its invocations stride over
-// the vocabulary and combine maxima and sums in workgroup memory.
-import { boundedReads, f32, u32, uniforms } from '../wgsl.js';
+// CPU's (the targets come from the CPU with the batch); rowLoss holds (N, 2): loss_n, correct_n. One
+// workgroup per row; its invocations stride over the vocabulary and combine maxima and sums in workgroup
+// memory.
+import { LOWEST_F32, WORKGROUP_SUM, boundedReads, f32, passHead, perRow, u32, uniforms } from '../wgsl.js';
 
 export const CROSS_ENTROPY_UNIFORMS = uniforms([...u32('rows', 'vocab'), ...f32('invCount'), ...u32('wantGradient')]);
 
 export const crossEntropyWgsl = /* wgsl */ `
-${CROSS_ENTROPY_UNIFORMS.struct}
-
-override WORKGROUP_SIZE: u32 = 64u;
+${passHead(CROSS_ENTROPY_UNIFORMS, 64, [['logits', 'read'], ['targets', 'read', 'i32'], ['rowLoss', 'read_write'], ['dLogits', 'read_write']])}
 const IGNORE_INDEX: i32 = -100;
-const LOWEST_F32: f32 = bitcast<f32>(0xff7fffffu);
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> logits: array<f32>;
-@group(0) @binding(2) var<storage, read> targets: array<i32>;
-@group(0) @binding(3) var<storage, read_write> rowLoss: array<f32>;     // (N, 2): loss_n, correct_n
-@group(0) @binding(4) var<storage, read_write> dLogits: array<f32>;
+${LOWEST_F32}
 
 var<workgroup> maxima: array<f32, WORKGROUP_SIZE>;
 var<workgroup> argmaxima: array<u32, WORKGROUP_SIZE>;
-var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
+${WORKGROUP_SUM}
 
 ${boundedReads(['readLogit', 'logits'])}
 fn readTarget(row: u32) -> i32 {
@@ -37,12 +30,7 @@ fn writeGradient(index: u32, value: f32) {
 fn writeRow(row: u32, loss: f32, correct: f32) {
   if (2u * row + 1u < arrayLength(&rowLoss)) { rowLoss[2u * row] = loss; rowLoss[2u * row + 1u] = correct; }
 }
-
-@compute @workgroup_size(WORKGROUP_SIZE, 1, 1)
-fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
-        @builtin(local_invocation_id) local: vec3<u32>) {
-  let row = group.y * groups.x + group.x;
-  if (row >= params.rows) { return; }
+${perRow(`
   let base = row * params.vocab;
   let t = readTarget(row);
   if (t == IGNORE_INDEX) {
@@ -75,13 +63,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
   // 2. Σ exp(x − max)
   var sum = 0.0;
   for (var c = local.x; c < params.vocab; c += WORKGROUP_SIZE) { sum += exp(readLogit(base + c) - rowMax); }
-  sums[local.x] = sum;
-  workgroupBarrier();
-  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride /= 2u) {
-    if (local.x < stride) { sums[local.x] += sums[local.x + stride]; }
-    workgroupBarrier();
-  }
-  let total = sums[0];
+  let total = rowSum(local.x, sum);
   let targetIndex = u32(t);
   // 3. loss, correct, gradient
   if (local.x == 0u) {
@@ -90,6 +72,5 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
   for (var c = local.x; c < params.vocab; c += WORKGROUP_SIZE) {
     let p = exp(readLogit(base + c) - rowMax) / total;
     writeGradient(base + c, (p - select(0.0, 1.0, c == targetIndex)) * params.invCount);
-  }
-}
+  }`)}
 `;

@@ -5,19 +5,13 @@
 //     (per-tensor norms first, as PyTorch does); coef = min(1, maxNorm/(total + 1e-6)), or 1 with no maxNorm.
 //   Writes clip = [total, coef], which the AdamW kernel reads.
 // Segments (partial start, partial count) per tensor come in a storage buffer of u32 pairs.
-import { WORKGROUP_SUM, boundedReads, f32, u32, uniforms } from '../wgsl.js';
+import { WORKGROUP_SUM, boundedReads, f32, passHead, u32, uniforms } from '../wgsl.js';
 
 export const GRAD_NORM_PARTIALS_UNIFORMS = uniforms(u32('count', 'offset', 'partialOffset'));
 export const GRAD_NORM_TOTAL_UNIFORMS = uniforms([...u32('tensors', 'clipping'), ...f32('maxNorm')]);
 
 export const gradNormPartialsWgsl = /* wgsl */ `
-${GRAD_NORM_PARTIALS_UNIFORMS.struct}
-
-override WORKGROUP_SIZE: u32 = 256u;
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> grads: array<f32>;
-@group(0) @binding(2) var<storage, read_write> partials: array<f32>;
+${passHead(GRAD_NORM_PARTIALS_UNIFORMS, 256, [['grads', 'read'], ['partials', 'read_write']])}
 
 ${WORKGROUP_SUM}
 
@@ -38,14 +32,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
 `;
 
 export const gradNormTotalWgsl = /* wgsl */ `
-${GRAD_NORM_TOTAL_UNIFORMS.struct}
-
-override WORKGROUP_SIZE: u32 = 256u;
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> partials: array<f32>;
-@group(0) @binding(2) var<storage, read> segments: array<u32>;
-@group(0) @binding(3) var<storage, read_write> clip: array<f32>;
+${passHead(GRAD_NORM_TOTAL_UNIFORMS, 256, [['partials', 'read'], ['segments', 'read', 'u32'], ['clip', 'read_write']])}
 
 ${WORKGROUP_SUM}
 

@@ -1,7 +1,7 @@
 // out (cols, rows) = inᵀ for `in` (rows, cols), batched: the transposed left operand that gemm.wgsl.js does
 // not take, so a linear layer's weight gradient gW (out, in) = dyᵀ·x is this then the GEMM. 16×16 tiles
 // through workgroup memory, so reads and writes both walk rows.
-import { u32, uniforms } from '../wgsl.js';
+import { bindings, u32, uniforms } from '../wgsl.js';
 
 export const TRANSPOSE_UNIFORMS = uniforms(u32('rows', 'cols', 'offsetIn'));
 
@@ -10,9 +10,7 @@ ${TRANSPOSE_UNIFORMS.struct}
 
 const TILE: u32 = 16u;
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> input: array<f32>;
-@group(0) @binding(2) var<storage, read_write> output: array<f32>;
+${bindings([['input', 'read'], ['output', 'read_write']])}
 
 var<workgroup> tile: array<array<f32, 17>, 16>;   // 17: no bank conflicts on the transposed read
 
