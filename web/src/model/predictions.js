@@ -3,14 +3,20 @@
 import { describeValue } from '../core/tensor.js';
 import { headsOffSet } from './model.js';
 
-/** log-softmax of row t of logits (T, V) at index target, and the row's probabilities when wanted. */
-function rowLogProb(logits, t, target) {
+/** Row t of logits (T, V), its maximum and Σ_c exp(row[c] − max): its softmax is exp(row[c] − max)/sum. */
+function softmaxRow(logits, t) {
   const V = logits.shape[1];
   const row = logits.data.subarray(t * V, (t + 1) * V);
   let max = -Infinity;
   for (let c = 0; c < V; c++) if (row[c] > max) max = row[c];
   let sum = 0;
   for (let c = 0; c < V; c++) sum += Math.exp(row[c] - max);
+  return { row, max, sum };
+}
+
+/** log-softmax of row t of logits (T, V) at index target. */
+function rowLogProb(logits, t, target) {
+  const { row, max, sum } = softmaxRow(logits, t);
   return row[target] - max - Math.log(sum);
 }
 
@@ -74,13 +80,8 @@ export function batchLoss(model, { inputs, targets }, { headsOff, ablation } = {
 
 /** The k most likely next tokens after position t of a forward's logits: [{id, text, probability}]. */
 export function topTokens(model, logits, t, k = 5) {
-  const V = logits.shape[1];
-  const row = logits.data.subarray(t * V, (t + 1) * V);
-  let max = -Infinity;
-  for (let c = 0; c < V; c++) if (row[c] > max) max = row[c];
-  let sum = 0;
-  for (let c = 0; c < V; c++) sum += Math.exp(row[c] - max);
-  const order = Array.from({ length: V }, (_, c) => c).sort((a, b) => row[b] - row[a]).slice(0, k);
+  const { row, max, sum } = softmaxRow(logits, t);
+  const order = Array.from({ length: row.length }, (_, c) => c).sort((a, b) => row[b] - row[a]).slice(0, k);
   return order.map((id) => ({ id, text: model.tokenizer ? model.tokenizer.tokenText(id) : String(id), probability: Math.exp(row[id] - max) / sum }));
 }
 

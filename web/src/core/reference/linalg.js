@@ -56,30 +56,31 @@ export function takeColumns(data, rows, width, start, count) {
   return out;
 }
 
-/** (B, T, H·d_head) -> (B, T, H, d_head) -> (B, H, T, d_head): each head's columns become its own block. */
-export function splitHeads(data, B, T, H, dHead) {
+/**
+ * The heads' rows of d_head floats moved between the two layouts: (B, T, H·d_head), where head h is
+ * columns [h·d_head, (h+1)·d_head) of each token, and (B, H, T, d_head), where each head is its own block.
+ */
+function moveHeadRows(data, B, T, H, dHead, toBlocks) {
   const out = new Float32Array(data.length);
   for (let b = 0; b < B; b++) {
     for (let h = 0; h < H; h++) {
       for (let t = 0; t < T; t++) {
-        const from = (b * T + t) * H * dHead + h * dHead;
-        out.set(data.subarray(from, from + dHead), ((b * H + h) * T + t) * dHead);
+        const columns = (b * T + t) * H * dHead + h * dHead;
+        const block = ((b * H + h) * T + t) * dHead;
+        const [from, to] = toBlocks ? [columns, block] : [block, columns];
+        out.set(data.subarray(from, from + dHead), to);
       }
     }
   }
   return out;
 }
 
+/** (B, T, H·d_head) -> (B, T, H, d_head) -> (B, H, T, d_head): each head's columns become its own block. */
+export function splitHeads(data, B, T, H, dHead) {
+  return moveHeadRows(data, B, T, H, dHead, true);
+}
+
 /** (B, H, T, d_head) -> (B, T, H, d_head) -> (B, T, H·d_head): the heads concatenated along features. */
 export function mergeHeads(data, B, H, T, dHead) {
-  const out = new Float32Array(data.length);
-  for (let b = 0; b < B; b++) {
-    for (let h = 0; h < H; h++) {
-      for (let t = 0; t < T; t++) {
-        const from = ((b * H + h) * T + t) * dHead;
-        out.set(data.subarray(from, from + dHead), (b * T + t) * H * dHead + h * dHead);
-      }
-    }
-  }
-  return out;
+  return moveHeadRows(data, B, T, H, dHead, false);
 }

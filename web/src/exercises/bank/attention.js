@@ -1,5 +1,6 @@
 // Steps 5–7: softmax and attention without weights, trainable projections, the causal mask.
 import { maskFuture, randomTensor, tensorOf } from '../tensors.js';
+import { answerEntry, answerSource, edit } from './authoring.js';
 
 const matrix = (rows, cols, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [rows, cols], scale) } });
 const sequence = (B, T, C, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [B, T, C], scale) } });
@@ -57,6 +58,22 @@ const STABLE_SOFTMAX = `export default function softmax(x) {
     for (let j = 0; j < N; j++) data[r * N + j] = Math.exp(row[j] - max) / sum;
   }
   return { data, shape: [...x.shape] };
+}
+`;
+const SCALED_SCORES = `${PROJECT}
+export default function scaledScores(x, wQuery, wKey) {
+  const q = project(x, wQuery);
+  const k = project(x, wKey);
+  const [B, T, d] = q.shape;
+  const data = new Float32Array(B * T * T);
+  for (let b = 0; b < B; b++)
+    for (let i = 0; i < T; i++)
+      for (let j = 0; j < T; j++) {
+        let dot = 0;
+        for (let c = 0; c < d; c++) dot += q.data[(b * T + i) * d + c] * k.data[(b * T + j) * d + c];
+        data[(b * T + i) * T + j] = dot / Math.sqrt(d);
+      }
+  return { data, shape: [B, T, T] };
 }
 `;
 const CAUSAL_WEIGHTS = (maskValue) => `export default function causalWeights(scaled) {
@@ -215,14 +232,14 @@ export const ATTENTION_EXERCISES = [
         ];
       },
     },
-    entry: { name: 'answer', params: [], returns: 'the chosen heatmap\'s index, a tensor of shape [1]' },
+    entry: answerEntry('the chosen heatmap\'s index, a tensor of shape [1]'),
     cases: [{ input: 'T=4, C=3', seed: 81, make: sequence(1, 4, 3) }],
     tolerance: { atol: 0, rtol: 0 },
     reference: () => tensorOf([1], [1]),
     hints: ['The softmax runs along each query\'s row: how much token i attends to each token j.', 'A softmax is never negative.'],
-    solution: 'export default () => ({ data: Float32Array.of(1), shape: [1] });\n',
+    solution: answerSource(1),
     wrong: [
-      { why: 'the softmax down the columns', source: 'export default () => ({ data: Float32Array.of(0), shape: [1] });\n', firstMismatch: { case: 0, index: 0 } },
+      { why: 'the softmax down the columns', source: answerSource(0), firstMismatch: { case: 0, index: 0 } },
     ],
   },
   {
@@ -251,41 +268,11 @@ export default function scaledScores(x, wQuery, wKey) {
   return { data, shape: [B, T, T] };
 }
 `,
-    solution: `${PROJECT}
-export default function scaledScores(x, wQuery, wKey) {
-  const q = project(x, wQuery);
-  const k = project(x, wKey);
-  const [B, T, d] = q.shape;
-  const data = new Float32Array(B * T * T);
-  for (let b = 0; b < B; b++)
-    for (let i = 0; i < T; i++)
-      for (let j = 0; j < T; j++) {
-        let dot = 0;
-        for (let c = 0; c < d; c++) dot += q.data[(b * T + i) * d + c] * k.data[(b * T + j) * d + c];
-        data[(b * T + i) * T + j] = dot / Math.sqrt(d);
-      }
-  return { data, shape: [B, T, T] };
-}
-`,
+    solution: SCALED_SCORES,
     wrong: [
       {
         why: 'scales by 1/d_k instead of 1/√d_k',
-        source: `${PROJECT}
-export default function scaledScores(x, wQuery, wKey) {
-  const q = project(x, wQuery);
-  const k = project(x, wKey);
-  const [B, T, d] = q.shape;
-  const data = new Float32Array(B * T * T);
-  for (let b = 0; b < B; b++)
-    for (let i = 0; i < T; i++)
-      for (let j = 0; j < T; j++) {
-        let dot = 0;
-        for (let c = 0; c < d; c++) dot += q.data[(b * T + i) * d + c] * k.data[(b * T + j) * d + c];
-        data[(b * T + i) * T + j] = dot / d;
-      }
-  return { data, shape: [B, T, T] };
-}
-`,
+        source: edit(SCALED_SCORES, ['dot / Math.sqrt(d)', 'dot / d']),
         firstMismatch: { case: 0, index: 0 },
       },
     ],

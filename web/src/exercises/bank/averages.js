@@ -1,7 +1,36 @@
 // Steps 2–4: the causal average by a loop, by a matrix, and by a softmax over a −∞ mask.
 import { maskedCells, randomTensor, tensorOf } from '../tensors.js';
+import { answerEntry, answerSource, edit } from './authoring.js';
 
 const sequence = (B, T, C, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [B, T, C], scale) } });
+
+const RUNNING_MEAN = `export default function causalAverage(x) {
+  const [B, T, C] = x.shape;
+  const data = new Float32Array(B * T * C);
+  for (let b = 0; b < B; b++)
+    for (let t = 0; t < T; t++)
+      for (let c = 0; c < C; c++) {
+        let sum = 0;
+        for (let s = 0; s <= t; s++) sum += x.data[(b * T + s) * C + c];
+        data[(b * T + t) * C + c] = sum / (t + 1);
+      }
+  return { data, shape: [B, T, C] };
+}
+`;
+const AVERAGING_WEIGHTS = `export default function causalWeights(x) {
+  const T = x.shape[1];
+  const data = new Float32Array(T * T);
+  for (let i = 0; i < T; i++)
+    for (let j = 0; j <= i; j++) data[i * T + j] = 1 / (i + 1);
+  return { data, shape: [T, T] };
+}
+`;
+const MASKED_CELLS = `export default () => {
+  const data = new Float32Array(25);
+  for (let i = 0; i < 5; i++) for (let j = i + 1; j < 5; j++) data[i * 5 + j] = 1;
+  return { data, shape: [5, 5] };
+};
+`;
 
 export const AVERAGE_EXERCISES = [
   {
@@ -29,35 +58,11 @@ export const AVERAGE_EXERCISES = [
   return { data, shape: [B, T, C] };
 }
 `,
-    solution: `export default function causalAverage(x) {
-  const [B, T, C] = x.shape;
-  const data = new Float32Array(B * T * C);
-  for (let b = 0; b < B; b++)
-    for (let t = 0; t < T; t++)
-      for (let c = 0; c < C; c++) {
-        let sum = 0;
-        for (let s = 0; s <= t; s++) sum += x.data[(b * T + s) * C + c];
-        data[(b * T + t) * C + c] = sum / (t + 1);
-      }
-  return { data, shape: [B, T, C] };
-}
-`,
+    solution: RUNNING_MEAN,
     wrong: [
       {
         why: 'divides by T instead of the t + 1 tokens summed',
-        source: `export default function causalAverage(x) {
-  const [B, T, C] = x.shape;
-  const data = new Float32Array(B * T * C);
-  for (let b = 0; b < B; b++)
-    for (let t = 0; t < T; t++)
-      for (let c = 0; c < C; c++) {
-        let sum = 0;
-        for (let s = 0; s <= t; s++) sum += x.data[(b * T + s) * C + c];
-        data[(b * T + t) * C + c] = sum / T;
-      }
-  return { data, shape: [B, T, C] };
-}
-`,
+        source: edit(RUNNING_MEAN, ['sum / (t + 1)', 'sum / T']),
         firstMismatch: { case: 0, index: 0 },
       },
     ],
@@ -80,32 +85,8 @@ export const AVERAGE_EXERCISES = [
       'Look at the first row of your output: what is the mean of one token?',
       'The inner loop must include s = t, and the count is t + 1.',
     ],
-    starter: `export default function causalAverage(x) {
-  const [B, T, C] = x.shape;
-  const data = new Float32Array(B * T * C);
-  for (let b = 0; b < B; b++)
-    for (let t = 0; t < T; t++)
-      for (let c = 0; c < C; c++) {
-        let sum = 0;
-        for (let s = 0; s < t; s++) sum += x.data[(b * T + s) * C + c];
-        data[(b * T + t) * C + c] = sum / Math.max(t, 1);
-      }
-  return { data, shape: [B, T, C] };
-}
-`,
-    solution: `export default function causalAverage(x) {
-  const [B, T, C] = x.shape;
-  const data = new Float32Array(B * T * C);
-  for (let b = 0; b < B; b++)
-    for (let t = 0; t < T; t++)
-      for (let c = 0; c < C; c++) {
-        let sum = 0;
-        for (let s = 0; s <= t; s++) sum += x.data[(b * T + s) * C + c];
-        data[(b * T + t) * C + c] = sum / (t + 1);
-      }
-  return { data, shape: [B, T, C] };
-}
-`,
+    starter: edit(RUNNING_MEAN, ['s <= t', 's < t'], ['sum / (t + 1)', 'sum / Math.max(t, 1)']),
+    solution: RUNNING_MEAN,
     wrong: [],
   },
   {
@@ -131,25 +112,11 @@ export const AVERAGE_EXERCISES = [
   return { data, shape: [T, T] };
 }
 `,
-    solution: `export default function causalWeights(x) {
-  const T = x.shape[1];
-  const data = new Float32Array(T * T);
-  for (let i = 0; i < T; i++)
-    for (let j = 0; j <= i; j++) data[i * T + j] = 1 / (i + 1);
-  return { data, shape: [T, T] };
-}
-`,
+    solution: AVERAGING_WEIGHTS,
     wrong: [
       {
         why: 'divides every row by T, not by its own number of ones',
-        source: `export default function causalWeights(x) {
-  const T = x.shape[1];
-  const data = new Float32Array(T * T);
-  for (let i = 0; i < T; i++)
-    for (let j = 0; j <= i; j++) data[i * T + j] = 1 / T;
-  return { data, shape: [T, T] };
-}
-`,
+        source: edit(AVERAGING_WEIGHTS, ['1 / (i + 1)', '1 / T']),
         firstMismatch: { case: 0, index: 0 },
       },
     ],
@@ -161,14 +128,14 @@ export const AVERAGE_EXERCISES = [
     title: 'Estimate a weight',
     prompt: 'For T = 6 tokens, what is weights[3][1] of the averaging matrix (row 3, column 1, counting from 0)?',
     answer: { type: 'estimate', label: 'weights[3][1]' },
-    entry: { name: 'answer', params: [], returns: 'the estimate, a tensor of shape [1]' },
+    entry: answerEntry('the estimate, a tensor of shape [1]'),
     cases: [{ input: 'T=6', seed: 31, make: sequence(1, 6, 3) }],
     tolerance: { atol: 0.01, rtol: 0 },
     reference: (core, { x }) => tensorOf([1], [core.causalAverageMatmul(x).weights.data[3 * 6 + 1]]),
     hints: ['Row 3 averages tokens 0, 1, 2 and 3.', 'Four tokens share the row equally.'],
-    solution: 'export default () => ({ data: Float32Array.of(0.25), shape: [1] });\n',
+    solution: answerSource(0.25),
     wrong: [
-      { why: 'one sixth: the row divided by T', source: 'export default () => ({ data: Float32Array.of(1 / 6), shape: [1] });\n', firstMismatch: { case: 0, index: 0 } },
+      { why: 'one sixth: the row divided by T', source: answerSource('1 / 6'), firstMismatch: { case: 0, index: 0 } },
     ],
   },
   {
@@ -228,25 +195,15 @@ export const AVERAGE_EXERCISES = [
     title: 'Which cells does the causal mask set to −∞?',
     prompt: 'For T = 5, click every cell of the (T, T) scores that the causal mask sets to −∞ (row = query i, column = key j).',
     answer: { type: 'cells', label: 'masked (T, T)', shape: [5, 5] },
-    entry: { name: 'answer', params: [], returns: 'a (5, 5) tensor, 1 where masked and 0 elsewhere' },
+    entry: answerEntry('a (5, 5) tensor, 1 where masked and 0 elsewhere'),
     cases: [{ input: 'T=5', seed: 51, make: sequence(1, 5, 2) }],
     reference: (core, { x }) => maskedCells(core.causalAverageSoftmax(x).masked),
     hints: ['Token i may look at itself and at earlier tokens.', 'The masked cells are those with j > i: strictly above the diagonal.'],
-    solution: `export default () => {
-  const data = new Float32Array(25);
-  for (let i = 0; i < 5; i++) for (let j = i + 1; j < 5; j++) data[i * 5 + j] = 1;
-  return { data, shape: [5, 5] };
-};
-`,
+    solution: MASKED_CELLS,
     wrong: [
       {
         why: 'masks the past (below the diagonal) instead of the future',
-        source: `export default () => {
-  const data = new Float32Array(25);
-  for (let i = 0; i < 5; i++) for (let j = 0; j < i; j++) data[i * 5 + j] = 1;
-  return { data, shape: [5, 5] };
-};
-`,
+        source: edit(MASKED_CELLS, ['let j = i + 1; j < 5', 'let j = 0; j < i']),
         firstMismatch: { case: 0, index: 1 },
       },
     ],

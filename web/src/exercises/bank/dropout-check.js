@@ -34,6 +34,10 @@ const MISMATCH = (term) => `export default function mismatchCells(actual, expect
 }
 `;
 
+// Both dropout exercises: the learner's function and the core's answer.
+const APPLY_DROPOUT_ENTRY = { name: 'applyDropout', params: ['weights', 'keep'], options: '{p, seed}', returns: 'dropped, the shape of weights' };
+const droppedWeights = (core, { weights }, { p, seed }) => core.attentionDropout(weights, { dropout: p, seed }).output;
+
 export const DROPOUT_CHECK_EXERCISES = [
   {
     id: 'dropout/scale-kept',
@@ -41,14 +45,14 @@ export const DROPOUT_CHECK_EXERCISES = [
     kind: 'write',
     title: 'Dropout on the attention weights',
     prompt: 'Given the attention weights, a keep mask (1 kept, 0 dropped) and the dropout rate p, return the dropped weights: the kept ones scaled by 1/(1 − p), so that each weight keeps its expected value.',
-    entry: { name: 'applyDropout', params: ['weights', 'keep'], options: '{p, seed}', returns: 'dropped, the shape of weights' },
+    entry: APPLY_DROPOUT_ENTRY,
     cases: [
       { input: 'p=0.5, B=1, T=6', seed: 141, make: dropoutCase(1, 6, 0.5, 123) },
       { input: 'p=0 (nothing dropped)', seed: 142, make: dropoutCase(1, 4, 0, 7) },
       { input: 'p=0.9, B=2, T=5', seed: 143, make: dropoutCase(2, 5, 0.9, 99) },
       { input: 'T=1', seed: 144, make: dropoutCase(1, 1, 0.25, 1) },
     ],
-    reference: (core, { weights }, { p, seed }) => core.attentionDropout(weights, { dropout: p, seed }).output,
+    reference: droppedWeights,
     hints: ['Multiply each weight by its keep value.', 'Then divide by 1 − p: in expectation a kept weight times (1 − p) is the original.'],
     starter: `export default function applyDropout(weights, keep, { p }) {
   const data = new Float32Array(weights.data.length);
@@ -67,14 +71,14 @@ export const DROPOUT_CHECK_EXERCISES = [
     starterMismatch: { case: 0, index: 0 },
     title: 'Fix the bug: dropout without 1/(1 − p)',
     prompt: 'This dropout zeroes the dropped weights but leaves the kept ones as they were, so the rows sum to about 1 − p during training. Fix it.',
-    entry: { name: 'applyDropout', params: ['weights', 'keep'], options: '{p, seed}', returns: 'dropped, the shape of weights' },
+    entry: APPLY_DROPOUT_ENTRY,
     cases: [
       { input: 'p=0.5, B=1, T=6', seed: 151, make: dropoutCase(1, 6, 0.5, 5) },
       { input: 'p=0.1, B=2, T=3', seed: 152, make: dropoutCase(2, 3, 0.1, 8) },
       { input: 'p=0 (nothing dropped)', seed: 153, make: dropoutCase(1, 3, 0, 2) },
       { input: 'T=1', seed: 154, make: dropoutCase(1, 1, 0.5, 3) },
     ],
-    reference: (core, { weights }, { p, seed }) => core.attentionDropout(weights, { dropout: p, seed }).output,
+    reference: droppedWeights,
     hints: ['What should a kept weight be multiplied by?', 'Divide the kept weights by 1 − p.'],
     starter: APPLY_DROPOUT(''),
     solution: APPLY_DROPOUT(' / (1 - p)'),

@@ -1,5 +1,6 @@
 // Steps 10–11: splitting and merging heads, and cross-attention with Tq ≠ Tk.
 import { columnBlock, maskedCells, randomTensor, reshape, stackAxis1 } from '../tensors.js';
+import { answerEntry } from './authoring.js';
 
 /** x (B, T, d_in) and one projection (d_in, d_out) used for query, key and value. */
 const splitCase = (B, T, dIn, dOut, heads) => (next, core) => {
@@ -195,7 +196,7 @@ export const HEAD_EXERCISES = [
     title: 'A causal mask when Tq ≠ Tk',
     prompt: 'With 3 queries and 5 keys and causal on (top-left aligned, as torch.tril), click every cell the mask sets to −∞.',
     answer: { type: 'cells', label: 'masked (Tq, Tk)', shape: [3, 5] },
-    entry: { name: 'answer', params: [], returns: 'a (3, 5) tensor, 1 where masked and 0 elsewhere' },
+    entry: answerEntry('a (3, 5) tensor, 1 where masked and 0 elsewhere'),
     cases: [{ input: 'Tq=3, Tk=5', seed: 211, make: crossCase(1, 3, 5, 2, 2, 2) }],
     reference: (core, { xQuery, xContext, projection }) => maskedCells(reshape(core.crossAttention(xQuery, xContext, projection, { causal: true }).masked, [3, 5])),
     hints: ['Query i keeps keys j ≤ i, whatever Tk is.', 'Row 0 keeps only key 0; row 2 keeps keys 0, 1 and 2.'],

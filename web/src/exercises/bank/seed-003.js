@@ -1,6 +1,7 @@
 // Seed 003's Exercises 3.1–3.3, adapted: the weights of the two self-attention layouts, d_out = 1 in the
 // wrapper of two heads, and the parameter count of a GPT-2-size multi-head attention.
 import { identity, randomTensor, tensorOf } from '../tensors.js';
+import { answerEntry, answerSource } from './authoring.js';
 
 const linearWeight = (dIn, dOut) => (next) => ({ inputs: { linearWeight: randomTensor(next, [dOut, dIn]) } });
 
@@ -54,7 +55,7 @@ export const SEED_003_EXERCISES = [
     title: 'Two heads, two-dimensional context vectors',
     prompt: 'MultiHeadAttentionWrapper(d_in=3, d_out, context_length, 0.0, num_heads=2) concatenates its heads. Which d_out makes the context vectors two-dimensional, keeping num_heads=2?',
     answer: { type: 'estimate', label: 'd_out' },
-    entry: { name: 'answer', params: [], returns: 'd_out, a tensor of shape [1]' },
+    entry: answerEntry('d_out, a tensor of shape [1]'),
     cases: [{ input: 'd_in=3, num_heads=2', seed: 231, make: (next) => ({ inputs: { x: randomTensor(next, [1, 6, 3]) } }) }],
     tolerance: { atol: 0, rtol: 0 },
     // The wrapper stacks heads of width d_out each: ask the core which d_out gives a context of width 2.
@@ -67,9 +68,9 @@ export const SEED_003_EXERCISES = [
       throw new Error('multihead/two-dimensional-output: no d_out from 1 to 4 gives a context of width 2');
     },
     hints: ['Each head of the wrapper outputs d_out features.', 'Two heads concatenated: 2 · d_out = 2.'],
-    solution: 'export default () => ({ data: Float32Array.of(1), shape: [1] });\n',
+    solution: answerSource(1),
     wrong: [
-      { why: 'd_out = 2 gives 4 features: each head has d_out of its own', source: 'export default () => ({ data: Float32Array.of(2), shape: [1] });\n', firstMismatch: { case: 0, index: 0 } },
+      { why: 'd_out = 2 gives 4 features: each head has d_out of its own', source: answerSource(2), firstMismatch: { case: 0, index: 0 } },
     ],
   },
   {
@@ -80,7 +81,7 @@ export const SEED_003_EXERCISES = [
     title: 'The parameters of a GPT-2-size multi-head attention',
     prompt: 'MultiHeadAttention(d_in=768, d_out=768, context_length=1024, dropout=0.0, num_heads=12, qkv_bias=False), with out_proj = nn.Linear(d_out, d_out) (it has a bias). How many trainable parameters does it have?',
     answer: { type: 'estimate', label: 'parameters' },
-    entry: { name: 'answer', params: [], returns: 'the count, a tensor of shape [1]' },
+    entry: answerEntry('the count, a tensor of shape [1]'),
     cases: [{ input: 'GPT-2 small: d=768, 12 heads', seed: 241, make: () => ({ inputs: {} }) }],
     tolerance: { atol: 0.5, rtol: 0 },
     // The weights the core's split multi-head attention takes at this size; it runs them (one token, so it
@@ -96,9 +97,9 @@ export const SEED_003_EXERCISES = [
       'W_query, W_key and W_value are each 768 × 768, without biases.',
       'out_proj is another 768 × 768 plus a bias of 768. The causal mask is a buffer, not a parameter.',
     ],
-    solution: 'export default () => ({ data: Float32Array.of(4 * 768 * 768 + 768), shape: [1] });\n',
+    solution: answerSource('4 * 768 * 768 + 768'),
     wrong: [
-      { why: 'forgets the output projection\'s bias', source: 'export default () => ({ data: Float32Array.of(4 * 768 * 768), shape: [1] });\n', firstMismatch: { case: 0, index: 0 } },
+      { why: 'forgets the output projection\'s bias', source: answerSource('4 * 768 * 768'), firstMismatch: { case: 0, index: 0 } },
     ],
   },
 ];

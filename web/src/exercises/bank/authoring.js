@@ -1,0 +1,23 @@
+// What the bank's entries are written with. A starter or a wrong answer is its exercise's solution with a
+// change or two, so it is written as those changes: the bug the learner must find is the visible difference,
+// and the solution and its variants cannot drift apart. A predict exercise's answer is one number.
+
+/**
+ * `source` with each [from, to] applied in turn; every `from` must stand exactly once in the text it edits
+ * (a typo must not leave a wrong answer equal to the solution).
+ * @param {string} source
+ * @param {...[string, string]} changes
+ */
+export function edit(source, ...changes) {
+  return changes.reduce((text, [from, to]) => {
+    const at = text.indexOf(from);
+    if (at < 0 || text.includes(from, at + 1)) throw new Error(`exercise bank: '${from}' stands ${at < 0 ? 'nowhere' : 'more than once'} in the source it edits`);
+    return text.slice(0, at) + to + text.slice(at + from.length);
+  }, source);
+}
+
+/** The source of a predict exercise's answer: `expression`, a number, as a tensor of shape [1]. */
+export const answerSource = (expression) => `export default () => ({ data: Float32Array.of(${expression}), shape: [1] });\n`;
+
+/** The entry of a predict exercise: a function `answer()` that returns `returns`. */
+export const answerEntry = (returns) => ({ name: 'answer', params: [], returns });
