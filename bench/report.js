@@ -284,62 +284,57 @@ export function toSvg(report) {
   const height = panels * (panelHeight + 40) + legendHeight + 30;
   const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="white"/>`];
-  tasks.forEach((task, t) => {
-    const top = 30 + t * (panelHeight + 40);
+  // One panel: its title; grid lines every gridStep; dashed reference lines [value, text]; per size, a group
+  // of bars (the results of that size, height r.gflops, tooltip tip(r)) over the label label(size).
+  const panel = (index, { title, sizes, results, max, gridStep, lines = [], tip, label }) => {
+    const top = 30 + index * (panelHeight + 40);
     const left = 60;
     const plotWidth = width - left - 20;
-    const sizes = sizesOf(report, task);
-    const ok = report.results.filter((r) => r.task === task && r.status === 'ok');
-    const max = Math.max(1, ...ok.map((r) => r.gflops));
     const scale = (panelHeight - 40) / max;
-    parts.push(`<text x="${left}" y="${top - 10}" font-size="13" font-weight="bold">${escape(report.tasks[task].title)} — GFLOP/s, higher is better</text>`);
-    for (let g = 0; g <= max; g += max > 40 ? 10 : 5) {
-      const y = top + panelHeight - 20 - g * scale;
+    const yOf = (value) => top + panelHeight - 20 - value * scale;
+    parts.push(`<text x="${left}" y="${top - 10}" font-size="13" font-weight="bold">${escape(title)}</text>`);
+    for (let g = 0; g <= max; g += gridStep) {
+      const y = yOf(g);
       parts.push(`<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}" stroke="#e4e4e4"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#555">${g}</text>`);
+    }
+    for (const [value, text] of lines) {
+      const y = yOf(value);
+      parts.push(`<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}" stroke="#c0392b" stroke-dasharray="4 3"/><text x="${left + plotWidth - 4}" y="${y - 3}" text-anchor="end" fill="#c0392b">${escape(text)}</text>`);
     }
     const groupWidth = plotWidth / sizes.length;
     sizes.forEach((size, s) => {
-      const bars = ok.filter((r) => r.size === size);
+      const bars = results.filter((r) => r.size === size);
       const barWidth = Math.min(24, (groupWidth - 16) / Math.max(1, bars.length));
       const start = left + s * groupWidth + (groupWidth - barWidth * bars.length) / 2;
       bars.forEach((r, b) => {
         const h = r.gflops * scale;
         const x = start + b * barWidth;
-        const y = top + panelHeight - 20 - h;
-        parts.push(`<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${color[r.contestant]}"><title>${escape(`${r.contestant}, ${report.tasks[task].sizeName}=${size}: ${r.gflops.toFixed(1)} GFLOP/s, ${r.medianMs.toFixed(2)} ms`)}</title></rect>`);
+        const y = yOf(r.gflops);
+        parts.push(`<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${color[r.contestant]}"><title>${escape(tip(r))}</title></rect>`);
       });
-      parts.push(`<text x="${left + s * groupWidth + groupWidth / 2}" y="${top + panelHeight - 4}" text-anchor="middle">${report.tasks[task].sizeName}=${size}</text>`);
+      parts.push(`<text x="${left + s * groupWidth + groupWidth / 2}" y="${top + panelHeight - 4}" text-anchor="middle">${label(size)}</text>`);
+    });
+  };
+  tasks.forEach((task, t) => {
+    const { title, sizeName } = report.tasks[task];
+    const results = report.results.filter((r) => r.task === task && r.status === 'ok');
+    const max = Math.max(1, ...results.map((r) => r.gflops));
+    panel(t, {
+      title: `${title} — GFLOP/s, higher is better`, sizes: sizesOf(report, task), results, max,
+      gridStep: max > 40 ? 10 : 5,
+      tip: (r) => `${r.contestant}, ${sizeName}=${r.size}: ${r.gflops.toFixed(1)} GFLOP/s, ${r.medianMs.toFixed(2)} ms`,
+      label: (size) => `${sizeName}=${size}`,
     });
   });
   if (trainingOk.length) {
     // The training panel: useful GFLOP/s per size, with the one-core FMA peak and its 60% as lines.
-    const top = 30 + tasks.length * (panelHeight + 40);
-    const left = 60;
-    const plotWidth = width - left - 20;
-    const sizes = Object.keys(report.training.sizes);
-    const max = Math.max(FMA_PEAK_GFLOPS * 1.05, ...trainingOk.map((r) => r.gflops));
-    const scale = (panelHeight - 40) / max;
-    parts.push(`<text x="${left}" y="${top - 10}" font-size="13" font-weight="bold">training step (forward, backward, AdamW) — useful GFLOP/s, higher is better</text>`);
-    for (let g = 0; g <= max; g += 10) {
-      const y = top + panelHeight - 20 - g * scale;
-      parts.push(`<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}" stroke="#e4e4e4"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#555">${g}</text>`);
-    }
-    for (const [value, label] of [[FMA_PEAK_GFLOPS, `one-core WASM FMA peak ${FMA_PEAK_GFLOPS}`], [0.6 * FMA_PEAK_GFLOPS, '60% of it (target, small)']]) {
-      const y = top + panelHeight - 20 - value * scale;
-      parts.push(`<line x1="${left}" x2="${left + plotWidth}" y1="${y}" y2="${y}" stroke="#c0392b" stroke-dasharray="4 3"/><text x="${left + plotWidth - 4}" y="${y - 3}" text-anchor="end" fill="#c0392b">${escape(label)}</text>`);
-    }
-    const groupWidth = plotWidth / sizes.length;
-    sizes.forEach((size, s) => {
-      const bars = trainingOk.filter((r) => r.size === size);
-      const barWidth = Math.min(24, (groupWidth - 16) / Math.max(1, bars.length));
-      const start = left + s * groupWidth + (groupWidth - barWidth * bars.length) / 2;
-      bars.forEach((r, b) => {
-        const h = r.gflops * scale;
-        const x = start + b * barWidth;
-        const y = top + panelHeight - 20 - h;
-        parts.push(`<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${color[r.contestant]}"><title>${escape(`${r.contestant}, ${size}: ${r.gflops.toFixed(2)} GFLOP/s, ${r.stepsPerSecond.toFixed(2)} steps/s, ${r.medianMs.toFixed(1)} ms/step`)}</title></rect>`);
-      });
-      parts.push(`<text x="${left + s * groupWidth + groupWidth / 2}" y="${top + panelHeight - 4}" text-anchor="middle">${size}</text>`);
+    panel(tasks.length, {
+      title: 'training step (forward, backward, AdamW) — useful GFLOP/s, higher is better',
+      sizes: Object.keys(report.training.sizes), results: trainingOk,
+      max: Math.max(FMA_PEAK_GFLOPS * 1.05, ...trainingOk.map((r) => r.gflops)), gridStep: 10,
+      lines: [[FMA_PEAK_GFLOPS, `one-core WASM FMA peak ${FMA_PEAK_GFLOPS}`], [0.6 * FMA_PEAK_GFLOPS, '60% of it (target, small)']],
+      tip: (r) => `${r.contestant}, ${r.size}: ${r.gflops.toFixed(2)} GFLOP/s, ${r.stepsPerSecond.toFixed(2)} steps/s, ${r.medianMs.toFixed(1)} ms/step`,
+      label: (size) => size,
     });
   }
   const legendTop = height - legendHeight;

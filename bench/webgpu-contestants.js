@@ -11,6 +11,7 @@
 // and a second backend on that global would switch it under that row (tf.setBackend is global).
 import { describeAdapter } from '../web/src/gpu/device.js';
 import { attentionModel, matmulModel } from './onnx.js';
+import { tfAttention } from './tfjs-attention.js';
 
 const EMULATED_LIMITS = { gemm: 512, attention: 128 };
 export const EMULATED_SUFFIX = ' — SwiftShader (CPU-emulated)';
@@ -127,33 +128,14 @@ function tensorflowContestant() {
         const [A, B] = [local(a), local(b)];
         return { run: () => back(tf.tidy(() => tf.matMul(tf.tensor2d(A, [n, n]), tf.tensor2d(B, [n, n])))) };
       }),
-      attention: task(state, 'attention', async ({ x, T, dModel: d, heads, weights: w }) => {
+      attention: task(state, 'attention', async (inputs) => {
         const { tf, local } = state;
-        const dHead = d / heads;
-        const input = local(x);
-        const mask = new Float32Array(T * T);
-        for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) mask[i * T + j] = -Infinity;
-        const c = {
-          Wq: tf.tensor2d(local(w.query), [d, d]), Wk: tf.tensor2d(local(w.key), [d, d]),
-          Wv: tf.tensor2d(local(w.value), [d, d]), Wo: tf.tensor2d(local(w.out), [d, d]),
-          bq: tf.tensor1d(local(w.queryBias)), bk: tf.tensor1d(local(w.keyBias)),
-          bv: tf.tensor1d(local(w.valueBias)), bo: tf.tensor1d(local(w.outBias)),
-          mask: tf.tensor2d(local(mask), [T, T]), scale: tf.scalar(1 / Math.sqrt(dHead)),
-        };
-        // (T, d) → (T, H, d_head) → (H, T, d_head)
-        const splitHeads = (t) => tf.transpose(tf.reshape(t, [T, heads, dHead]), [1, 0, 2]);
+        const { T, dModel: d } = inputs;
+        const input = local(inputs.x);
+        const { constants, forward } = tfAttention(tf, inputs, local);
         return {
-          run: () => back(tf.tidy(() => {
-            const xs = tf.tensor2d(input, [T, d]);
-            const q = splitHeads(tf.add(tf.matMul(xs, c.Wq), c.bq));
-            const k = splitHeads(tf.add(tf.matMul(xs, c.Wk), c.bk));
-            const v = splitHeads(tf.add(tf.matMul(xs, c.Wv), c.bv));
-            const weights = tf.softmax(tf.add(tf.mul(tf.matMul(q, k, false, true), c.scale), c.mask));
-            // (H, T, d_head) → (T, H, d_head) → (T, d)
-            const context = tf.reshape(tf.transpose(tf.matMul(weights, v), [1, 0, 2]), [T, d]);
-            return tf.add(tf.matMul(context, c.Wo), c.bo);
-          })),
-          dispose: () => Object.values(c).forEach((t) => t.dispose()),
+          run: () => back(tf.tidy(() => forward(tf.tensor2d(input, [T, d])))),
+          dispose: () => Object.values(constants).forEach((t) => t.dispose()),
         };
       }),
     },

@@ -102,28 +102,20 @@ export function ourContestants() {
       gemm: { ...gemmTask('simd', number), supports: (n) => n <= maxN || `variant ${number} is a stepping stone; timed up to n=${maxN}` },
     },
   });
+  // One build's row: its GEMM and its fast attention, described by the build (and `note`).
+  const buildRow = (name, build, note = '') => ({
+    name,
+    group: 'ours',
+    setup: async () => `${await describeBuild(build)}${note}`,
+    tasks: { gemm: gemmTask(build), attention: fastAttentionTask(build) },
+  });
   return [
-    {
-      name: 'ours simd128',
-      group: 'ours',
-      setup: () => describeBuild('simd'),
-      tasks: { gemm: gemmTask('simd'), attention: fastAttentionTask('simd') },
-    },
-    {
-      name: 'ours relaxed-SIMD',
-      group: 'ours',
-      setup: async () => `${await describeBuild('relaxed')}: f32x4.relaxed_madd tile from relaxed_tile.wat`,
-      tasks: { gemm: gemmTask('relaxed'), attention: fastAttentionTask('relaxed') },
-    },
+    buildRow('ours simd128', 'simd'),
+    buildRow('ours relaxed-SIMD', 'relaxed', ': f32x4.relaxed_madd tile from relaxed_tile.wat'),
     variantRow(1, 'reference', 256),
     variantRow(2, 'rowwise', 1024),
     variantRow(4, 'packed 5x8', 1024),
-    {
-      name: 'ours scalar (baseline build)',
-      group: 'ours',
-      setup: () => describeBuild('baseline'),
-      tasks: { gemm: gemmTask('baseline'), attention: fastAttentionTask('baseline') },
-    },
+    buildRow('ours scalar (baseline build)', 'baseline'),
     {
       name: 'ours Eigen teaching path',
       group: 'ours',

@@ -2,6 +2,8 @@
 // UMD bundles from node_modules (no CDN); they define the global `tf`. The union bundle (@tensorflow/tfjs),
 // not tf-core.min.js: only it registers the ops' gradients, which the training section (bench/training.js)
 // needs; the wasm backend is set explicitly, so the kernels timed are the same.
+import { tfAttention } from '../tfjs-attention.js';
+
 const CORE = new URL('../../node_modules/@tensorflow/tfjs/dist/tf.min.js', import.meta.url);
 const BACKEND_DIST = new URL('../../node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url);
 
@@ -50,31 +52,13 @@ const gemmTask = {
 
 const attentionTask = {
   supports: () => true,
-  async prepare({ x, T, dModel: d, heads, weights: w }) {
+  async prepare(inputs) {
     const tf = await loadTf();
-    const dHead = d / heads;
-    const mask = new Float32Array(T * T);
-    for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) mask[i * T + j] = -Infinity;
-    const constants = {
-      Wq: tf.tensor2d(w.query, [d, d]), Wk: tf.tensor2d(w.key, [d, d]), Wv: tf.tensor2d(w.value, [d, d]), Wo: tf.tensor2d(w.out, [d, d]),
-      bq: tf.tensor1d(w.queryBias), bk: tf.tensor1d(w.keyBias), bv: tf.tensor1d(w.valueBias), bo: tf.tensor1d(w.outBias),
-      mask: tf.tensor2d(mask, [T, T]), scale: tf.scalar(1 / Math.sqrt(dHead)),
-    };
-    const c = constants;
-    // (T, d) → (H, T, d_head)
-    // (the UMD core bundle has no chained ops such as t.reshape: functional forms only)
-    const splitHeads = (t) => tf.transpose(tf.reshape(t, [T, heads, dHead]), [1, 0, 2]);
+    const { T, dModel: d } = inputs;
+    const { constants, forward } = tfAttention(tf, inputs);
     return {
       run: () => {
-        const output = tf.tidy(() => {
-          const input = tf.tensor2d(x, [T, d]);
-          const q = splitHeads(tf.add(tf.matMul(input, c.Wq), c.bq));
-          const k = splitHeads(tf.add(tf.matMul(input, c.Wk), c.bk));
-          const v = splitHeads(tf.add(tf.matMul(input, c.Wv), c.bv));
-          const weights = tf.softmax(tf.add(tf.mul(tf.matMul(q, k, false, true), c.scale), c.mask));
-          const context = tf.reshape(tf.transpose(tf.matMul(weights, v), [1, 0, 2]), [T, d]);
-          return tf.add(tf.matMul(context, c.Wo), c.bo);
-        });
+        const output = tf.tidy(() => forward(tf.tensor2d(inputs.x, [T, d])));
         const data = output.dataSync();
         output.dispose();
         return data;

@@ -6,15 +6,11 @@ import type {
   StackedWeights, Tensor,
 } from '../../index.js';
 
-/** Gradients of the query/key/value projections and their biases (each present when its weight was). */
-export interface ProjectionGradients {
-  query: Tensor;
-  key: Tensor;
-  value: Tensor;
-  queryBias?: Tensor;
-  keyBias?: Tensor;
-  valueBias?: Tensor;
-}
+/**
+ * Gradients of the query/key/value projections and their biases: the keys of the weights, each gradient
+ * the shape of its weight (a bias's present when the bias was).
+ */
+export interface ProjectionGradients extends ProjectionWeights {}
 
 /** Gradients of the output projection (present when outWeight / outBias were given). */
 export interface OutProjectionGradients {
