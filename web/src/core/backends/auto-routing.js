@@ -47,6 +47,117 @@ function probeCall(workload, n) {
 }
 
 /**
+ * The crossover routing reads now (gpuCrossoverDecision: forced > set or measured > committed), and the
+ * in-browser probe that measures it once per adapter and browser and stores the record.
+ */
+function crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs }) {
+  const key = crossoverKey(adapterInfo, browser);
+  let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
+  let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
+  let probing = null; // Promise of the probe while it runs
+  let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
+  const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
+  return {
+    probeAllowed,
+    get probing() { return probing; },
+    decision() {
+      const decision = gpuCrossoverDecision(adapterInfo, { override, stored: record, probing: probing !== null, probeBudgetMs: budgetMs });
+      // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
+      return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
+    },
+    mayProbe() {
+      return probeAllowed && probeFailed === null && probing === null && override === null && record === null;
+    },
+    /** Runs `measure` when `schedule` says, and stores the record it returns; a failure is kept as the reason. */
+    startProbe(measure, schedule) {
+      const run = async () => {
+        record = await measure();
+        store.set(key, record);
+        return record;
+      };
+      probing = new Promise((done) => schedule(() => run().then(done, (error) => {
+        probeFailed = `the GPU crossover probe failed: ${error?.message ?? error}`;
+        done(null);
+      })));
+      probing.then(() => { probing = null; });
+    },
+    set(value) {
+      if (value !== null && !(Number.isInteger(value) && value > 0)) {
+        throw new Error(`setGpuCrossover: thresholdN=${typeof value === 'string' ? `'${value}'` : String(value)}; expected a positive integer or null`);
+      }
+      override = null;
+      record = { thresholdN: value, rows: [], measuredAt: new Date().toISOString(), spentMs: 0, complete: true, source: 'set' };
+      store.set(key, record);
+    },
+    clear() {
+      override = null;
+      record = null;
+      probeFailed = null;
+      store.clear(key);
+    },
+  };
+}
+
+/** Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls. */
+const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
+
+/**
+ * The GPU side: the webgpu backend over its device-loss wrapper, loaded on first need. Once it cannot go
+ * on (no device, or a loss the wrapper reports), fallbackReason says why and every call stays on the CPU.
+ */
+function gpuSideOf(cpu, loadGpu) {
+  let pending = null; // Promise of { gpu, routed }: the webgpu backend and its device-loss wrapper
+  const side = {
+    loaded: null, // what `pending` resolved to, once it has
+    fallbackReason: null,
+    listeners: new Set(),
+    usable: () => side.fallbackReason === null,
+    giveUp(reason) {
+      if (side.fallbackReason) return;
+      side.fallbackReason = reason;
+      for (const listener of side.listeners) listener({ backend: cpu.name, reason });
+    },
+    load(thresholdN) {
+      pending ??= loadGpu(thresholdN).then((routed) => {
+        routed.onBackendChange(({ reason }) => side.giveUp(reason));
+        side.loaded = { gpu: routed.gpu, routed };
+        return side.loaded;
+      }, (error) => {
+        // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
+        if (!isDeviceFailure(error)) throw error;
+        side.giveUp(`WebGPU is unavailable: ${error?.message ?? error}; now on ${cpu.name}`);
+        return null;
+      });
+      return pending;
+    },
+  };
+  return side;
+}
+
+/**
+ * The probe's measurement: times its workloads on the webgpu backend and on `cpu` (probeCrossover) within
+ * what is left of `budgetMs` once the device is there; the device request counts against the budget too.
+ */
+async function measureCrossover(cpu, gpuSide, { now, budgetMs }) {
+  const started = now();
+  const side = await gpuSide.load(null);
+  if (!side || !gpuSide.usable()) throw new Error(gpuSide.fallbackReason ?? 'WebGPU is unavailable');
+  const backends = { gpu: side.gpu, wasm: cpu };
+  const calls = new Map();
+  const time = async (which, workload, n) => {
+    const id = `${which}:${workload}@${n}`;
+    if (!calls.has(id)) calls.set(id, probeCall(workload, n));
+    const [fn, ...args] = calls.get(id);
+    const before = now();
+    await backends[which][fn](...args);
+    return now() - before;
+  };
+  const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, budgetMs - (now() - started)) });
+  measured.spentMs = now() - started;
+  return measured;
+}
+
+/**
  * @param {object} cpu
  * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
  *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
@@ -64,90 +175,12 @@ export function createRoutingBackend(cpu, {
   store = createCrossoverStore(), browser = browserVersion(), schedule = scheduleIdle, now = () => performance.now(),
   budgetMs = PROBE_BUDGET_MS,
 }) {
-  const key = crossoverKey(adapterInfo, browser);
-  const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
-  let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
-  let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
-  let probing = null; // Promise of the probe while it runs
-  let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
-  const stored = () => record;
-  const crossover = () => {
-    const decision = gpuCrossoverDecision(adapterInfo, { override, stored: stored(), probing: probing !== null, probeBudgetMs: budgetMs });
-    // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
-    return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
-  };
-  // Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls.
-  const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
-  const plainAtLoad = plainCpu(crossover()) && !probeAllowed;
-
+  const gpuSide = gpuSideOf(cpu, loadGpu);
+  const measure = () => measureCrossover(cpu, gpuSide, { now, budgetMs });
+  const crossover = crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs });
+  const plainAtLoad = plainCpu(crossover.decision()) && !crossover.probeAllowed;
   let last = cpu;
   let lastCall = null;
-  let fallbackReason = null;
-  let gpuSide = null; // Promise of { gpu, routed }: the webgpu backend and its device-loss wrapper
-  let loadedSide = null; // what gpuSide resolved to, once it has
-  const listeners = new Set();
-
-  const giveUpGpu = (reason) => {
-    if (fallbackReason) return;
-    fallbackReason = reason;
-    for (const listener of listeners) listener({ backend: cpu.name, reason });
-  };
-  const gpuUsable = () => fallbackReason === null;
-  const loadGpuSide = (threshold) => {
-    gpuSide ??= loadGpu(threshold).then((routed) => {
-      routed.onBackendChange(({ reason }) => giveUpGpu(reason));
-      loadedSide = { gpu: routed.gpu, routed };
-      return loadedSide;
-    }, (error) => {
-      // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
-      if (!isDeviceFailure(error)) throw error;
-      giveUpGpu(`WebGPU is unavailable: ${error?.message ?? error}; now on ${cpu.name}`);
-      return null;
-    });
-    return gpuSide;
-  };
-
-  // lastCall: the planner's path on the CPU side (or a threaded cpu's own record), with why the GPU was not used.
-  const onCpu = (fn, args, reason) => {
-    const result = cpu[fn](...args);
-    last = cpu;
-    const onCpuSide = cpu.lastCall?.fn === fn && cpu.lastCall.path ? cpu.lastCall : plan(fn, args, { name: cpu.name });
-    lastCall = { fn, backend: cpu.name, path: onCpuSide.path, reason, threads: onCpuSide.threads ?? 1 };
-    return result;
-  };
-
-  const mayProbe = () => probeAllowed && probeFailed === null && probing === null &&
-    override === null && stored() === null;
-
-  /** Times the probe's workloads on the webgpu backend and on `cpu` (probeCrossover), then stores the record. */
-  const runProbe = async () => {
-    const started = now();
-    const side = await loadGpuSide(null);
-    if (!side || !gpuUsable()) throw new Error(fallbackReason ?? 'WebGPU is unavailable');
-    const backends = { gpu: side.gpu, wasm: cpu };
-    const calls = new Map();
-    const time = async (which, workload, n) => {
-      const id = `${which}:${workload}@${n}`;
-      if (!calls.has(id)) calls.set(id, probeCall(workload, n));
-      const [fn, ...args] = calls.get(id);
-      const before = now();
-      await backends[which][fn](...args);
-      return now() - before;
-    };
-    // The device request counts against the budget too.
-    const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, budgetMs - (now() - started)) });
-    measured.spentMs = now() - started;
-    record = measured;
-    store.set(key, measured);
-    return measured;
-  };
-  const startProbe = () => {
-    probing = new Promise((done) => schedule(() => runProbe().then(done, (error) => {
-      probeFailed = `the GPU crossover probe failed: ${error?.message ?? error}`;
-      done(null);
-    })));
-    probing.then(() => { probing = null; });
-  };
 
   /**
    * Where a call goes now, with no side effect: {to: 'cpu', reason}, {to: 'plain'} (exactly the CPU backend),
@@ -155,9 +188,9 @@ export function createRoutingBackend(cpu, {
    * or {startsProbe: true}: the call would schedule the probe first (and then run on the CPU side).
    */
   const decide = (fn, args) => {
-    if (!gpuUsable()) return { to: 'cpu', reason: fallbackReason };
-    if (ENTRIES[fn].paths.includes('webgpu') && mayProbe()) return { startsProbe: true };
-    const current = crossover();
+    if (!gpuSide.usable()) return { to: 'cpu', reason: gpuSide.fallbackReason };
+    if (ENTRIES[fn].paths.includes('webgpu') && crossover.mayProbe()) return { startsProbe: true };
+    const current = crossover.decision();
     if (current.source === 'probing') return { to: 'cpu', reason: current.reason };
     if (plainCpu(current)) return { to: 'plain' };
     const decision = planGpuCall(fn, args, current.thresholdN);
@@ -175,40 +208,22 @@ export function createRoutingBackend(cpu, {
   const backendFor = (fn, args) => {
     const where = decide(fn, args);
     if (where.to !== 'gpu') return cpu.name;
-    if (!loadedSide) return GPU_BACKEND_NAME;
+    if (!gpuSide.loaded) return GPU_BACKEND_NAME;
     try {
       const options = ENTRIES[fn].options ? args[args.length - 1] : {};
-      return loadedSide.gpu.supportsOp(fn, shapesOf(fn, args), options).supported ? loadedSide.gpu.name : cpu.name;
+      return gpuSide.loaded.gpu.supportsOp(fn, shapesOf(fn, args), options).supported ? gpuSide.loaded.gpu.name : cpu.name;
     } catch {
       return cpu.name; // arguments the check refuses anyway
     }
   };
 
-  const route = (fn, args) => {
-    let where = decide(fn, args);
-    if (where.startsProbe) {
-      startProbe();
-      where = decide(fn, args); // the crossover is being measured: this call runs on the CPU side
-    }
-    if (where.to === 'cpu') return onCpu(fn, args, where.reason);
-    if (where.to === 'plain') return plain(fn, args);
-    const { reason } = where;
-    const shapes = shapesOf(fn, args);
-    const options = ENTRIES[fn].options ? args[args.length - 1] : {};
-    // Above the crossover: a Promise, as every webgpu result is.
-    // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
-    const loading = loadGpuSide(where.thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
-    return loading.then(async (side) => {
-      if (!side || !gpuUsable()) return onCpu(fn, args, fallbackReason);
-      const answer = side.gpu.supportsOp(fn, shapes, options);
-      if (!answer.supported) return onCpu(fn, args, answer.reason);
-      const result = await side.routed[fn](...args);
-      last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
-      lastCall = last === cpu
-        ? { fn, backend: cpu.name, path: plan(fn, args, { name: cpu.name }).path, reason: fallbackReason, threads: 1 }
-        : { fn, backend: last.name, path: 'webgpu', reason, threads: 1 };
-      return result;
-    });
+  // lastCall: the planner's path on the CPU side (or a threaded cpu's own record), with why the GPU was not used.
+  const onCpu = (fn, args, reason) => {
+    const result = cpu[fn](...args);
+    last = cpu;
+    const onCpuSide = cpu.lastCall?.fn === fn && cpu.lastCall.path ? cpu.lastCall : plan(fn, args, { name: cpu.name });
+    lastCall = { fn, backend: cpu.name, path: onCpuSide.path, reason, threads: onCpuSide.threads ?? 1 };
+    return result;
   };
   /** Exactly the CPU backend: its own lastCall (or none, for the API's planner record). */
   const plain = (fn, args) => {
@@ -217,20 +232,33 @@ export function createRoutingBackend(cpu, {
     lastCall = cpu.lastCall ?? null;
     return result;
   };
-
-  const setGpuCrossover = (value) => {
-    if (value !== null && !(Number.isInteger(value) && value > 0)) {
-      throw new Error(`setGpuCrossover: thresholdN=${typeof value === 'string' ? `'${value}'` : String(value)}; expected a positive integer or null`);
-    }
-    override = null;
-    record = { thresholdN: value, rows: [], measuredAt: new Date().toISOString(), spentMs: 0, complete: true, source: 'set' };
-    store.set(key, record);
+  /** Above the crossover: a Promise, as every webgpu result is; the GPU side's supportsOp has the last word. */
+  const onGpu = (fn, args, { reason, thresholdN }) => {
+    const shapes = shapesOf(fn, args);
+    const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+    // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
+    const loading = gpuSide.load(thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
+    return loading.then(async (side) => {
+      if (!side || !gpuSide.usable()) return onCpu(fn, args, gpuSide.fallbackReason);
+      const answer = side.gpu.supportsOp(fn, shapes, options);
+      if (!answer.supported) return onCpu(fn, args, answer.reason);
+      const result = await side.routed[fn](...args);
+      last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
+      lastCall = last === cpu
+        ? { fn, backend: cpu.name, path: plan(fn, args, { name: cpu.name }).path, reason: gpuSide.fallbackReason, threads: 1 }
+        : { fn, backend: last.name, path: 'webgpu', reason, threads: 1 };
+      return result;
+    });
   };
-  const clearGpuCrossover = () => {
-    override = null;
-    record = null;
-    probeFailed = null;
-    store.clear(key);
+  const route = (fn, args) => {
+    let where = decide(fn, args);
+    if (where.startsProbe) {
+      crossover.startProbe(measure, schedule);
+      where = decide(fn, args); // the crossover is being measured: this call runs on the CPU side
+    }
+    if (where.to === 'cpu') return onCpu(fn, args, where.reason);
+    if (where.to === 'plain') return plain(fn, args);
+    return onGpu(fn, args, where);
   };
 
   // Forwarded to cpu (compose.js): scansValues (the GPU side runs the reference's checks in full:
@@ -241,23 +269,23 @@ export function createRoutingBackend(cpu, {
     overrides: {
       get name() { return last.name; },
       get build() { return last.build ?? null; },
-      get fallbackReason() { return fallbackReason; },
+      get fallbackReason() { return gpuSide.fallbackReason; },
       get lastCall() { return lastCall; },
       backendFor,
       /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
-      get gpuCrossover() { return crossover(); },
+      get gpuCrossover() { return crossover.decision(); },
       /** A Promise of the probe's record while it runs (null when it failed), else null. */
-      get probing() { return probing; },
-      setGpuCrossover,
-      clearGpuCrossover,
+      get probing() { return crossover.probing; },
+      setGpuCrossover: (value) => crossover.set(value),
+      clearGpuCrossover: () => crossover.clear(),
     },
   });
   // Where nothing can go to the GPU at load, 'auto' is exactly the CPU backend, which has no backend changes.
   if (!plainAtLoad) {
     /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
     backend.onBackendChange = (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      gpuSide.listeners.add(listener);
+      return () => gpuSide.listeners.delete(listener);
     };
   }
   return backend;
