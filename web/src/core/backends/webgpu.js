@@ -76,39 +76,39 @@ export async function loadWebGpuBackend(options = {}) {
     }
   });
 
-  function supportsOp(fn, shapes, options = {}) {
+  function supportsOp(fn, shapes, callOptions = {}) {
     if (lostError) return { supported: false, reason: lostError.message };
     if (!GPU_FUNCTIONS.includes(fn)) {
       return reference[fn] ? { supported: true, reason: gpuReferenceReason(fn) }
         : { supported: false, reason: `webgpu: unknown function ${fn}` };
     }
     // attnMask, keyPaddingMask, xValue, torch's dropout: the JS reference computes the call (gpuMethod), as the CPU would
-    const onReference = whyReferenceOnGpu(options);
+    const onReference = whyReferenceOnGpu(callOptions);
     if (onReference) return { supported: true, reason: `${onReference}; the JS reference computes it` };
-    const { largest, matrices, headDim } = gpuFootprint(fn, shapes, options);
+    const { largest, matrices, headDim } = gpuFootprint(fn, shapes, callOptions);
     if (largest * FLOAT_BYTES > runtime.maxBindingBytes) {
       return { supported: false, reason: `webgpu: ${fn} needs a ${largest * FLOAT_BYTES}-byte buffer; this device binds at most ${runtime.maxBindingBytes} bytes` };
     }
     if (matrices > runtime.maxGroups) {
       return { supported: false, reason: `webgpu: ${fn} batches ${matrices} matrices; this device dispatches at most ${runtime.maxGroups}` };
     }
-    if (options.intermediates === false && headDim > HEAD_DIM_LIMIT) {
+    if (callOptions.intermediates === false && headDim > HEAD_DIM_LIMIT) {
       return { supported: true, reason: `d_head=${headDim} exceeds the fused kernel's ${HEAD_DIM_LIMIT}; the unfused kernels run instead` };
     }
     return { supported: true };
   }
 
   /** Refuses, before any GPU work, a call the device cannot hold (the reference's checks already ran). */
-  const ensureSupported = (fn, args, options) => {
-    const answer = supportsOp(fn, shapesOf(fn, args), options);
+  const ensureSupported = (fn, args, callOptions) => {
+    const answer = supportsOp(fn, shapesOf(fn, args), callOptions);
     if (!answer.supported) throw new Error(answer.reason);
   };
 
   const gpuMethod = (fn, check, run) => async (...args) => {
     const sizes = check(...args);
-    const options = ENTRIES[fn].options ? args[args.length - 1] : {};
-    if (whyReferenceOnGpu(options)) return reference[fn](...args);
-    ensureSupported(fn, args, options);
+    const callOptions = ENTRIES[fn].options ? args[args.length - 1] : {};
+    if (whyReferenceOnGpu(callOptions)) return reference[fn](...args);
+    ensureSupported(fn, args, callOptions);
     return onGpu(fn, () => run(runtime, ...args, sizes));
   };
   // The reference's own steps; after a loss they still work (no GPU), but the API should switch anyway.
@@ -128,8 +128,8 @@ export async function loadWebGpuBackend(options = {}) {
       return () => listeners.delete(listener);
     },
     supportsOp,
-    /** @param {string} fn @param {number[][]} shapes @param {object} [options] */
-    prefersGpu: (fn, shapes, options = {}) => prefersGpu(fn, shapes, options, thresholdN),
+    /** @param {string} fn @param {number[][]} shapes @param {object} [callOptions] */
+    prefersGpu: (fn, shapes, callOptions = {}) => prefersGpu(fn, shapes, callOptions, thresholdN),
     destroy: () => device.destroy(),
 
     // One method per registry function: its GPU passes (gpu: 'kernels') or the reference's own step.
