@@ -106,7 +106,7 @@ import { existsSync } from 'node:fs';
 import { exercise } from './shared.js';
 
 const entry = import.meta.resolve('${NAME}');
-const beside = (path) => existsSync(new URL(path, entry));
+const beside = (path) => existsSync(new URL(path, new URL('./core/', entry)));
 let deepImport = 'allowed';
 try { await import('${NAME}/web/src/core/api.js'); } catch (error) { deepImport = error.code; }
 const result = await exercise(2);
@@ -197,7 +197,7 @@ test('npm pack: the built .wasm files and the English model (once each), the wor
 
 test('Node imports the package by name: the step, a multi-head call, and one thread (Node has no Web Worker)', () => {
   const result = JSON.parse(run(process.execPath, ['node-check.mjs'], work.project));
-  expect(result.entry).toContain(`/node_modules/${NAME}/web/src/core/index.js`);
+  expect(result.entry).toContain(`/node_modules/${NAME}/web/src/index.js`);
   expect(result.element).toContain(`/node_modules/${NAME}/page/attention-playground.js`);
   expect(result.deepImport).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   expect(result.files).toEqual({ simd: true, baseline: true, relaxedTile: true, worker: true, types: true });

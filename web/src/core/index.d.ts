@@ -545,9 +545,6 @@ export function formatShape(shape: readonly number[]): string;
 /** { data, shape } with data used as given (not copied). */
 export function makeTensor<D extends Float32Array | Int32Array>(data: D, shape: readonly number[]): { data: D; shape: number[] };
 
-/** The trainer (docs/api.md "Training"), also importable alone as 'attention-playground/train'. */
-export { createTrainer, loadTrainer, makeBatch, inductionScore, TASKS } from '../train/index.js';
-
 /** The device cannot go on (no adapter or device, lost, out of memory, internal error): calls fall back to WASM. */
 export class GpuUnavailableError extends Error {
   readonly name: 'GpuUnavailableError';

@@ -14,9 +14,6 @@ export { FUNCTION_NAMES };
 export const CAPABILITIES = Object.freeze(Object.fromEntries(REGISTRY.map(({ name, paths, gpu, options }) =>
   [name, Object.freeze({ paths, gpu, options: Object.keys(options ?? {}) })])));
 export { sizeOf, formatShape, makeTensor } from './tensor.js';
-// The trainer (docs/api.md "Training") is part of the library too; also importable alone as
-// 'attention-playground/train'.
-export { createTrainer, loadTrainer, makeBatch, inductionScore, TASKS } from '../train/index.js';
 // The two ways a WebGPU call fails (docs/api.md "Backends"), for `instanceof` in a caller's catch; device.js
 // touches no WebGPU object when imported.
 export { GpuKernelError, GpuUnavailableError } from '../gpu/device.js';
