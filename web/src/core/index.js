@@ -26,7 +26,7 @@ export { GpuKernelError, GpuUnavailableError } from '../gpu/device.js';
  * 'webgpu': the WebGPU backend; if it cannot load, WASM (then the JS reference), with `fallbackReason`.
  * 'wasm', 'wasm-simd', 'wasm-baseline', 'js': exactly that backend; failing to load it is an Error.
  * threads ('auto' or 1..64): Web Workers for the large fused multi-head calls of the WASM backends
- * (backends/cpu.js, backends/threads.js); 'js' and 'webgpu' run on one thread whatever it says.
+ * (load-backend.js, backends/threads.js); 'js' and 'webgpu' run on one thread whatever it says.
  *
  * One way through: the options are checked and completed (resolveLoadOptions), one backend is loaded
  * (loadBackend), and it is wrapped in the API once, with the reasons its loading gave.

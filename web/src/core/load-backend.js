@@ -9,7 +9,9 @@
 //   'webgpu'                              WebGPU, moving to WASM (else the reference) when its device is lost; with
 //                                         no adapter or device, WASM (else the reference), with fallbackReason
 // The CPU side is loaded first and the GPU side over it; for 'webgpu' the CPU side is loaded only when needed.
-import { loadCpuBackend } from './backends/cpu.js';
+import { resolveThreads } from './backends/thread-plan.js';
+import { GLUE_DIRECTORY } from './backends/wasm-builds.js';
+import { startWorkerPool } from './backends/worker-pool.js';
 
 /** The WASM build each backend name asks for ('webgpu' falls back to the one 'auto' takes). */
 const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline', webgpu: 'auto' };
@@ -84,5 +86,47 @@ async function loadWebGpu(settings, reasons) {
     if (!webgpu.isDeviceFailure(error)) throw new Error(`loadAttention: backend 'webgpu' failed to load (a bug, not a missing GPU): ${error?.message ?? error}`, { cause: error });
     reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
     return null;
+  }
+}
+
+/**
+ * The CPU side: the WASM build `build`, else (where `reasons` is an array: why the backend asked for was not
+ * used) the JS reference. With `threads`, the worker pool settings.threads asks for (backends/threads.js), or
+ * one thread with the reason: threads 1, 'auto' on a page that is not cross-origin isolated, no Worker
+ * (Node), workers that cannot start (file://, CSP, a module that fails to load). The fallback to one thread
+ * is silent: the caller reads `threads` and `threadsReason`.
+ * @returns {Promise<{backend: object, fallbackReason: string|null, threadsReason: string|null}>}
+ */
+async function loadCpuBackend(settings, { build, reasons, threads }) {
+  let cpu;
+  try {
+    const { loadWasmBackend } = await import('./backends/wasm.js');
+    cpu = await loadWasmBackend({ build, wasmBinary: settings.wasmBinary, locateFile: settings.locateFile, memoryLimit: settings.memoryLimit });
+  } catch (error) {
+    if (!reasons) throw error;
+    reasons.push(`WebAssembly could not load: ${reasonOf(error)}`);
+    const { createReferenceBackend } = await import('./reference/index.js');
+    cpu = createReferenceBackend();
+  }
+  const fallbackReason = reasons?.length ? reasons.join('; ') : null;
+  if (!threads) return { backend: cpu, fallbackReason, threadsReason: null };
+  if (!cpu.build) return { backend: cpu, fallbackReason, threadsReason: `the ${cpu.name} backend runs on the main thread` };
+  const { count, reason } = resolveThreads(settings.threads, {
+    crossOriginIsolated: globalThis.crossOriginIsolated,
+    hasWorker: typeof globalThis.Worker === 'function',
+    hardwareConcurrency: globalThis.navigator?.hardwareConcurrency,
+  });
+  if (count < 2) return { backend: cpu, fallbackReason, threadsReason: reason };
+  try {
+    const { createThreadedBackend } = await import('./backends/threads.js');
+    const { pool } = await startWorkerPool(count, {
+      build: cpu.build,
+      binaryUrl: settings.locateFile?.(`attention-${cpu.build}.wasm`, GLUE_DIRECTORY),
+      wasmBinary: settings.wasmBinary,
+      memoryLimit: settings.memoryLimit,
+    });
+    return { backend: createThreadedBackend(cpu, pool), fallbackReason, threadsReason: null };
+  } catch (error) {
+    return { backend: cpu, fallbackReason, threadsReason: `the workers could not start (${reasonOf(error)}); one thread` };
   }
 }

@@ -1,5 +1,5 @@
 // The threaded path: a backend over the main thread's WASM backend and a pool of Web Workers
-// (attention-worker.js, started by cpu.js), each with its own instance of the WASM core, that sends the large
+// (attention-worker.js, started by load-backend.js), each with its own instance of the WASM core, that sends the large
 // fused multi-head calls to them, heads split into contiguous groups (thread-plan.js), and every other call
 // to the main thread.
 //

@@ -11,3 +11,6 @@ export const BINARY_URLS = {
   simd: new URL('../wasm/attention-simd.wasm', import.meta.url),
   baseline: new URL('../wasm/attention-baseline.wasm', import.meta.url),
 };
+
+/** The builds' folder: the prefix a caller's locateFile(path, prefix) is given for a worker's .wasm file. */
+export const GLUE_DIRECTORY = new URL(/* @vite-ignore */ '../wasm/', import.meta.url).href;
