@@ -1,6 +1,6 @@
-// Loads the backend loadAttention's settings (load-options.js) name, and says why it is not another. Backends
-// are imported on demand, so a page that only uses the JS reference never loads WebAssembly, and a missing
-// WebGPU never breaks a CPU-only browser.
+// Loads the backend loadAttention's settings (index.js resolveLoadOptions) name, and says why it is not
+// another. Backends are imported on demand, so a page that only uses the JS reference never loads
+// WebAssembly, and a missing WebGPU never breaks a CPU-only browser.
 //   'js'                                  the JS reference, on the main thread
 //   'wasm', 'wasm-simd', 'wasm-baseline'  exactly that WASM build (failing to load it is an Error), with the
 //                                         workers `threads` asks for
