@@ -49,9 +49,12 @@ export interface Gpt2Model {
   readonly config: Gpt2Config & { dHead: number };
   /** 'js', 'wasm-simd', 'wasm-baseline', or 'api:<backend>' when composed of a loaded attention API. */
   readonly backend: string;
-  /** {backend, path, ms} of the last forward. */
-  readonly lastCall: { backend: string; path: string; ms: number } | null;
-  /** tokens: 1 to contextLength ids. Logits (T, V); a Promise of them when composed of an attention API ('api:…'). */
+  /** {backend, path, ms, threads} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers. */
+  readonly lastCall: { backend: string; path: string; ms: number; threads: number } | null;
+  /** The workers a forward may use (1: the calling thread only), and why 1 where more were asked for. */
+  readonly threads: number;
+  readonly threadsReason: string | null;
+  /** tokens: 1 to contextLength ids. Logits (T, V); a Promise of them when composed of an attention API ('api:…') or with threads ≥ 2. */
   forward(tokens: ArrayLike<number>, options?: Gpt2ForwardOptions): Gpt2ForwardResult | Promise<Gpt2ForwardResult>;
   /** Frees the WASM heap's copy of the parameters. */
   dispose(): void;
@@ -59,6 +62,8 @@ export interface Gpt2Model {
 
 export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
   backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
+  /** The WASM engine on this many Web Workers (or 'auto', loadAttention's rule) where the plan says they pay [1]. */
+  threads?: number | 'auto';
 }): Promise<Gpt2Model>;
 
 /** The ways a head is switched off. */

@@ -7,11 +7,15 @@
 // replaced by zeros (ablation 'zero') or by its mean over the positions ('mean').
 // Engines: the JS reference ('js'), the WASM fast path ('wasm'), or, given `attention` (an object of
 // loadAttention), that API's registry functions (api-model.js) on whatever backend and paths it runs: WebGPU,
-// workers; then forward returns a Promise. `intermediates` run the JS reference on every engine (the per-layer
+// workers; then forward returns a Promise. With `threads` ≥ 2 (and Web Workers), the WASM engine runs on that
+// many workers, each holding a share of the model (worker-model.js), where the plan says they pay; forward
+// then returns a Promise too. `intermediates` run the JS reference on every engine (the per-layer
 // tensors are for inspection at small T). `lastCall` says which engine and path ran and how long it took.
 import { createApiGpt2 } from './api-model.js';
 import { gpt2ForwardReference } from './forward-reference.js';
 import { createWasmGpt2 } from './wasm-model.js';
+import { createWorkerGpt2, startGpt2Workers } from './worker-model.js';
+import { resolveThreads } from '../core/backends/thread-plan.js';
 
 const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js'];
 /** The ways a head is switched off (model22's ABLATIONS). */
@@ -55,9 +59,10 @@ function interfaceTokenizer(tokenizer) {
  * A GPT-2 model from a loaded checkpoint ({config, parameters, tokenizer}: load.js).
  * backend: 'wasm' (the SIMD build where supported), 'wasm-simd', 'wasm-baseline' or 'js'; or attention: a
  * loaded attention API (loadAttention), whose layerNorm, multiheadAttentionFused and matmul compose it.
+ * threads: 1, a number of workers, or 'auto' (loadAttention's rule) for the WASM engine.
  * name: the model's name ['gpt2'].
  */
-export async function createGpt2({ config, parameters, tokenizer }, { backend = 'wasm', wasmBinary, attention, name = 'gpt2' } = {}) {
+export async function createGpt2({ config, parameters, tokenizer }, { backend = 'wasm', wasmBinary, attention, threads = 1, name = 'gpt2' } = {}) {
   const reference = (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags, intermediates: true });
   const parts = { name, config, tokenizer, reference };
   if (attention) return wrap(parts, createApiGpt2(attention, config, parameters), `api:${attention.backend}`);
@@ -68,8 +73,22 @@ export async function createGpt2({ config, parameters, tokenizer }, { backend = 
   }
   const { loadWasmBackend } = await import('../core/backends/wasm.js');
   const build = backend === 'wasm' ? 'auto' : backend.slice('wasm-'.length);
-  const wasm = await loadWasmBackend({ build, wasmBinary });
-  return wrap(parts, createWasmGpt2(wasm, config, parameters), wasm.name);
+  const { count, reason } = resolveThreads(threads, {
+    crossOriginIsolated: globalThis.crossOriginIsolated, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency,
+  });
+  if (count < 2 || config.heads < 2) {
+    const wasm = await loadWasmBackend({ build, wasmBinary });
+    const model = wrap(parts, createWasmGpt2(wasm, config, parameters), wasm.name);
+    model.threadsReason = reason ?? (count < 2 ? null : 'one head: nothing to share between workers');
+    return model;
+  }
+  // the build the main thread would load, in every worker
+  const probe = await loadWasmBackend({ build, wasmBinary });
+  const { pool } = await startGpt2Workers(count, { build: probe.build, wasmBinary });
+  const engine = await createWorkerGpt2(pool, config, parameters, { oneThread: async () => createWasmGpt2(probe, config, parameters) });
+  const model = wrap(parts, engine, probe.name);
+  model.threads = engine.threads;
+  return model;
 }
 
 /** The model interface around one engine ({forward(tokens, flags, wantWeights), dispose()}). */
@@ -82,8 +101,11 @@ function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName)
     tokenizer: tokenizer ? interfaceTokenizer(tokenizer) : null,
     config: Object.freeze({ ...config, dHead: config.dModel / config.heads }),
     backend: backendName,
-    /** {backend, path, ms} of the last forward. */
+    /** {backend, path, ms, threads} of the last forward. */
     lastCall: null,
+    /** How many threads the forward may use, and why only one where threads ≥ 2 was asked for. */
+    threads: 1,
+    threadsReason: null,
     forward(tokens, { intermediates = false, headsOff = [], ablation = 'zero', attention = true } = {}) {
       checkTokens(tokens, config);
       const flags = headsOffFlags(headsOff, ablation, config);
@@ -91,7 +113,7 @@ function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName)
       const started = performance.now();
       if (!engine) throw new Error('gpt2.forward: the model was disposed');
       const finish = (out, path) => {
-        model.lastCall = { backend: intermediates ? 'js' : backendName, path, ms: performance.now() - started };
+        model.lastCall = { backend: intermediates ? 'js' : backendName, path, ms: performance.now() - started, threads: intermediates ? 1 : out.threads ?? 1 };
         const result = { tokens: Int32Array.from(tokens), logits: { data: out.logits, shape: [T, V] } };
         if (attention || intermediates) result.attention = out.attention.map((data) => ({ data, shape: [H, T, T] }));
         if (intermediates) result.layers = out.layers;
