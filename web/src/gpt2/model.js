@@ -13,6 +13,8 @@
 // tensors are for inspection at small T). `lastCall` says which engine and path ran and how long it took.
 import { createApiGpt2 } from './api-model.js';
 import { gpt2ForwardReference } from './forward-reference.js';
+import { float32Parameters, isFloat16Resident } from './checkpoint.js';
+import { createHalfGpt2 } from './half-model.js';
 import { createWasmGpt2 } from './wasm-model.js';
 import { createWorkerGpt2, startGpt2Workers } from './worker-model.js';
 import { resolveThreads } from '../core/backends/thread-plan.js';
@@ -62,7 +64,11 @@ function interfaceTokenizer(tokenizer) {
  * threads: 1, a number of workers, or 'auto' (loadAttention's rule) for the WASM engine.
  * name: the model's name ['gpt2'].
  */
-export async function createGpt2({ config, parameters, tokenizer }, { backend = 'wasm', wasmBinary, attention, threads = 1, name = 'gpt2' } = {}) {
+export async function createGpt2({ config, parameters: stored, tokenizer }, { backend = 'wasm', wasmBinary, attention, threads = 1, name = 'gpt2' } = {}) {
+  // float16-resident checkpoints (load.js): the WASM engine streams the blocks (half-model.js); the engines
+  // that read float32 get the matrices widened as they read them
+  const half = isFloat16Resident(stored);
+  const parameters = float32Parameters(stored);
   const reference = (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags, intermediates: true });
   const parts = { name, config, tokenizer, reference };
   if (attention) return wrap(parts, createApiGpt2(attention, config, parameters), `api:${attention.backend}`);
@@ -76,10 +82,11 @@ export async function createGpt2({ config, parameters, tokenizer }, { backend = 
   const { count, reason } = resolveThreads(threads, {
     crossOriginIsolated: globalThis.crossOriginIsolated, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency,
   });
-  if (count < 2 || config.heads < 2) {
+  if (count < 2 || config.heads < 2 || half) {
     const wasm = await loadWasmBackend({ build, wasmBinary });
-    const model = wrap(parts, createWasmGpt2(wasm, config, parameters), wasm.name);
-    model.threadsReason = reason ?? (count < 2 ? null : 'one head: nothing to share between workers');
+    const model = wrap(parts, half ? createHalfGpt2(wasm, config, stored) : createWasmGpt2(wasm, config, parameters), wasm.name);
+    model.threadsReason = reason ?? (count < 2 ? null : half ? 'a float16-resident model runs on one thread' : 'one head: nothing to share between workers');
+    model.resident = half ? 'float16' : 'float32';
     return model;
   }
   // the build the main thread would load, in every worker
@@ -103,6 +110,8 @@ function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName)
     backend: backendName,
     /** {backend, path, ms, threads} of the last forward. */
     lastCall: null,
+    /** How the WASM engine keeps the weights: 'float32' (packed once) or 'float16' (half-model.js). */
+    resident: 'float32',
     /** How many threads the forward may use, and why only one where threads ≥ 2 was asked for. */
     threads: 1,
     threadsReason: null,
