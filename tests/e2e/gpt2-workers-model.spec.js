@@ -5,7 +5,7 @@ import { test, expect } from '@playwright/test';
 
 test('GPT-2 on 2 and 3 Web Workers matches the PyTorch fixtures; createGpt2({threads: 2}) plans one thread for the tiny model', async ({ page }) => {
   test.setTimeout(90_000);
-  await page.goto('/tests/e2e/pages/gpt2-workers.html');
+  await page.goto('/tests/e2e/pages/gpt2.html');
   await page.waitForFunction(() => window.harnessReady === true);
   const { results, viaModel } = await page.evaluate(() => window.runGpt2Workers());
   expect(results).toHaveLength(8);

@@ -50,7 +50,7 @@ export interface Gpt2Model {
   /** GPT-2's BPE with encode → Int32Array and tokenText(id), as the model interface reads it. */
   readonly tokenizer: Omit<BpeTokenizer, 'encode'> & { encode(text: string): Int32Array; tokenText(id: number): string };
   readonly config: Gpt2Config & { dHead: number };
-  /** 'js', 'wasm-simd', 'wasm-baseline', or 'api:<backend>' when composed of a loaded attention API. */
+  /** 'js', 'wasm-simd', 'wasm-baseline', 'webgpu', or 'api:<backend>' when composed of a loaded attention API. */
   readonly backend: string;
   /** {backend, path, ms, threads} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers. */
   readonly lastCall: { backend: string; path: string; ms: number; threads: number } | null;
@@ -59,14 +59,14 @@ export interface Gpt2Model {
   /** The workers a forward may use (1: the calling thread only), and why 1 where more were asked for. */
   readonly threads: number;
   readonly threadsReason: string | null;
-  /** tokens: 1 to contextLength ids. Logits (T, V); a Promise of them when composed of an attention API ('api:…') or with threads ≥ 2. */
+  /** tokens: 1 to contextLength ids. Logits (T, V); a Promise of them on 'webgpu', when composed of an attention API ('api:…') or with threads ≥ 2. */
   forward(tokens: ArrayLike<number>, options?: Gpt2ForwardOptions): Gpt2ForwardResult | Promise<Gpt2ForwardResult>;
   /** Frees the WASM heap's copy of the parameters. */
   dispose(): void;
 }
 
 export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
-  backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
+  backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
   /** The WASM engine on this many Web Workers (or 'auto', loadAttention's rule) where the plan says they pay [1]. */
   threads?: number | 'auto';
 }): Promise<Gpt2Model>;

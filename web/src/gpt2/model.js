@@ -19,7 +19,7 @@ import { createWasmGpt2 } from './wasm-model.js';
 import { createWorkerGpt2, startGpt2Workers } from './worker-model.js';
 import { resolveThreads } from '../core/backends/thread-plan.js';
 
-const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js'];
+const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 /** The ways a head is switched off (model22's ABLATIONS). */
 export const ABLATIONS = ['zero', 'mean'];
 
@@ -59,7 +59,8 @@ function interfaceTokenizer(tokenizer) {
 
 /**
  * A GPT-2 model from a loaded checkpoint ({config, parameters, tokenizer}: load.js).
- * backend: 'wasm' (the SIMD build where supported), 'wasm-simd', 'wasm-baseline' or 'js'; or attention: a
+ * backend: 'wasm' (the SIMD build where supported), 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu' (every block
+ * on the GPU: webgpu-model.js; forward returns a Promise); or attention: a
  * loaded attention API (loadAttention), whose layerNorm, multiheadAttentionFused and matmul compose it.
  * threads: 1, a number of workers, or 'auto' (loadAttention's rule) for the WASM engine.
  * name: the model's name ['gpt2'].
@@ -76,6 +77,10 @@ export async function createGpt2({ config, parameters: stored, tokenizer }, { ba
   if (backend === 'js') {
     const engine = { forward: (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags }), dispose() {} };
     return wrap(parts, engine, 'js');
+  }
+  if (backend === 'webgpu') {
+    const { createWebGpuGpt2 } = await import('./webgpu-model.js');
+    return wrap(parts, await createWebGpuGpt2(config, parameters), 'webgpu');
   }
   const { loadWasmBackend } = await import('../core/backends/wasm.js');
   const build = backend === 'wasm' ? 'auto' : backend.slice('wasm-'.length);
