@@ -209,7 +209,7 @@ const ort = ONLY.includes('onnx') ? await import('onnxruntime-web') : null;
 for (const T of SIZES) {
   const tokens = tokensFor(T);
   let reference = torch && !torch.unavailable ? new Float32Array(readFileSync(path.join(dir, `logits-${T}.f32`)).buffer.slice(0)) : null;
-  const referenceName = reference ? 'PyTorch' : "onnxruntime-web's standard-ops graph";
+  const referenceName = reference ? 'PyTorch' : ort ? "onnxruntime-web's standard-ops graph" : "the first contestant's output";
   const contestants = [];
   if (ort) contestants.push(...await onnxContestants(parameters, T, ort));
   if (ONLY.includes('ours')) contestants.push({ lazy: () => oursContestant(parameters) });
