@@ -101,11 +101,14 @@ describe('the cut and the plan', () => {
     expect(planGpt2Workers(checkpoint.config, 32, 2).workers).toBe(false);
     expect(planGpt2Workers(SMALL, 512, 1).workers).toBe(false);
   });
-  it('createGpt2({threads: 2}) where there is no Web Worker: one thread, and says why', async () => {
+  it("createGpt2({threads}) on one thread, and why: no Web Worker here; with 'auto', a model too small to pay", async () => {
     const model = await createGpt2(checkpoint, { backend: 'wasm-simd', threads: 2 });
     expect([model.threads, model.threadsReason]).toEqual([1, 'this environment has no Web Worker']);
     model.forward(cases[0].tokens);
     expect(model.lastCall.threads).toBe(1);
     model.dispose();
+    const auto = await createGpt2(checkpoint, { backend: 'wasm-simd', threads: 'auto' });
+    expect(auto.threadsReason).toMatch(/^threads 'auto': even a full context \(32 tokens: 0M multiply-adds between exchanges, below the workers' crossover \(50M\)\)$/);
+    auto.dispose();
   });
 });

@@ -17,6 +17,7 @@ import { float32Parameters, isFloat16Resident } from './checkpoint.js';
 import { createHalfGpt2 } from './half-model.js';
 import { createWasmGpt2 } from './wasm-model.js';
 import { createWorkerGpt2, startGpt2Workers } from './worker-model.js';
+import { planGpt2Workers } from './worker-plan.js';
 import { resolveThreads } from '../core/backends/thread-plan.js';
 
 const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
@@ -84,9 +85,11 @@ export async function createGpt2({ config, parameters: stored, tokenizer }, { ba
   }
   const { loadWasmBackend } = await import('../core/backends/wasm.js');
   const build = backend === 'wasm' ? 'auto' : backend.slice('wasm-'.length);
-  const { count, reason } = resolveThreads(threads, {
-    crossOriginIsolated: globalThis.crossOriginIsolated, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency,
-  });
+  // 'auto' starts workers only for a model whose full-context forward would go to them
+  const tooSmall = threads === 'auto' ? planGpt2Workers(config, config.contextLength, 2) : { workers: true };
+  const { count, reason } = tooSmall.workers
+    ? resolveThreads(threads, { crossOriginIsolated: globalThis.crossOriginIsolated, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency })
+    : { count: 1, reason: `threads 'auto': even a full context (${tooSmall.reason})` };
   if (count < 2 || config.heads < 2 || half) {
     const wasm = await loadWasmBackend({ build, wasmBinary });
     const model = wrap(parts, half ? createHalfGpt2(wasm, config, stored) : createWasmGpt2(wasm, config, parameters), wasm.name);
