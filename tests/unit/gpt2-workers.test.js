@@ -84,6 +84,28 @@ describe('GPT-2 on workers matches PyTorch', () => {
   });
 });
 
+describe('a worker that dies', () => {
+  it('leaves the model on the calling thread, which still matches PyTorch', async () => {
+    const pool = await inProcessPool(2, 'simd');
+    const { loadWasmBackend } = await import('../../web/src/core/backends/wasm.js');
+    const { createWasmGpt2 } = await import('../../web/src/gpt2/wasm-model.js');
+    const oneThread = async () => createWasmGpt2(await loadWasmBackend({ build: 'simd' }), checkpoint.config, checkpoint.parameters);
+    const engine = await createWorkerGpt2(pool, checkpoint.config, checkpoint.parameters, { crossover: { minWork: 0 }, oneThread });
+    // worker 1's error event: worker-pool.js fails the pool and rejects what it was asked
+    const ask = pool.ask;
+    pool.ask = (k, message) => {
+      if (k !== 1) return ask(k, message);
+      pool.failed = 'worker 1 failed: out of memory';
+      return Promise.reject(new Error(pool.failed));
+    };
+    const out = await engine.forward(cases[3].tokens, new Uint8Array(0), false);
+    expect(out.threads).toBe(1);
+    expect(out.reason).toBe('the workers failed (worker 1 failed: out of memory); the calling thread runs it');
+    expectClose(out.logits, expected('3.logits'), 1e-4, 'logits on the calling thread');
+    engine.dispose();
+  });
+});
+
 describe('the cut and the plan', () => {
   it("cuts heads as the planner's groups, the MLP and the vocabulary at multiples of 8", () => {
     expect(gpt2Shares(checkpoint.config, 3)).toEqual([

@@ -75,14 +75,26 @@ export async function createWorkerGpt2(pool, config, parameters, { oneThread, cr
     return { logits, attention, paths: [wantWeights ? 'workers (weights)' : 'workers (fused)'], threads: n };
   }
 
+  async function onOneThread(tokens, flags, wantWeights, reason) {
+    if (!oneThread) throw new Error(`gpt2.forward: ${reason}, and no one-thread engine was given`);
+    single ??= oneThread();
+    const out = (await single).forward(tokens, flags, wantWeights);
+    return { ...out, paths: [wantWeights ? 'weights' : 'fused'], threads: 1, reason };
+  }
+
   return {
     threads: n,
     async forward(tokens, flags, wantWeights) {
+      // a worker that died (its error event fails the pool) leaves the model on the calling thread
+      if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
       const plan = crossover ? { workers: true } : planGpt2Workers(config, tokens.length, n);
-      if (plan.workers) return onWorkers(tokens, flags, wantWeights);
-      single ??= oneThread();
-      const out = (await single).forward(tokens, flags, wantWeights);
-      return { ...out, paths: [wantWeights ? 'weights' : 'fused'], threads: 1, reason: plan.reason };
+      if (!plan.workers) return onOneThread(tokens, flags, wantWeights, plan.reason);
+      try {
+        return await onWorkers(tokens, flags, wantWeights);
+      } catch (error) {
+        if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
+        throw error;
+      }
     },
     dispose() {
       pool.terminate();
