@@ -27,6 +27,11 @@ export async function createWebGpuGpt2(config, parameters, { device } = {}) {
   const { dModel: C, heads: H, layers: L, dMlp: M, vocabSize: V, layerNormEpsilon: eps } = config;
   const resident = [];
   const buffer = (data, name) => {
+    const bytes = data.length * FLOAT_BYTES;
+    if (bytes > runtime.maxBindingBytes) {
+      for (const made of resident) made.destroy();
+      throw new Error(`createGpt2: ${name} needs ${(bytes / 2 ** 20).toFixed(2)} MiB in one buffer; this WebGPU device binds at most ${(runtime.maxBindingBytes / 2 ** 20).toFixed(2)} MiB per buffer`);
+    }
     const made = gpu.createBuffer({
       label: `gpt2: ${name}`, size: Math.max(16, Math.ceil((data.length * FLOAT_BYTES) / 16) * 16),
       usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
