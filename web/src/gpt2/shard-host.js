@@ -43,7 +43,10 @@ export function createShardHost(instantiate) {
       const mine = shard.part(k).slice();
       peers[j].port.postMessage(mine, n === others.length - 1 ? [mine.buffer] : []);
     });
-    for (const j of others) shard.part(j).set(await receive(peers[j]));
+    for (const j of others) {
+      const theirs = await receive(peers[j]);
+      shard.part(j).set(theirs); // a view taken after the wait, as every view of the heap: never across a call
+    }
     shard.addParts(layer, stage);
   }
 
