@@ -1,7 +1,8 @@
 // scripts/serve.mjs answers Range requests (206, Content-Range, If-Range, 416), so the checkpoint loader's
 // resume is tested end to end against the server the tests and `npm start` use: a download cut after 50,000
 // bytes (the connection dropped under the reader) and a cancelled one both finish with a `Range` request
-// that the real server answers with the rest of the file, and the loaded weights are the file's.
+// that the real server answers with the rest of the file, and the loaded weights are the file's; and a
+// download is held once (one buffer of its announced size, not its chunks and their concatenation).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startServer } from '../../scripts/serve.mjs';
 import { gpt2Config, gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint.js';
+import { appendChunk, fetchFile, wholeBytes } from '../../web/src/gpt2/fetch-file.js';
 import { loadGpt2FromUrl } from '../../web/src/gpt2/load.js';
 
 const DIR = fileURLToPath(new URL('../fixtures/gpt2/', import.meta.url));
@@ -82,6 +84,24 @@ describe('the loader resumes against scripts/serve.mjs', () => {
     ]);
     expect(events.at(-1)).toMatchObject({ file: 'model.safetensors', loaded: fileBytes.length, total: fileBytes.length, resumed: 1 });
     for (const name of ['wte.weight', 'h.1.mlp.c_proj.weight', 'ln_f.bias']) expect(model.parameters[name].data).toEqual(reference[name].data);
+  });
+  it('fetchFile resumed: the bytes are the file\'s', async () => {
+    const log = [];
+    const bytes = await fetchFile(`${base}/model.safetensors`, { useCache: false, fetchImpl: droppingFetch(log, { after: 70_000 }) });
+    expect(log.map((r) => r.status)).toEqual([200, 206]);
+    expect(bytes).toEqual(fileBytes);
+  });
+  it('holds a download once: chunks go into one buffer of the announced size, or a list past it', () => {
+    const chunk = (from, length) => Uint8Array.from({ length }, (_, i) => (from + i) % 251);
+    const known = { buffer: null, chunks: [], loaded: 0, total: 10 };
+    for (const [from, length] of [[0, 4], [4, 3], [7, 3]]) appendChunk(known, chunk(from, length));
+    expect([known.chunks.length, known.buffer.length]).toEqual([0, 10]);
+    expect(wholeBytes(known)).toBe(known.buffer);
+    // a compressed response's Content-Length counts encoded bytes: more arrive than it said
+    const exceeded = { buffer: null, chunks: [], loaded: 0, total: 5 };
+    for (const [from, length] of [[0, 4], [4, 3], [7, 3]]) appendChunk(exceeded, chunk(from, length));
+    expect(exceeded.buffer).toBeNull();
+    expect(wholeBytes(exceeded)).toEqual(chunk(0, 10));
   });
   it('a cancelled download: the next call asks the server for the rest only', async () => {
     const log = [];
