@@ -6,13 +6,15 @@
 //   ours, 2 workers  the same kernels on two workers (web/src/gpt2/worker-model.js: each holds half the heads,
 //                 of the MLP and of the vocabulary; Node's worker_threads behind the Web Worker interface,
 //                 node-web-worker.mjs); its row gives its speed-up over the one-thread row
+//   ours, webgpu  web/src/gpt2/webgpu-model.js on Dawn (npm webgpu, bench/dawn/dawn.js): every block on the GPU;
+//                 for a machine with a GPU (`--only=ours,webgpu`); without an adapter its row says why
 //   onnxruntime-web 1 thread, the same graph encoded at run time (gpt2-graph.js): standard ops, and with its
 //                 com.microsoft Attention + FastGelu ops
 //   tfjs-wasm     TensorFlow.js's wasm backend, threads off, the same graph in tf ops
 //   PyTorch       CPU eager, one thread, OpenBLAS (bench/gpt2_torch.py, run first when /usr/bin/python3 has torch)
 // Every contestant's first output is checked before it is timed: |logits − reference| ≤ 1e-3 + 1e-3·|reference|,
 // the reference being PyTorch's logits when it ran, else onnxruntime-web's standard-ops graph.
-// Usage: node --experimental-wasm-relaxed-simd bench/gpt2.mjs [--sizes=128,512] [--only=ours,ours2,onnx,tfjs,torch]
+// Usage: node --experimental-wasm-relaxed-simd bench/gpt2.mjs [--sizes=128,512] [--only=ours,ours2,webgpu,onnx,tfjs,torch]
 // Writes bench/results/gpt2.json and gpt2.md (--out=NAME: NAME.json and NAME.md, for a run of some contestants);
 // --report writes the .md again from the .json.
 import { spawnSync } from 'node:child_process';
@@ -34,6 +36,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, '..');
 const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const SIZES = arg('sizes', '128,512').split(',').map(Number);
+// webgpu only by name: on a machine without a GPU it would time a CPU emulation
 const ONLY = arg('only', 'ours,ours2,onnx,tfjs,torch').split(',');
 const OUT = arg('out', 'gpt2');
 const CONFIG = gpt2Config({ vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 });
@@ -120,6 +123,34 @@ async function oursWorkersContestant(parameters, count = 2) {
     name: `ours (wasm-simd${relaxed ? ', relaxed-SIMD tiles' : ''}, ${count} workers)`,
     run: async (tokens) => (await engine.forward(tokens, new Uint8Array(0), false)).logits,
     dispose: () => engine.dispose(),
+  };
+}
+
+async function webgpuContestant(parameters) {
+  const { installDawn, uninstallDawn } = await import('./dawn/dawn.js');
+  await installDawn();
+  const { acquireDevice } = await import('../web/src/gpu/device.js');
+  const name = 'ours (WebGPU on Dawn)';
+  let acquired;
+  try {
+    acquired = await acquireDevice();
+  } catch (error) {
+    uninstallDawn();
+    return { name, unavailable: error.message };
+  }
+  const { createWebGpuGpt2 } = await import('../web/src/gpt2/webgpu-model.js');
+  let engine;
+  try {
+    engine = await createWebGpuGpt2(CONFIG, parameters, { device: acquired.device });
+  } catch (error) {
+    acquired.device.destroy();
+    uninstallDawn();
+    return { name, unavailable: error.message };
+  }
+  return {
+    name: `ours (WebGPU on Dawn, ${acquired.adapterInfo.label})`,
+    run: async (tokens) => (await engine.forward(tokens, new Uint8Array(0), false)).logits,
+    dispose: () => { engine.dispose(); acquired.device.destroy(); uninstallDawn(); },
   };
 }
 
@@ -214,9 +245,15 @@ for (const T of SIZES) {
   if (ort) contestants.push(...await onnxContestants(parameters, T, ort));
   if (ONLY.includes('ours')) contestants.push({ lazy: () => oursContestant(parameters) });
   if (ONLY.includes('ours2')) contestants.push({ lazy: () => oursWorkersContestant(parameters) });
+  if (ONLY.includes('webgpu')) contestants.push({ lazy: () => webgpuContestant(parameters) });
   if (ONLY.includes('tfjs')) contestants.push({ lazy: () => tfjsContestant(parameters) });
   for (let contestant of contestants) {
     if (contestant.lazy) contestant = await contestant.lazy();
+    if (contestant.unavailable) {
+      rows.push({ T, contestant: contestant.name, unavailable: contestant.unavailable });
+      console.log(T, contestant.name, `unavailable: ${contestant.unavailable}`);
+      continue;
+    }
     await contestant.setup?.();
     const first = await contestant.run(tokens);
     if (!reference) reference = Float32Array.from(first);

@@ -8,7 +8,8 @@
 //              (weights recomputed from q, k and the lse when asked; ablated heads replaced: ../gpu/gpt2)
 //              x ← x + context·attn.c_proj.W + b             the GEMM, then ../gpu/train/add.wgsl.js
 //              x ← x + gelu_tanh(LN(x; ln_2)·c_fc.W + b)·mlp.c_proj.W + b     ../gpu/gpt2/gelu-tanh.wgsl.js
-//   logits = LN(x; ln_f)·wteᵀ                                the GEMM, wte read transposed
+//   logits = LN(x; ln_f)·wteᵀ                                the GEMM, wte read transposed (in row blocks
+//                                                            where the device binds less than all of it)
 import { acquireDevice } from '../gpu/device.js';
 import { ablateHeads, geluTanh } from '../gpu/gpt2/passes.js';
 import { GpuRuntime } from '../gpu/runtime.js';
@@ -52,8 +53,16 @@ export async function createWebGpuGpt2(config, parameters, { device } = {}) {
   const flat = new Float32Array(vectorCount);
   for (const name of Object.keys(offsets)) flat.set(parameters[name].data, offsets[name]);
   const vectors = buffer(flat, 'vectors');
-  for (const name of Object.keys(shapes)) if (isGpt2Matrix(name)) matrices[name] = buffer(parameters[name].data, name);
   const wte = parameters['wte.weight'].data;
+  for (const name of Object.keys(shapes)) if (isGpt2Matrix(name) && name !== 'wte.weight') matrices[name] = buffer(parameters[name].data, name);
+  // wte in as many row blocks as the device needs to bind it (GPT-2 small's 147 MiB exceeds a 128 MiB binding);
+  // the unembedding is one GEMM per block, into its columns of the logits
+  const rowsPerBlock = Math.max(1, Math.floor(runtime.maxBindingBytes / (C * FLOAT_BYTES)));
+  const unembedding = [];
+  for (let v0 = 0; v0 < V; v0 += rowsPerBlock) {
+    const v1 = Math.min(V, v0 + rowsPerBlock);
+    unembedding.push({ v0, v1, rows: buffer(wte.subarray(v0 * C, v1 * C), `wte.weight rows ${v0}…${v1 - 1}`) });
+  }
   const wpe = parameters['wpe.weight'].data;
 
   function record(pass, tokens, flags, wantWeights) {
@@ -104,8 +113,11 @@ export async function createWebGpuGpt2(config, parameters, { device } = {}) {
       residual(conv1d(hidden, M, `${p}.mlp.c_proj.weight`, C, { biasOffset: offsets[`${p}.mlp.c_proj.bias`], name: `${p} mlp out` }), `${p} x mlp`);
     }
     const logits = act([T, V], 'logits');
-    pass.gemm({ a: norm(x, 'ln_f'), b: matrices['wte.weight'], c: logits, M: T, N: V, K: C, transposeB: true, name: 'logits',
-      aLayout: { rowStride: C }, bLayout: { rowStride: C }, cLayout: { rowStride: V } });
+    const final = norm(x, 'ln_f');
+    for (const { v0, v1, rows } of unembedding) {
+      pass.gemm({ a: final, b: rows, c: logits, M: T, N: v1 - v0, K: C, transposeB: true, name: `logits ${v0}…${v1 - 1}`,
+        aLayout: { rowStride: C }, bLayout: { rowStride: C }, cLayout: { offset: v0, rowStride: V } });
+    }
     return { logits, weights };
   }
 
