@@ -3,14 +3,20 @@
 //   ours          the WASM fast path (web/src/gpt2/wasm-model.js: packed GEMM, fused causal attention), one
 //                 thread, with the relaxed-SIMD tiles when Node runs with --experimental-wasm-relaxed-simd
 //                 (run.mjs-style flags below), else the simd128 tiles
+//   ours, 2 workers  the same kernels on two workers (web/src/gpt2/worker-model.js: each holds half the heads,
+//                 of the MLP and of the vocabulary; Node's worker_threads behind the Web Worker interface,
+//                 node-web-worker.mjs); its row gives its speed-up over the one-thread row
+//   ours, webgpu  web/src/gpt2/webgpu-model.js on Dawn (npm webgpu, bench/dawn/dawn.js): every block on the GPU;
+//                 for a machine with a GPU (`--only=ours,webgpu`); without an adapter its row says why
 //   onnxruntime-web 1 thread, the same graph encoded at run time (gpt2-graph.js): standard ops, and with its
 //                 com.microsoft Attention + FastGelu ops
 //   tfjs-wasm     TensorFlow.js's wasm backend, threads off, the same graph in tf ops
 //   PyTorch       CPU eager, one thread, OpenBLAS (bench/gpt2_torch.py, run first when /usr/bin/python3 has torch)
 // Every contestant's first output is checked before it is timed: |logits − reference| ≤ 1e-3 + 1e-3·|reference|,
 // the reference being PyTorch's logits when it ran, else onnxruntime-web's standard-ops graph.
-// Usage: node --experimental-wasm-relaxed-simd bench/gpt2.mjs [--sizes=128,512] [--only=ours,onnx,tfjs,torch]
-// Writes bench/results/gpt2.json and gpt2.md; --report writes gpt2.md again from gpt2.json.
+// Usage: node --experimental-wasm-relaxed-simd bench/gpt2.mjs [--sizes=128,512] [--only=ours,ours2,webgpu,onnx,tfjs,torch]
+// Writes bench/results/gpt2.json and gpt2.md (--out=NAME: NAME.json and NAME.md, for a run of some contestants);
+// --report writes the .md again from the .json.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +27,8 @@ import { mulberry32 } from '../web/src/core/random.js';
 import { installRelaxedTile } from '../web/src/core/backends/relaxed-tile.js';
 import { gpt2Config, gpt2ParameterShapes } from '../web/src/gpt2/checkpoint.js';
 import { createWasmGpt2 } from '../web/src/gpt2/wasm-model.js';
+import { createWorkerGpt2, startGpt2Workers } from '../web/src/gpt2/worker-model.js';
+import { nodeWebWorker } from './node-web-worker.mjs';
 import { gpt2OnnxModel, gpt2TfjsForward } from './gpt2-graph.js';
 import { FMA_PEAK_GFLOPS } from './report.js';
 
@@ -28,7 +36,9 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, '..');
 const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const SIZES = arg('sizes', '128,512').split(',').map(Number);
-const ONLY = arg('only', 'ours,onnx,tfjs,torch').split(',');
+// webgpu only by name: on a machine without a GPU it would time a CPU emulation
+const ONLY = arg('only', 'ours,ours2,onnx,tfjs,torch').split(',');
+const OUT = arg('out', 'gpt2');
 const CONFIG = gpt2Config({ vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 });
 const TOLERANCE = { atol: 1e-3, rtol: 1e-3 };
 
@@ -103,6 +113,47 @@ async function oursContestant(parameters) {
   };
 }
 
+async function oursWorkersContestant(parameters, count = 2) {
+  const wasmBinary = readFileSync(path.join(ROOT, 'web/src/core/wasm/attention-simd.wasm'));
+  const tileBinary = readFileSync(path.join(ROOT, 'web/src/core/wasm/relaxed-tile.wasm'));
+  const spawn = () => nodeWebWorker(new URL('../web/src/gpt2/gpt2-worker.js', import.meta.url));
+  const { pool, relaxed } = await startGpt2Workers(count, { build: 'simd', wasmBinary, tileBinary, spawn });
+  const engine = await createWorkerGpt2(pool, CONFIG, parameters, { oneThread: () => { throw new Error('the bench sizes are above the crossover'); } });
+  return {
+    name: `ours (wasm-simd${relaxed ? ', relaxed-SIMD tiles' : ''}, ${count} workers)`,
+    run: async (tokens) => (await engine.forward(tokens, new Uint8Array(0), false)).logits,
+    dispose: () => engine.dispose(),
+  };
+}
+
+async function webgpuContestant(parameters) {
+  const { installDawn, uninstallDawn } = await import('./dawn/dawn.js');
+  await installDawn();
+  const { acquireDevice } = await import('../web/src/gpu/device.js');
+  const name = 'ours (WebGPU on Dawn)';
+  let acquired;
+  try {
+    acquired = await acquireDevice();
+  } catch (error) {
+    uninstallDawn();
+    return { name, unavailable: error.message };
+  }
+  const { createWebGpuGpt2 } = await import('../web/src/gpt2/webgpu-model.js');
+  let engine;
+  try {
+    engine = await createWebGpuGpt2(CONFIG, parameters, { device: acquired.device });
+  } catch (error) {
+    acquired.device.destroy();
+    uninstallDawn();
+    return { name, unavailable: error.message };
+  }
+  return {
+    name: `ours (WebGPU on Dawn, ${acquired.adapterInfo.label})`,
+    run: async (tokens) => (await engine.forward(tokens, new Uint8Array(0), false)).logits,
+    dispose: () => { engine.dispose(); acquired.device.destroy(); uninstallDawn(); },
+  };
+}
+
 async function onnxContestants(parameters, T, ort) {
   ort.env.wasm.numThreads = 1;
   return [false, true].map((contrib) => ({
@@ -152,7 +203,7 @@ function writeReport({ machine, rows }) {
     `% of peak: of ${FMA_PEAK_GFLOPS} GFLOP/s, one core's WASM relaxed-SIMD FMA peak (bench/report.js); PyTorch's native AVX2 kernels have a higher ceiling.`, '',
     '| T | contestant | wall ms | CPU ms | GFLOP/s (CPU) | % of peak (CPU) | its time / ours (wall, CPU) | check |', '|---|---|---|---|---|---|---|---|'];
   for (const T of sizes) {
-    const ours = rows.find((r) => r.T === T && r.contestant.startsWith('ours') && r.medianMs);
+    const ours = rows.find((r) => r.T === T && r.contestant.startsWith('ours') && r.contestant.includes('1 thread') && r.medianMs);
     for (const r of rows.filter((row) => row.T === T)) {
       if (r.unavailable || r.wrong) { md.push(`| ${T} | ${r.contestant} | ${r.unavailable ? `unavailable: ${r.unavailable}` : r.wrong} | | | | | |`); continue; }
       const cpuGflops = gflopsAt(r, r.cpuMs);
@@ -160,12 +211,20 @@ function writeReport({ machine, rows }) {
       md.push(`| ${T} | ${r.contestant} | ${r.medianMs.toFixed(1)} | ${r.cpuMs.toFixed(1)} | ${cpuGflops.toFixed(1)} | ${(100 * cpuGflops / FMA_PEAK_GFLOPS).toFixed(0)}% | ${ratio} | ${r.maxAbsError !== undefined ? `max |diff| ${r.maxAbsError.toExponential(1)} vs ${r.reference}` : 'the reference'} |`);
     }
   }
-  writeFileSync(path.join(HERE, 'results/gpt2.md'), `${md.join('\n')}\n`);
+  const scaling = sizes.map((T) => {
+    const one = rows.find((r) => r.T === T && r.contestant.startsWith('ours') && r.contestant.includes('1 thread') && r.medianMs);
+    const two = rows.find((r) => r.T === T && r.contestant.startsWith('ours') && r.contestant.includes('workers') && r.medianMs);
+    return one && two ? `T=${T}: ${(one.medianMs / two.medianMs).toFixed(2)}× (wall)` : null;
+  }).filter(Boolean);
+  if (scaling.length) {
+    md.push('', `Two workers against our one thread: ${scaling.join(', ')}. On a machine whose load average is near or above its core count this measures the sharing of the cores with other work, not the scaling: compare it on an idle machine.`);
+  }
+  writeFileSync(path.join(HERE, `results/${OUT}.md`), `${md.join('\n')}\n`);
   return md.join('\n');
 }
 
 if (process.argv.includes('--report')) {
-  console.log(writeReport(JSON.parse(readFileSync(path.join(HERE, 'results/gpt2.json'), 'utf8'))));
+  console.log(writeReport(JSON.parse(readFileSync(path.join(HERE, `results/${OUT}.json`), 'utf8'))));
   process.exit(0);
 }
 
@@ -181,13 +240,20 @@ const ort = ONLY.includes('onnx') ? await import('onnxruntime-web') : null;
 for (const T of SIZES) {
   const tokens = tokensFor(T);
   let reference = torch && !torch.unavailable ? new Float32Array(readFileSync(path.join(dir, `logits-${T}.f32`)).buffer.slice(0)) : null;
-  const referenceName = reference ? 'PyTorch' : "onnxruntime-web's standard-ops graph";
+  const referenceName = reference ? 'PyTorch' : ort ? "onnxruntime-web's standard-ops graph" : "the first contestant's output";
   const contestants = [];
   if (ort) contestants.push(...await onnxContestants(parameters, T, ort));
   if (ONLY.includes('ours')) contestants.push({ lazy: () => oursContestant(parameters) });
+  if (ONLY.includes('ours2')) contestants.push({ lazy: () => oursWorkersContestant(parameters) });
+  if (ONLY.includes('webgpu')) contestants.push({ lazy: () => webgpuContestant(parameters) });
   if (ONLY.includes('tfjs')) contestants.push({ lazy: () => tfjsContestant(parameters) });
   for (let contestant of contestants) {
     if (contestant.lazy) contestant = await contestant.lazy();
+    if (contestant.unavailable) {
+      rows.push({ T, contestant: contestant.name, unavailable: contestant.unavailable });
+      console.log(T, contestant.name, `unavailable: ${contestant.unavailable}`);
+      continue;
+    }
     await contestant.setup?.();
     const first = await contestant.run(tokens);
     if (!reference) reference = Float32Array.from(first);
@@ -210,5 +276,5 @@ rmSync(dir, { recursive: true, force: true });
 
 const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
 const machine = { cpu: os.cpus()[0].model, cores: os.cpus().length, node: process.version, load, date: new Date().toISOString() };
-writeFileSync(path.join(HERE, 'results/gpt2.json'), `${JSON.stringify({ machine, config: CONFIG, rows }, null, 1)}\n`);
+writeFileSync(path.join(HERE, `results/${OUT}.json`), `${JSON.stringify({ machine, config: CONFIG, rows }, null, 1)}\n`);
 console.log(writeReport({ machine, rows }));

@@ -6,6 +6,8 @@
 // By default it sends COOP/COEP headers, so the page is cross-origin isolated and may use the threaded
 // WASM build; --no-isolation serves like a plain static host (the page must work there too). Serving a
 // build (dist/), it also serves the repository's bench/ and what that loads, for the Benchmark tab.
+// Files are served with an ETag and Last-Modified and answer a single-range `Range: bytes=…` with 206 (RFC
+// 9110 §14), as the hub's file servers do, so a checkpoint download that was interrupted resumes for real.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -68,10 +70,21 @@ export async function startServer({ root = 'dist', port = 8080, isolated = true,
         info = await stat(filePath);
       }
       headers['Content-Type'] = MIME_TYPES[extname(filePath)] ?? 'application/octet-stream';
-      headers['Content-Length'] = info.size;
-      response.writeHead(200, headers);
-      if (request.method === 'HEAD') response.end();
-      else createReadStream(filePath).pipe(response);
+      headers['Accept-Ranges'] = 'bytes';
+      headers.ETag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+      headers['Last-Modified'] = info.mtime.toUTCString();
+      const range = requestedRange(request.headers, headers, info.size);
+      if (range === 'unsatisfiable') {
+        headers['Content-Range'] = `bytes */${info.size}`;
+        response.writeHead(416, headers).end();
+        return;
+      }
+      const [start, end] = range ?? [0, info.size - 1];
+      headers['Content-Length'] = info.size === 0 ? 0 : end - start + 1;
+      if (range) headers['Content-Range'] = `bytes ${start}-${end}/${info.size}`;
+      response.writeHead(range ? 206 : 200, headers);
+      if (request.method === 'HEAD' || info.size === 0) response.end();
+      else createReadStream(filePath, { start, end }).pipe(response);
     } catch {
       response.writeHead(404, headers).end('not found');
     }
@@ -101,6 +114,27 @@ export function closeServer(server, boundMs = 2000) {
     });
     server.closeAllConnections();
   });
+}
+
+/**
+ * The byte range [start, end] (inclusive) a GET asks for with one `Range: bytes=a-b`, `bytes=a-` or `bytes=-n`;
+ * null for the whole file (no Range, several ranges, another unit, or an If-Range that no longer matches the
+ * file's ETag or Last-Modified: the file changed, so the client gets it whole); 'unsatisfiable' when the range
+ * starts past the end (416).
+ */
+export function requestedRange(requestHeaders, fileHeaders, size) {
+  const match = /^bytes=(\d*)-(\d*)$/.exec((requestHeaders.range ?? '').trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  const ifRange = requestHeaders['if-range'];
+  if (ifRange !== undefined && ifRange !== fileHeaders.ETag && ifRange !== fileHeaders['Last-Modified']) return null;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    return suffix === 0 ? 'unsatisfiable' : [Math.max(0, size - suffix), size - 1];
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size) return 'unsatisfiable';
+  return end < start ? null : [start, end];
 }
 
 async function exists(path) {

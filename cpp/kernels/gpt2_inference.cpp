@@ -1,5 +1,4 @@
-// The passes of gpt2_inference.h: LayerNorm, GELU and the embeddings are plain loops; every product is one
-// GEMM call over the T rows.
+// gpt2_inference.h's forward over gpt2_passes.h's passes: every product is one GEMM call over the T rows.
 #include "gpt2_inference.h"
 
 #include <algorithm>
@@ -7,69 +6,14 @@
 #include <cstddef>
 #include <cstring>
 
-#include "attention_heads.h"
 #include "gemm.h"
+#include "gpt2_passes.h"
 
 namespace ap::kernels {
 
-namespace {
-
-// y (rows, d) = (x − mean)/√(var + eps)·γ + β per row, the biased variance, as torch's LayerNorm.
-void layer_norm(const float* x, const float* gamma, const float* beta, int rows, int d, float eps, float* y) {
-  for (int n = 0; n < rows; ++n) {
-    const float* in = x + static_cast<std::size_t>(n) * d;
-    float* out = y + static_cast<std::size_t>(n) * d;
-    double mean = 0;
-    for (int i = 0; i < d; ++i) mean += in[i];
-    mean /= d;
-    double variance = 0;
-    for (int i = 0; i < d; ++i) variance += (in[i] - mean) * (in[i] - mean);
-    const double inverse_std = 1.0 / std::sqrt(variance / d + eps);
-    for (int i = 0; i < d; ++i) out[i] = static_cast<float>((in[i] - mean) * inverse_std) * gamma[i] + beta[i];
-  }
-}
-
-// tanh as Eigen's generic_fast_tanh_float: a 13/6 rational function on [−7.905, 7.905] (tanh is ±1 in float32
-// beyond), x itself below 4e-4. No libm call and no branch, so clang vectorises the GELU loop; libm's tanh
-// cost a third of the MLP's time.
-inline float fast_tanh(float a) {
-  const float x = std::min(std::max(a, -7.90531110763549805f), 7.90531110763549805f);
-  const float x2 = x * x;
-  float p = x2 * -2.76076847742355e-16f + 2.00018790482477e-13f;
-  p = x2 * p + -8.60467152213735e-11f;
-  p = x2 * p + 5.12229709037114e-08f;
-  p = x2 * p + 1.48572235717979e-05f;
-  p = x2 * p + 6.37261928875436e-04f;
-  p = x2 * p + 4.89352455891786e-03f;
-  p = x * p;
-  float q = x2 * 1.19825839466702e-06f + 1.18534705686654e-04f;
-  q = x2 * q + 2.26843463243900e-03f;
-  q = x2 * q + 4.89352518554385e-03f;
-  return std::fabs(a) < 0.0004f ? a : p / q;
-}
-
-// GPT-2's GELU: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
-inline float gelu_tanh(float x) {
-  constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  return 0.5f * x * (1.0f + fast_tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-}
-
-void add_bias(float* y, const float* bias, int rows, int cols) {
-  for (int i = 0; i < rows; ++i) {
-    float* row = y + static_cast<std::size_t>(i) * cols;
-    for (int j = 0; j < cols; ++j) row[j] += bias[j];
-  }
-}
-
-// y (rows, out) = x (rows, in)·W (in, out) + b: Conv1D's layout, W packed; with `accumulate`, y += that.
-void conv1d(const float* x, const PackedMatrix& weight, const float* bias, int rows, float* y, bool accumulate = false) {
-  MatmulShape shape = MatmulShape::dense(rows, weight.k, weight.n);
-  shape.accumulate = accumulate;
-  matmul_prepacked(x, weight, y, shape);
-  add_bias(y, bias, rows, weight.n);
-}
-
-}  // namespace
+using gpt2::ablate_heads;
+using gpt2::conv1d;
+using gpt2::layer_norm;
 
 std::size_t Gpt2Inference::add(std::size_t size) {
   const std::size_t offset = parameters_.size();
@@ -149,32 +93,10 @@ void Gpt2Inference::reserve(int t, bool attention) {
   t_ = t;
 }
 
-// Layer l's attention with its weights kept (heads, t, t): per head, S = q·kᵀ·scale (one GEMM), the
-// future masked (weight 0), a stable softmax per row, then context = P·v (one GEMM).
+// Layer l's attention with its weights kept (heads, t, t).
 void Gpt2Inference::attention_with_weights(int l, int t) {
-  const int C = config_.d_model, H = config_.heads, d_head = C / H;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
-  for (int h = 0; h < H; ++h) {
-    float* P = attention_[l].data() + static_cast<std::size_t>(h) * t * t;
-    const float* q = qkv_.data() + h * d_head;
-    const float* k = qkv_.data() + C + h * d_head;
-    const float* v = qkv_.data() + 2 * C + h * d_head;
-    matmul(q, k, P, {t, d_head, t, 3 * C, 3 * C, t, true});  // (t, d_head)·(t, d_head)ᵀ -> (t, t)
-    for (int i = 0; i < t; ++i) {
-      float* row = P + static_cast<std::size_t>(i) * t;
-      float max = -INFINITY;
-      for (int j = 0; j <= i; ++j) max = std::max(max, row[j] * scale);
-      double sum = 0;
-      for (int j = 0; j <= i; ++j) {
-        row[j] = std::exp(row[j] * scale - max);
-        sum += row[j];
-      }
-      const float inverse = static_cast<float>(1.0 / sum);
-      for (int j = 0; j <= i; ++j) row[j] *= inverse;
-      std::fill(row + i + 1, row + t, 0.0f);
-    }
-    matmul(P, v, context_.data() + h * d_head, {t, t, d_head, t, 3 * C, C, false});  // (t, t)·(t, d_head)
-  }
+  const int C = config_.d_model, H = config_.heads;
+  gpt2::causal_attention_with_weights(qkv_.data(), 3 * C, t, H, C / H, attention_[l].data(), context_.data(), C);
 }
 
 void Gpt2Inference::forward(const int* tokens, int t, const unsigned char* heads_off, bool attention) {
@@ -200,41 +122,13 @@ void Gpt2Inference::forward(const int* tokens, int t, const unsigned char* heads
     if (attention) {
       attention_with_weights(l, t);
     } else {
-      AttentionHeads heads;
-      heads.query = qkv_.data();
-      heads.key = qkv_.data() + C;
-      heads.value = qkv_.data() + 2 * C;
-      heads.query_stride = heads.key_stride = heads.value_stride = 3 * C;
-      heads.context = context_.data();
-      heads.context_stride = C;
-      heads.batch = 1;
-      heads.tq = heads.tk = t;
-      heads.heads = H;
-      heads.d_head = d_head;
-      heads.score_scale = 1.0f / std::sqrt(static_cast<float>(d_head));
-      heads.causal = true;
-      attention_heads_fused(heads);
+      gpt2::causal_attention_fused(qkv_.data(), 3 * C, t, H, d_head, context_.data(), C);
     }
-    if (heads_off) {
-      for (int h = 0; h < H; ++h) {
-        const unsigned char how = heads_off[l * H + h];
-        if (!how) continue;
-        // 1: zeros (the head adds nothing); 2: its context averaged over the positions (no position told apart)
-        for (int c = 0; c < d_head; ++c) {
-          float* column = context_.data() + h * d_head + c;
-          double mean = 0;
-          if (how == 2) {
-            for (int i = 0; i < t; ++i) mean += column[static_cast<std::size_t>(i) * C];
-            mean /= t;
-          }
-          for (int i = 0; i < t; ++i) column[static_cast<std::size_t>(i) * C] = static_cast<float>(mean);
-        }
-      }
-    }
+    if (heads_off) ablate_heads(heads_off + l * H, H, d_head, t, context_.data(), C);
     conv1d(context_.data(), attn_proj_[l], P + w.attn_proj_bias, t, x, true);  // x += c·W + b
     layer_norm(x, P + w.ln_2_weight, P + w.ln_2_bias, t, C, eps, normed_.data());
     conv1d(normed_.data(), c_fc_[l], P + w.c_fc_bias, t, hidden_.data());
-    for (float& value : hidden_) value = gelu_tanh(value);
+    gpt2::gelu_tanh_in_place(hidden_.data(), static_cast<std::size_t>(t) * config_.d_mlp);
     conv1d(hidden_.data(), mlp_proj_[l], P + w.mlp_proj_bias, t, x, true);  // x += m·W + b
   }
   // 3. logits = LN(x; ln_f)·wteᵀ: (t, C)·(C, V) -> (t, V), wteᵀ packed

@@ -128,6 +128,19 @@ describe('GPT-2 forward, other checks', () => {
     expect(() => model.forward([1], { ablation: 'resample' })).toThrow("gpt2.forward: options.ablation is \"resample\"; expected 'zero' or 'mean'");
     expect(model.forward([5]).logits.shape).toEqual([1, 287]);
   });
+  it('on WebGPU, names the tensor a device cannot bind in one buffer (before any pass runs; wte is cut into row blocks)', async () => {
+    const { createWebGpuGpt2 } = await import('../../web/src/gpt2/webgpu-model.js');
+    globalThis.GPUBufferUsage ??= { STORAGE: 0x80, COPY_DST: 0x8, COPY_SRC: 0x4, MAP_READ: 0x1, UNIFORM: 0x40 };
+    const destroyed = [];
+    const device = {
+      limits: { maxStorageBufferBindingSize: 12 * 1024, maxBufferSize: 2 ** 30, maxComputeWorkgroupsPerDimension: 65535 },
+      createBuffer: ({ label }) => ({ label, destroy: () => destroyed.push(label) }),
+      queue: { writeBuffer() {} },
+    };
+    await expect(createWebGpuGpt2(checkpoint.config, checkpoint.parameters, { device }))
+      .rejects.toThrow('createGpt2: h.0.mlp.c_fc.weight needs 0.02 MiB in one buffer; this WebGPU device binds at most 0.01 MiB per buffer');
+    expect(destroyed).toEqual(['gpt2: vectors', 'gpt2: h.0.attn.c_attn.weight', 'gpt2: h.0.attn.c_proj.weight']);
+  });
   it('encodes text with the checkpoint\'s tokenizer', () => {
     const ids = models.js.tokenizer.encode('the cat');
     expect(models.js.forward(ids).logits.shape).toEqual([ids.length, 287]);

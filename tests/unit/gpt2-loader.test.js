@@ -90,9 +90,11 @@ describe('loader errors name the file and the tensor', () => {
     expect(() => gpt2Config({ ...JSON.parse(readFileSync(`${DIR}config.json`, 'utf8')), activation_function: 'relu' }))
       .toThrow(/activation_function is "relu"; expected GPT-2's tanh GELU/);
   });
-  it('a model too large for memory, with the figures', () => {
+  it('a model too large for memory, with the figures (gpt2-medium is kept in float16: gpt2-half.test.js)', () => {
     const medium = gpt2Config({ vocab_size: 50257, n_positions: 1024, n_embd: 1024, n_layer: 24, n_head: 16 });
-    expect(() => checkGpt2Memory(medium, { name: 'gpt2-medium' })).toThrow(/loadGpt2: gpt2-medium needs 3\.\d\d GB \(1\.42 GB of float32 parameters, 1\.42 GB packed for the fast path, .*\) but 2\.15 GB are available/);
+    expect(checkGpt2Memory(medium, { name: 'gpt2-medium' }).resident).toBe('float16');
+    const large = gpt2Config({ vocab_size: 50257, n_positions: 1024, n_embd: 1280, n_layer: 36, n_head: 20 });
+    expect(() => checkGpt2Memory(large, { name: 'gpt2-large' })).toThrow(/loadGpt2: gpt2-large needs 6\.\d\d GB \(3\.10 GB of float32 parameters, 3\.10 GB packed for the fast path, .*\), or 2\.\d\d GB kept in float16 \(1\.55 GB of parameters, .*\), but 2\.15 GB are available/);
     const small = gpt2Config({ vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 });
     expect(gpt2ParameterCount(small)).toBe(124439808);
     expect(() => checkGpt2Memory(small, { name: 'gpt2', fileBytes: 548105171 })).not.toThrow();

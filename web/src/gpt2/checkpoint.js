@@ -2,7 +2,7 @@
 // GPT2Model's state_dict (optionally under 'transformer.', as GPT2LMHeadModel saves them). The linear layers
 // are Conv1D: their weights are stored (in, out), so y = x·W + b with no transpose. The unembedding is tied
 // to wte. Parameters are kept under their Hugging Face names, without the prefix, as float32.
-import { readSafetensorsHeader, readTensor } from './safetensors-read.js';
+import { halfToFloatTable, readSafetensorsHeader, readTensor, readTensorHalf } from './safetensors-read.js';
 
 const ACTIVATIONS = ['gelu_new', 'gelu_pytorch_tanh', 'gelu_fast'];
 
@@ -64,41 +64,69 @@ export function gpt2ParameterCount(config) {
   return Object.values(gpt2ParameterShapes(config)).reduce((n, shape) => n + shape.reduce((a, b) => a * b, 1), 0);
 }
 
+/** The GEMM's matrices of the model (kept in float16 by a float16-resident model): wte and each block's four. */
+export const isGpt2Matrix = (name) => name === 'wte.weight' || /\.(c_attn|c_proj|c_fc)\.weight$/.test(name);
+
+/** The largest memory the WASM heap can have (the builds' maximum). */
+export const WASM_HEAP_LIMIT = 2 ** 31;
+
+const padded8 = (n) => Math.ceil(n / 8) * 8;
+
 /**
- * The bytes a loaded model holds at once: its float32 parameters, the fast path's packed copy of the
- * matrices (the same size again), and one forward's activations at the full context.
+ * The bytes a loaded model holds at once, for each way of keeping it:
+ * - float32 (the fast path, all of it packed once): its float32 parameters, the packed copy of the matrices
+ *   (the same size again), and one forward's activations at the full context; `total` is their sum.
+ * - float16 (half-model.js: the matrices kept as float16 and each block's unpacked and packed just before it
+ *   runs): `parameters` the float16 matrices and float32 vectors; in the WASM heap (`heap`) the packed
+ *   unembedding, the buffer a matrix is unpacked into (wte's size, at load), one block's packed matrices and the
+ *   activations. `total` = parameters + heap.
  */
 export function gpt2MemoryBytes(config) {
   const parameters = 4 * gpt2ParameterCount(config);
-  const { contextLength: T, dModel: C, heads: H, dMlp, vocabSize: V } = config;
-  const activations = 4 * (T * (6 * C + dMlp) + H * T * T + T * V);
-  return { parameters, packed: parameters, activations, total: 2 * parameters + activations };
+  const { contextLength: T, dModel: C, heads: H, dMlp: M, vocabSize: V } = config;
+  const activations = 4 * (T * (6 * C + M) + H * T * T + T * V);
+  let matrices = 0;
+  for (const [name, shape] of Object.entries(gpt2ParameterShapes(config))) if (isGpt2Matrix(name)) matrices += shape[0] * shape[1];
+  const unembedding = 4 * C * padded8(V);
+  const staging = 4 * V * C;
+  const block = 4 * (C * padded8(3 * C) + C * padded8(C) + C * padded8(M) + M * padded8(C));
+  const half = 2 * matrices + (parameters - 4 * matrices);
+  const heap = unembedding + staging + block + activations;
+  return {
+    parameters, packed: parameters, activations, total: 2 * parameters + activations,
+    float16: { parameters: half, unembedding, staging, block, activations, heap, total: half + heap },
+  };
 }
 
 const GB = 1e9;
 const gb = (bytes) => `${(bytes / GB).toFixed(2)} GB`;
 
 /**
- * Refuses, with the figures, a model that will not fit in limitBytes (the fast path's WASM heap, 2 GiB,
- * unless the caller knows less is available).
+ * How a model is kept, or a refusal with the figures: 'float32' when the fast path's whole copy fits in
+ * limitBytes (and the WASM heap), else 'float16' when the float16-resident model does, else an Error that
+ * gives both. fileBytes: the checkpoint file, held while it is read (freed before the model is built: the
+ * float16 figure counts the larger of the two). Returns gpt2MemoryBytes' figures and `resident`.
  */
-export function checkGpt2Memory(config, { limitBytes = 2 ** 31, name = 'the model', fileBytes = 0 } = {}) {
+export function checkGpt2Memory(config, { limitBytes = WASM_HEAP_LIMIT, name = 'the model', fileBytes = 0 } = {}) {
   const need = gpt2MemoryBytes(config);
   const total = need.total + fileBytes;
-  if (total > limitBytes) {
-    throw new Error(`loadGpt2: ${name} needs ${gb(total)} (${gb(need.parameters)} of float32 parameters, ${gb(need.packed)} packed for the fast path, ` +
-      `${gb(need.activations)} of activations${fileBytes ? `, ${gb(fileBytes)} for the file while it loads` : ''}) but ${gb(limitBytes)} are available; ` +
-      'expected a model that fits (gpt2 or distilgpt2)');
-  }
-  return need;
+  if (total <= limitBytes && need.total <= WASM_HEAP_LIMIT) return { ...need, resident: 'float32' };
+  const half = need.float16;
+  const halfTotal = half.parameters + Math.max(half.heap, fileBytes);
+  if (halfTotal <= limitBytes && half.heap <= WASM_HEAP_LIMIT) return { ...need, resident: 'float16' };
+  throw new Error(`loadGpt2: ${name} needs ${gb(total)} (${gb(need.parameters)} of float32 parameters, ${gb(need.packed)} packed for the fast path, ` +
+    `${gb(need.activations)} of activations${fileBytes ? `, ${gb(fileBytes)} for the file while it loads` : ''}), or ${gb(halfTotal)} kept in float16 ` +
+    `(${gb(half.parameters)} of parameters, ${gb(half.heap)} in the WASM heap${fileBytes > half.heap ? `, ${gb(fileBytes)} for the file while it loads` : ''}), ` +
+    `but ${gb(limitBytes)} are available; expected a model that fits (gpt2 or distilgpt2)`);
 }
 
 /**
  * The parameters of a GPT-2 safetensors file (whole, as a Uint8Array) for config:
  * {name: {data: Float32Array, shape}} under Hugging Face's names without 'transformer.'. Tensors the forward
- * does not read (the attention's causal-mask buffers, lm_head tied to wte) are skipped.
+ * does not read (the attention's causal-mask buffers, lm_head tied to wte) are skipped. With resident
+ * 'float16', the matrices (isGpt2Matrix) are {data: Uint16Array of float16 bits, shape, dtype: 'F16'}.
  */
-export function gpt2ParametersFromSafetensors(bytes, config, source = 'model.safetensors') {
+export function gpt2ParametersFromSafetensors(bytes, config, source = 'model.safetensors', { resident = 'float32' } = {}) {
   const fn = 'loadGpt2';
   const header = readSafetensorsHeader(bytes, source);
   if (header.headerBytes + header.dataBytes > bytes.length) {
@@ -116,8 +144,33 @@ export function gpt2ParametersFromSafetensors(bytes, config, source = 'model.saf
       throw new Error(`${fn}: ${source}: tensor ${stored} has shape [${entry.shape}]; expected [${shape}]` +
         (transposed ? " (GPT-2's Conv1D layout is (in, out): this one is (out, in), as nn.Linear stores it)" : ' for this config'));
     }
-    const tensor = readTensor(bytes, header, stored, source);
-    parameters[name] = { data: tensor.data, shape: [...shape] };
+    if (resident === 'float16' && isGpt2Matrix(name)) {
+      parameters[name] = { ...readTensorHalf(bytes, header, stored, source), shape: [...shape] };
+    } else {
+      parameters[name] = { data: readTensor(bytes, header, stored, source).data, shape: [...shape] };
+    }
   }
   return parameters;
+}
+
+/** Whether a checkpoint's parameters are kept in float16 (gpt2ParametersFromSafetensors with resident 'float16'). */
+export const isFloat16Resident = (parameters) => parameters['wte.weight'].data instanceof Uint16Array;
+
+/**
+ * The parameters as float32 for the engines that read float32 (the JS reference, the attention API): a view
+ * whose float16 matrices are widened each time they are read (nothing kept: a float16-resident model is one
+ * too large to hold in float32).
+ */
+export function float32Parameters(parameters) {
+  if (!isFloat16Resident(parameters)) return parameters;
+  const table = halfToFloatTable();
+  return new Proxy(parameters, {
+    get(target, name) {
+      const tensor = target[name];
+      if (!(tensor?.data instanceof Uint16Array)) return tensor;
+      const data = new Float32Array(tensor.data.length);
+      for (let i = 0; i < data.length; i++) data[i] = table[tensor.data[i]];
+      return { data, shape: tensor.shape };
+    },
+  });
 }

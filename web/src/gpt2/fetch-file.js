@@ -24,6 +24,32 @@ export async function isCached(url) {
   return Boolean(await (await storage.open(CHECKPOINT_CACHE)).match(url));
 }
 
+/**
+ * Adds a chunk to a partial download: into one buffer of the announced size, allocated at the first chunk
+ * (after onResponse's memory check), so that a file is held once and not again as its chunks; as a list of
+ * chunks where the size is unknown or exceeded (a compressed response's Content-Length counts encoded bytes).
+ */
+export function appendChunk(partial, value) {
+  if (!partial.buffer && partial.loaded === 0 && partial.total) partial.buffer = new Uint8Array(partial.total);
+  if (partial.buffer && partial.chunks.length === 0 && partial.loaded + value.length <= partial.buffer.length) {
+    partial.buffer.set(value, partial.loaded);
+  } else {
+    if (partial.buffer && partial.chunks.length === 0) partial.chunks.push(partial.buffer.subarray(0, partial.loaded));
+    partial.buffer = null;
+    partial.chunks.push(value);
+  }
+  partial.loaded += value.length;
+}
+
+/** The bytes of a finished download. */
+export function wholeBytes(partial) {
+  if (partial.buffer && partial.chunks.length === 0) return partial.loaded === partial.buffer.length ? partial.buffer : partial.buffer.slice(0, partial.loaded);
+  const bytes = new Uint8Array(partial.loaded);
+  let at = 0;
+  for (const chunk of partial.chunks) { bytes.set(chunk, at); at += chunk.length; }
+  return bytes;
+}
+
 function abortError(signal) {
   return signal.reason instanceof Error ? signal.reason : new DOMException('The download was cancelled', 'AbortError');
 }
@@ -46,7 +72,7 @@ export async function fetchFile(url, { signal, onProgress, onResponse, retries =
       return bytes;
     }
   }
-  const partial = partials.get(url) ?? { chunks: [], loaded: 0, total: null, validator: null };
+  const partial = partials.get(url) ?? { buffer: null, chunks: [], loaded: 0, total: null, validator: null };
   partials.delete(url);
   let resumed = 0;
   let announced = false;
@@ -68,6 +94,7 @@ export async function fetchFile(url, { signal, onProgress, onResponse, retries =
     if (partial.loaded > 0 && response.status === 206) {
       resumed += attempt === 0 ? 1 : 0;
     } else if (response.ok) {
+      partial.buffer = null;
       partial.chunks = [];
       partial.loaded = 0;
       const length = Number(response.headers.get('content-length'));
@@ -82,8 +109,7 @@ export async function fetchFile(url, { signal, onProgress, onResponse, retries =
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        partial.chunks.push(value);
-        partial.loaded += value.length;
+        appendChunk(partial, value);
         onProgress?.({ url, loaded: partial.loaded, total: partial.total, cached: false, resumed });
       }
     } catch (error) {
@@ -97,9 +123,7 @@ export async function fetchFile(url, { signal, onProgress, onResponse, retries =
     }
     break;
   }
-  const bytes = new Uint8Array(partial.loaded);
-  let at = 0;
-  for (const chunk of partial.chunks) { bytes.set(chunk, at); at += chunk.length; }
+  const bytes = wholeBytes(partial);
   if (storage) {
     await (await storage.open(CHECKPOINT_CACHE)).put(url, new Response(bytes, { headers: { 'content-length': String(bytes.length) } }));
   }

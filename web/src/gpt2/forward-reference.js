@@ -57,8 +57,9 @@ export function gpt2ForwardReference(config, parameters, tokens, { flags = null,
 
   // 1. token and position embeddings
   let x = new Float32Array(T * C);
+  const [wteRows, wpeRows] = [p('wte.weight').data, p('wpe.weight').data];
   for (let t = 0; t < T; t++) {
-    for (let c = 0; c < C; c++) x[t * C + c] = p('wte.weight').data[tokens[t] * C + c] + p('wpe.weight').data[t * C + c];
+    for (let c = 0; c < C; c++) x[t * C + c] = wteRows[tokens[t] * C + c] + wpeRows[t * C + c];
   }
   const attention = [];
   const layers = [];

@@ -23,7 +23,10 @@ export interface BpeTokenizer {
 }
 
 /** A loaded checkpoint: parameters under Hugging Face's names without 'transformer.', float32. */
-export interface Gpt2Checkpoint { config: Gpt2Config; parameters: Record<string, Tensor>; tokenizer: BpeTokenizer }
+/** A float16-resident model's matrices: float16 bits. */
+export interface HalfTensor { data: Uint16Array; shape: number[]; dtype: 'F16' }
+/** resident 'float16': wte and each block's matrices are HalfTensors (checkGpt2Memory decides). */
+export interface Gpt2Checkpoint { config: Gpt2Config; parameters: Record<string, Tensor | HalfTensor>; tokenizer: BpeTokenizer; resident?: 'float32' | 'float16' }
 
 export interface Gpt2ForwardOptions {
   /** Every layer's attention weights (H, T, T) [true]; false: left out, and the WASM fast path runs the fused attention. */
@@ -47,18 +50,25 @@ export interface Gpt2Model {
   /** GPT-2's BPE with encode → Int32Array and tokenText(id), as the model interface reads it. */
   readonly tokenizer: Omit<BpeTokenizer, 'encode'> & { encode(text: string): Int32Array; tokenText(id: number): string };
   readonly config: Gpt2Config & { dHead: number };
-  /** 'js', 'wasm-simd', 'wasm-baseline', or 'api:<backend>' when composed of a loaded attention API. */
+  /** 'js', 'wasm-simd', 'wasm-baseline', 'webgpu', or 'api:<backend>' when composed of a loaded attention API. */
   readonly backend: string;
-  /** {backend, path, ms} of the last forward. */
-  readonly lastCall: { backend: string; path: string; ms: number } | null;
-  /** tokens: 1 to contextLength ids. Logits (T, V); a Promise of them when composed of an attention API ('api:…'). */
+  /** {backend, path, ms, threads} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers. */
+  readonly lastCall: { backend: string; path: string; ms: number; threads: number } | null;
+  /** How the WASM engine keeps the weights: 'float32' (packed once) or 'float16' (each block unpacked when it runs). */
+  readonly resident: 'float32' | 'float16';
+  /** The workers a forward may use (1: the calling thread only), and why 1 where more were asked for. */
+  readonly threads: number;
+  readonly threadsReason: string | null;
+  /** tokens: 1 to contextLength ids. Logits (T, V); a Promise of them on 'webgpu', when composed of an attention API ('api:…') or with threads ≥ 2. */
   forward(tokens: ArrayLike<number>, options?: Gpt2ForwardOptions): Gpt2ForwardResult | Promise<Gpt2ForwardResult>;
   /** Frees the WASM heap's copy of the parameters. */
   dispose(): void;
 }
 
 export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
-  backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
+  backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
+  /** The WASM engine on this many Web Workers (or 'auto', loadAttention's rule) where the plan says they pay [1]. */
+  threads?: number | 'auto';
 }): Promise<Gpt2Model>;
 
 /** The ways a head is switched off. */
@@ -81,9 +91,14 @@ export function isCached(url: string): Promise<boolean>;
 export function gpt2Config(json: string | object, source?: string): Gpt2Config;
 export function gpt2ParameterShapes(config: Gpt2Config): Record<string, number[]>;
 export function gpt2ParameterCount(config: Gpt2Config): number;
-export function gpt2MemoryBytes(config: Gpt2Config): { parameters: number; packed: number; activations: number; total: number };
-export function checkGpt2Memory(config: Gpt2Config, options?: { limitBytes?: number; name?: string; fileBytes?: number }): ReturnType<typeof gpt2MemoryBytes>;
-export function gpt2ParametersFromSafetensors(bytes: Uint8Array, config: Gpt2Config, source?: string): Record<string, Tensor>;
+export function gpt2MemoryBytes(config: Gpt2Config): {
+  parameters: number; packed: number; activations: number; total: number;
+  /** Kept in float16: parameters (float16 matrices, float32 vectors); heap = unembedding + staging + block + activations. */
+  float16: { parameters: number; unembedding: number; staging: number; block: number; activations: number; heap: number; total: number };
+};
+/** How the model is kept ('float32', else 'float16'), or an Error with both sets of figures when neither fits. */
+export function checkGpt2Memory(config: Gpt2Config, options?: { limitBytes?: number; name?: string; fileBytes?: number }): ReturnType<typeof gpt2MemoryBytes> & { resident: 'float32' | 'float16' };
+export function gpt2ParametersFromSafetensors(bytes: Uint8Array, config: Gpt2Config, source?: string, options?: { resident?: 'float32' | 'float16' }): Record<string, Tensor | HalfTensor>;
 
 export function createBpeTokenizer(options: { vocab: Record<string, number> | Map<string, number>; merges: Array<[string, string]>; specialTokens?: string[]; source?: string }): BpeTokenizer;
 export function parseMerges(text: string, source?: string): Array<[string, string]>;

@@ -14,18 +14,22 @@ export function hubUrl(repository, revision = 'main') {
   return `https://huggingface.co/${repository}/resolve/${encodeURIComponent(revision)}`;
 }
 
-/** A loaded checkpoint: {config, parameters, tokenizer, source}, from the files' contents. */
+/**
+ * A loaded checkpoint: {config, parameters, tokenizer, resident}, from the files' contents. resident: 'float32',
+ * or 'float16' when only the float16-resident model fits limitBytes (checkGpt2Memory): its matrices are then
+ * float16 bits (Uint16Array).
+ */
 export function gpt2FromContents({ configText, modelBytes, vocabText, mergesText, tokenizerText, names = {}, limitBytes }) {
   const config = gpt2Config(configText, names.config ?? 'config.json');
-  checkGpt2Memory(config, { limitBytes, name: names.model ?? 'model.safetensors' });
-  const parameters = gpt2ParametersFromSafetensors(modelBytes, config, names.model ?? 'model.safetensors');
+  const { resident } = checkGpt2Memory(config, { limitBytes, name: names.model ?? 'model.safetensors', fileBytes: modelBytes.length });
+  const parameters = gpt2ParametersFromSafetensors(modelBytes, config, names.model ?? 'model.safetensors', { resident });
   const tokenizer = tokenizerText !== undefined
     ? tokenizerFromJson(tokenizerText, names.tokenizer ?? 'tokenizer.json')
     : tokenizerFromVocabAndMerges(vocabText, mergesText, { vocabSource: names.vocab ?? 'vocab.json', mergesSource: names.merges ?? 'merges.txt' });
   if (tokenizer.vocabSize > config.vocabSize) {
     throw new Error(`loadGpt2: the tokenizer has ${tokenizer.vocabSize} tokens but ${names.config ?? 'config.json'} says vocab_size=${config.vocabSize}; expected at most that many`);
   }
-  return { config, parameters, tokenizer };
+  return { config, parameters, tokenizer, resident };
 }
 
 const text = (bytes) => new TextDecoder().decode(bytes);

@@ -7,13 +7,20 @@
 // replaced by zeros (ablation 'zero') or by its mean over the positions ('mean').
 // Engines: the JS reference ('js'), the WASM fast path ('wasm'), or, given `attention` (an object of
 // loadAttention), that API's registry functions (api-model.js) on whatever backend and paths it runs: WebGPU,
-// workers; then forward returns a Promise. `intermediates` run the JS reference on every engine (the per-layer
+// workers; then forward returns a Promise. With `threads` ≥ 2 (and Web Workers), the WASM engine runs on that
+// many workers, each holding a share of the model (worker-model.js), where the plan says they pay; forward
+// then returns a Promise too. `intermediates` run the JS reference on every engine (the per-layer
 // tensors are for inspection at small T). `lastCall` says which engine and path ran and how long it took.
 import { createApiGpt2 } from './api-model.js';
 import { gpt2ForwardReference } from './forward-reference.js';
+import { float32Parameters, isFloat16Resident } from './checkpoint.js';
+import { createHalfGpt2 } from './half-model.js';
 import { createWasmGpt2 } from './wasm-model.js';
+import { createWorkerGpt2, startGpt2Workers } from './worker-model.js';
+import { planGpt2Workers } from './worker-plan.js';
+import { resolveThreads } from '../core/backends/thread-plan.js';
 
-const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js'];
+const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 /** The ways a head is switched off (model22's ABLATIONS). */
 export const ABLATIONS = ['zero', 'mean'];
 
@@ -53,11 +60,17 @@ function interfaceTokenizer(tokenizer) {
 
 /**
  * A GPT-2 model from a loaded checkpoint ({config, parameters, tokenizer}: load.js).
- * backend: 'wasm' (the SIMD build where supported), 'wasm-simd', 'wasm-baseline' or 'js'; or attention: a
+ * backend: 'wasm' (the SIMD build where supported), 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu' (every block
+ * on the GPU: webgpu-model.js; forward returns a Promise); or attention: a
  * loaded attention API (loadAttention), whose layerNorm, multiheadAttentionFused and matmul compose it.
+ * threads: 1, a number of workers, or 'auto' (loadAttention's rule) for the WASM engine.
  * name: the model's name ['gpt2'].
  */
-export async function createGpt2({ config, parameters, tokenizer }, { backend = 'wasm', wasmBinary, attention, name = 'gpt2' } = {}) {
+export async function createGpt2({ config, parameters: stored, tokenizer }, { backend = 'wasm', wasmBinary, attention, threads = 1, name = 'gpt2' } = {}) {
+  // float16-resident checkpoints (load.js): the WASM engine streams the blocks (half-model.js); the engines
+  // that read float32 get the matrices widened as they read them
+  const half = isFloat16Resident(stored);
+  const parameters = float32Parameters(stored);
   const reference = (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags, intermediates: true });
   const parts = { name, config, tokenizer, reference };
   if (attention) return wrap(parts, createApiGpt2(attention, config, parameters), `api:${attention.backend}`);
@@ -66,10 +79,31 @@ export async function createGpt2({ config, parameters, tokenizer }, { backend = 
     const engine = { forward: (tokens, flags) => gpt2ForwardReference(config, parameters, Array.from(tokens), { flags }), dispose() {} };
     return wrap(parts, engine, 'js');
   }
+  if (backend === 'webgpu') {
+    const { createWebGpuGpt2 } = await import('./webgpu-model.js');
+    return wrap(parts, await createWebGpuGpt2(config, parameters), 'webgpu');
+  }
   const { loadWasmBackend } = await import('../core/backends/wasm.js');
   const build = backend === 'wasm' ? 'auto' : backend.slice('wasm-'.length);
-  const wasm = await loadWasmBackend({ build, wasmBinary });
-  return wrap(parts, createWasmGpt2(wasm, config, parameters), wasm.name);
+  // 'auto' starts workers only for a model whose full-context forward would go to them
+  const tooSmall = threads === 'auto' ? planGpt2Workers(config, config.contextLength, 2) : { workers: true };
+  const { count, reason } = tooSmall.workers
+    ? resolveThreads(threads, { crossOriginIsolated: globalThis.crossOriginIsolated, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency })
+    : { count: 1, reason: `threads 'auto': even a full context (${tooSmall.reason})` };
+  if (count < 2 || config.heads < 2 || half) {
+    const wasm = await loadWasmBackend({ build, wasmBinary });
+    const model = wrap(parts, half ? createHalfGpt2(wasm, config, stored) : createWasmGpt2(wasm, config, parameters), wasm.name);
+    model.threadsReason = reason ?? (count < 2 ? null : half ? 'a float16-resident model runs on one thread' : 'one head: nothing to share between workers');
+    model.resident = half ? 'float16' : 'float32';
+    return model;
+  }
+  // the build the main thread would load, in every worker
+  const probe = await loadWasmBackend({ build, wasmBinary });
+  const { pool } = await startGpt2Workers(count, { build: probe.build, wasmBinary });
+  const engine = await createWorkerGpt2(pool, config, parameters, { oneThread: async () => createWasmGpt2(probe, config, parameters) });
+  const model = wrap(parts, engine, probe.name);
+  model.threads = engine.threads;
+  return model;
 }
 
 /** The model interface around one engine ({forward(tokens, flags, wantWeights), dispose()}). */
@@ -82,8 +116,13 @@ function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName)
     tokenizer: tokenizer ? interfaceTokenizer(tokenizer) : null,
     config: Object.freeze({ ...config, dHead: config.dModel / config.heads }),
     backend: backendName,
-    /** {backend, path, ms} of the last forward. */
+    /** {backend, path, ms, threads} of the last forward. */
     lastCall: null,
+    /** How the WASM engine keeps the weights: 'float32' (packed once) or 'float16' (half-model.js). */
+    resident: 'float32',
+    /** How many threads the forward may use, and why only one where threads ≥ 2 was asked for. */
+    threads: 1,
+    threadsReason: null,
     forward(tokens, { intermediates = false, headsOff = [], ablation = 'zero', attention = true } = {}) {
       checkTokens(tokens, config);
       const flags = headsOffFlags(headsOff, ablation, config);
@@ -91,7 +130,7 @@ function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName)
       const started = performance.now();
       if (!engine) throw new Error('gpt2.forward: the model was disposed');
       const finish = (out, path) => {
-        model.lastCall = { backend: intermediates ? 'js' : backendName, path, ms: performance.now() - started };
+        model.lastCall = { backend: intermediates ? 'js' : backendName, path, ms: performance.now() - started, threads: intermediates ? 1 : out.threads ?? 1 };
         const result = { tokens: Int32Array.from(tokens), logits: { data: out.logits, shape: [T, V] } };
         if (attention || intermediates) result.attention = out.attention.map((data) => ({ data, shape: [H, T, T] }));
         if (intermediates) result.layers = out.layers;

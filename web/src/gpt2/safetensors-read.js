@@ -53,6 +53,41 @@ function halfToFloat(h) {
 }
 let halfTable = null;
 
+/** float16 bits → float32, every one of the 65,536 (a table: widening is a lookup). */
+export function halfToFloatTable() {
+  if (!halfTable) { halfTable = new Float32Array(65536); for (let h = 0; h < 65536; h++) halfTable[h] = halfToFloat(h); }
+  return halfTable;
+}
+
+const scratch = new Float32Array(1);
+const scratchBits = new Uint32Array(scratch.buffer);
+
+/** float32 value → float16 bits, rounded to nearest, ties to even (as torch's .half()); ±∞ beyond 65504. */
+export function floatToHalf(value) {
+  scratch[0] = value;
+  const x = scratchBits[0];
+  const sign = (x >>> 16) & 0x8000;
+  const exponent = ((x >>> 23) & 0xff) - 127 + 15;
+  let mantissa = x & 0x7fffff;
+  if (exponent === 128 + 15) return sign | 0x7c00 | (mantissa ? 0x200 : 0); // ∞ and NaN
+  if (exponent >= 0x1f) return sign | 0x7c00;
+  let shift = 13;
+  let half;
+  if (exponent <= 0) {
+    // a subnormal float16: the 24-bit significand shifted to units of 2⁻²⁴
+    if (exponent < -10) return sign;
+    mantissa |= 0x800000;
+    shift = 14 - exponent;
+    half = mantissa >>> shift;
+  } else {
+    half = (exponent << 10) | (mantissa >>> 13);
+  }
+  const rest = mantissa & ((1 << shift) - 1);
+  const halfway = 1 << (shift - 1);
+  if (rest > halfway || (rest === halfway && (half & 1))) half++; // a carry into the exponent is the right rounding
+  return sign | half;
+}
+
 /**
  * One tensor of the file as float32: {data: Float32Array, shape}. bytes holds the whole file (or at least up
  * to the tensor's end); dtype F32, F16 or BF16.
@@ -74,11 +109,30 @@ export function readTensor(bytes, header, name, source) {
   if (entry.dtype === 'F32') {
     for (let i = 0; i < count; i++) data[i] = view.getFloat32(4 * i, true);
   } else if (entry.dtype === 'F16') {
-    if (!halfTable) { halfTable = new Float32Array(65536); for (let h = 0; h < 65536; h++) halfTable[h] = halfToFloat(h); }
-    for (let i = 0; i < count; i++) data[i] = halfTable[view.getUint16(2 * i, true)];
+    const table = halfToFloatTable();
+    for (let i = 0; i < count; i++) data[i] = table[view.getUint16(2 * i, true)];
   } else {
     const bits = new Uint32Array(data.buffer);
     for (let i = 0; i < count; i++) bits[i] = view.getUint16(2 * i, true) << 16;
   }
   return { data, shape: entry.shape };
+}
+
+/**
+ * One tensor of the file as float16 bits: {data: Uint16Array, shape, dtype: 'F16'}. F16 is copied as it is;
+ * F32 and BF16 are rounded to float16 (nearest, ties to even). For models kept resident in float16.
+ */
+export function readTensorHalf(bytes, header, name, source) {
+  const entry = header.entries[name];
+  if (entry?.dtype !== 'F16') {
+    const { data, shape } = readTensor(bytes, header, name, source);
+    return { data: Uint16Array.from(data, floatToHalf), shape, dtype: 'F16' };
+  }
+  const start = header.headerBytes + entry.begin;
+  if (header.headerBytes + entry.end > bytes.length) readTensor(bytes, header, name, source); // its truncation error
+  const count = (entry.end - entry.begin) / 2;
+  const view = new DataView(bytes.buffer, bytes.byteOffset + start, entry.end - entry.begin);
+  const data = new Uint16Array(count);
+  for (let i = 0; i < count; i++) data[i] = view.getUint16(2 * i, true);
+  return { data, shape: entry.shape, dtype: 'F16' };
 }

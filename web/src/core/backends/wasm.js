@@ -143,6 +143,8 @@ function wrapModule(first, build, instantiate) {
     createTrainingModel: (...config) => new core.AttentionOnlyTraining(...config),
     /** GPT-2's resident model (web/src/gpt2/wasm-model.js); the caller frees it with .delete(). */
     createGpt2Model: (...config) => new core.Gpt2Inference(...config),
+    /** One share of GPT-2 (web/src/gpt2/half-model.js streams its blocks through one); freed with .delete(). */
+    createGpt2Shard: (config) => new core.Gpt2Shard(config),
   };
   for (const { name, args, options } of REGISTRY) {
     const arity = args.length;

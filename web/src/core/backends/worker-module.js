@@ -8,10 +8,11 @@ import { BINARY_URLS, GLUE_MODULES } from './wasm-builds.js';
 
 /**
  * A new instance of build `build` ('simd' or 'baseline'); `who` names the worker in errors and the glue's messages.
- * @param {{build: string, binaryUrl?: string, wasmBinary?: Uint8Array, memoryLimit?: number}} load
+ * @param {{build: string, binaryUrl?: string, wasmBinary?: Uint8Array, tileBinary?: Uint8Array, memoryLimit?: number}} load
+ *   tileBinary: the relaxed-SIMD tile module's bytes, where it cannot be fetched (Node)
  * @returns {Promise<{core: object, relaxed: string}>} relaxed: '' when the relaxed tiles are on, else why not
  */
-export async function instantiateInWorker({ build, binaryUrl, wasmBinary, memoryLimit }, who) {
+export async function instantiateInWorker({ build, binaryUrl, wasmBinary, tileBinary, memoryLimit }, who) {
   if (!GLUE_MODULES[build]) throw new Error(`${who}: build=${JSON.stringify(build)}; expected 'simd' or 'baseline'`);
   const { default: create } = await GLUE_MODULES[build]();
   const href = binaryUrl ?? BINARY_URLS[build].href;
@@ -22,6 +23,6 @@ export async function instantiateInWorker({ build, binaryUrl, wasmBinary, memory
   if (wasmBinary) moduleOptions.wasmBinary = wasmBinary;
   const core = await create(moduleOptions);
   if (memoryLimit !== undefined && memoryLimit !== null) core.setMemoryLimit(memoryLimit);
-  const relaxed = build === 'simd' ? await installRelaxedTile(core) : 'the baseline build has no SIMD tiles';
+  const relaxed = build === 'simd' ? await installRelaxedTile(core, tileBinary ?? undefined) : 'the baseline build has no SIMD tiles';
   return { core, relaxed };
 }

@@ -94,9 +94,9 @@ export function columnSum(pass, { a, b, sums, rows, cols, rowStride = cols, scal
 }
 
 /** LayerNorm forward: y, xhat (N, d), rstd (N); γ, β at offsetGamma, offsetBeta in `weights`. */
-export function layerNorm(pass, { x, weights, y, xhat, rstd, rows, d, offsetGamma, offsetBeta }) {
+export function layerNorm(pass, { x, weights, y, xhat, rstd, rows, d, offsetGamma, offsetBeta, eps = LAYER_NORM_EPS }) {
   run(pass, { key: 'train layer norm', source: () => layerNormWgsl, constants: { WORKGROUP_SIZE: ROW_THREADS } },
-    'layer norm', LAYER_NORM_UNIFORMS.pack({ rows, d, offsetGamma, offsetBeta, eps: LAYER_NORM_EPS }),
+    'layer norm', LAYER_NORM_UNIFORMS.pack({ rows, d, offsetGamma, offsetBeta, eps }),
     [x, weights, y, xhat, rstd], pass.spread(rows));
 }
 

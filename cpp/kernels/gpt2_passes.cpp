@@ -1,0 +1,131 @@
+// The passes of gpt2_passes.h: LayerNorm, GELU and the ablation are plain loops; every product is one GEMM call.
+#include "gpt2_passes.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attention_heads.h"
+
+namespace ap::kernels::gpt2 {
+
+void layer_norm(const float* x, const float* gamma, const float* beta, int rows, int d, float eps, float* y) {
+  for (int n = 0; n < rows; ++n) {
+    const float* in = x + static_cast<std::size_t>(n) * d;
+    float* out = y + static_cast<std::size_t>(n) * d;
+    double mean = 0;
+    for (int i = 0; i < d; ++i) mean += in[i];
+    mean /= d;
+    double variance = 0;
+    for (int i = 0; i < d; ++i) variance += (in[i] - mean) * (in[i] - mean);
+    const double inverse_std = 1.0 / std::sqrt(variance / d + eps);
+    for (int i = 0; i < d; ++i) out[i] = static_cast<float>((in[i] - mean) * inverse_std) * gamma[i] + beta[i];
+  }
+}
+
+namespace {
+
+// tanh as Eigen's generic_fast_tanh_float: a 13/6 rational function on [−7.905, 7.905] (tanh is ±1 in float32
+// beyond), x itself below 4e-4. No libm call and no branch, so clang vectorises the GELU loop; libm's tanh
+// cost a third of the MLP's time.
+inline float fast_tanh(float a) {
+  const float x = std::min(std::max(a, -7.90531110763549805f), 7.90531110763549805f);
+  const float x2 = x * x;
+  float p = x2 * -2.76076847742355e-16f + 2.00018790482477e-13f;
+  p = x2 * p + -8.60467152213735e-11f;
+  p = x2 * p + 5.12229709037114e-08f;
+  p = x2 * p + 1.48572235717979e-05f;
+  p = x2 * p + 6.37261928875436e-04f;
+  p = x2 * p + 4.89352455891786e-03f;
+  p = x * p;
+  float q = x2 * 1.19825839466702e-06f + 1.18534705686654e-04f;
+  q = x2 * q + 2.26843463243900e-03f;
+  q = x2 * q + 4.89352518554385e-03f;
+  return std::fabs(a) < 0.0004f ? a : p / q;
+}
+
+inline float gelu_tanh(float x) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  return 0.5f * x * (1.0f + fast_tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+}
+
+}  // namespace
+
+void gelu_tanh_in_place(float* y, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) y[i] = gelu_tanh(y[i]);
+}
+
+void conv1d(const float* x, const PackedMatrix& weight, const float* bias, int rows, float* y, bool accumulate) {
+  MatmulShape shape = MatmulShape::dense(rows, weight.k, weight.n);
+  shape.accumulate = accumulate;
+  matmul_prepacked(x, weight, y, shape);
+  if (!bias) return;
+  for (int i = 0; i < rows; ++i) {
+    float* row = y + static_cast<std::size_t>(i) * weight.n;
+    for (int j = 0; j < weight.n; ++j) row[j] += bias[j];
+  }
+}
+
+void causal_attention_fused(const float* qkv, int stride, int t, int heads, int d_head, float* context, int context_stride) {
+  const int width = heads * d_head;
+  AttentionHeads problem;
+  problem.query = qkv;
+  problem.key = qkv + width;
+  problem.value = qkv + 2 * width;
+  problem.query_stride = problem.key_stride = problem.value_stride = stride;
+  problem.context = context;
+  problem.context_stride = context_stride;
+  problem.batch = 1;
+  problem.tq = problem.tk = t;
+  problem.heads = heads;
+  problem.d_head = d_head;
+  problem.score_scale = 1.0f / std::sqrt(static_cast<float>(d_head));
+  problem.causal = true;
+  attention_heads_fused(problem);
+}
+
+// Per head, S = q·kᵀ·scale (one GEMM), the future masked (weight 0), a stable softmax per row, then
+// context = P·v (one GEMM).
+void causal_attention_with_weights(const float* qkv, int stride, int t, int heads, int d_head, float* weights,
+                                   float* context, int context_stride) {
+  const int width = heads * d_head;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
+  for (int h = 0; h < heads; ++h) {
+    float* P = weights + static_cast<std::size_t>(h) * t * t;
+    const float* q = qkv + h * d_head;
+    const float* k = qkv + width + h * d_head;
+    const float* v = qkv + 2 * width + h * d_head;
+    matmul(q, k, P, {t, d_head, t, stride, stride, t, true});  // (t, d_head)·(t, d_head)ᵀ -> (t, t)
+    for (int i = 0; i < t; ++i) {
+      float* row = P + static_cast<std::size_t>(i) * t;
+      float max = -INFINITY;
+      for (int j = 0; j <= i; ++j) max = std::max(max, row[j] * scale);
+      double sum = 0;
+      for (int j = 0; j <= i; ++j) {
+        row[j] = std::exp(row[j] * scale - max);
+        sum += row[j];
+      }
+      const float inverse = static_cast<float>(1.0 / sum);
+      for (int j = 0; j <= i; ++j) row[j] *= inverse;
+      std::fill(row + i + 1, row + t, 0.0f);
+    }
+    matmul(P, v, context + h * d_head, {t, t, d_head, t, stride, context_stride, false});  // (t, t)·(t, d_head)
+  }
+}
+
+void ablate_heads(const unsigned char* flags, int heads, int d_head, int t, float* context, int stride) {
+  for (int h = 0; h < heads; ++h) {
+    const unsigned char how = flags[h];
+    if (!how) continue;
+    for (int c = 0; c < d_head; ++c) {
+      float* column = context + h * d_head + c;
+      double mean = 0;
+      if (how == 2) {
+        for (int i = 0; i < t; ++i) mean += column[static_cast<std::size_t>(i) * stride];
+        mean /= t;
+      }
+      for (int i = 0; i < t; ++i) column[static_cast<std::size_t>(i) * stride] = static_cast<float>(mean);
+    }
+  }
+}
+
+}  // namespace ap::kernels::gpt2

@@ -1,0 +1,21 @@
+// GPT-2 on real Web Workers (web/src/gpt2/gpt2-worker.js, started by the core's worker pool): the fixture
+// checkpoint's logits (1e-4) and every layer's weights (1e-5) on 2 workers, the shares exchanging their
+// partial sums over MessagePorts; and createGpt2({threads: 2}), whose tiny model stays below the crossover.
+import { test, expect } from '@playwright/test';
+
+test('GPT-2 on 2 Web Workers matches the PyTorch fixtures; createGpt2({threads: 2}) plans one thread for the tiny model', async ({ page }) => {
+  test.setTimeout(90_000);
+  await page.goto('/tests/e2e/pages/gpt2.html');
+  await page.waitForFunction(() => window.harnessReady === true);
+  const { results, viaModel } = await page.evaluate(() => window.runGpt2Workers());
+  expect(results).toHaveLength(4);
+  for (const r of results) {
+    const name = `${r.count} workers, case ${r.i}`;
+    expect(r.threads, name).toBe(r.count);
+    expect(r.logits, name).toBeLessThanOrEqual(1);
+    expect(r.weights, name).toBeLessThanOrEqual(1);
+  }
+  expect(viaModel.threads).toBe(2);
+  expect(viaModel.lastCall).toMatchObject({ path: 'fused', threads: 1 });
+  expect(viaModel.logits).toBeLessThanOrEqual(1);
+});

@@ -1,0 +1,104 @@
+// GPT-2 on workers: each worker (gpt2-worker.js, started with the core's worker pool) holds one share of the
+// model (worker-plan.js's cut, cpp/kernels/gpt2_shard.h), packed once, and runs the whole forward, the
+// workers exchanging their partial sums over MessagePorts between each other. The calling thread computes
+// x₀ = wte[token] + wpe[t], sends it, and assembles the logits (and the weights) from the shares' columns.
+// Below the workers' crossover (planGpt2Workers) a forward runs on the calling thread's fast path instead.
+import { startWorkers } from '../core/backends/worker-pool.js';
+import { gpt2Shares, planGpt2Workers, shareParameters } from './worker-plan.js';
+
+/**
+ * Starts `count` GPT-2 workers, each loading the WASM build `build`. spawn() makes one worker (a Web
+ * Worker of gpt2-worker.js by default; Node's bench passes a worker_threads adapter).
+ * @returns {Promise<{pool: import('../core/backends/worker-pool.js').WorkerPool, relaxed: boolean}>}
+ */
+export async function startGpt2Workers(count, { build, binaryUrl, wasmBinary, tileBinary, memoryLimit, spawn } = {}) {
+  // The literal `new Worker(new URL(...), {type: 'module'})` is the form Vite recognises and bundles.
+  const make = spawn ?? (() => new Worker(new URL('./gpt2-worker.js', import.meta.url), { type: 'module' }));
+  const bytes = wasmBinary ? new Uint8Array(wasmBinary) : null;
+  const { pool, answers } = await startWorkers(count, make, () => ({ type: 'load', build, binaryUrl, wasmBinary: bytes, tileBinary, memoryLimit }));
+  return { pool, relaxed: answers.every((answer) => answer.relaxed === '') };
+}
+
+/**
+ * The engine (model.js's {forward, dispose}) over a started pool: every worker gets its share, the matrices a
+ * layer at a time (the calling thread never cuts more than one layer's at once). oneThread() → Promise of the
+ * calling thread's engine, asked for (once) when a forward is below the crossover.
+ * @param {{crossover?: {minWork: number}}} [settings] replaces the planner's crossover (tests set 0)
+ */
+export async function createWorkerGpt2(pool, config, parameters, { oneThread, crossover } = {}) {
+  const shares = gpt2Shares(config, pool.workers.length);
+  const n = shares.length;
+  const { dModel: C, vocabSize: V, heads: H, layers } = config;
+  // A MessageChannel between every two workers: ports[k][j] is worker k's end towards j.
+  const ports = shares.map(() => ({}));
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const channel = new MessageChannel();
+      ports[i][j] = channel.port1;
+      ports[j][i] = channel.port2;
+    }
+  }
+  await Promise.all(shares.map(async (share, k) => {
+    const { vectors, matrixCount, matrix } = shareParameters(config, parameters, share);
+    await pool.ask(k, { type: 'shard', config, share, k, parts: n, vectors, ports: ports[k] }, Object.values(ports[k]));
+    for (let from = 0; from < matrixCount; from += 4) {
+      const arrays = Array.from({ length: Math.min(4, matrixCount - from) }, (_, i) => matrix(from + i));
+      await pool.ask(k, { type: 'matrices', from, arrays }, arrays.map((a) => a.buffer));
+    }
+  }));
+  let single = null;
+  const wte = parameters['wte.weight'].data;
+  const wpe = parameters['wpe.weight'].data;
+
+  async function onWorkers(tokens, flags, wantWeights) {
+    const T = tokens.length;
+    const x = new Float32Array(T * C);
+    for (let t = 0; t < T; t++) for (let c = 0; c < C; c++) x[t * C + c] = wte[tokens[t] * C + c] + wpe[t * C + c];
+    const answers = await Promise.all(shares.map((_, k) => {
+      const mine = k === n - 1 ? x : x.slice();
+      return pool.ask(k, { type: 'forward', x: mine, T, attention: wantWeights, headsOff: flags }, [mine.buffer]);
+    }));
+    // (T, V) from each share's (T, v1 − v0) columns; each layer's (H, T, T) from each share's heads
+    const logits = new Float32Array(T * V);
+    answers.forEach(({ logits: part }, k) => {
+      const { vocabBegin: v0, vocabEnd: v1 } = shares[k];
+      for (let t = 0; t < T; t++) logits.set(part.subarray(t * (v1 - v0), (t + 1) * (v1 - v0)), t * V + v0);
+    });
+    let attention = null;
+    if (wantWeights) {
+      attention = Array.from({ length: layers }, (_, l) => {
+        const weights = new Float32Array(H * T * T);
+        answers.forEach(({ weights: parts }, k) => weights.set(parts[l], shares[k].headBegin * T * T));
+        return weights;
+      });
+    }
+    return { logits, attention, paths: [wantWeights ? 'workers (weights)' : 'workers (fused)'], threads: n };
+  }
+
+  async function onOneThread(tokens, flags, wantWeights, reason) {
+    if (!oneThread) throw new Error(`gpt2.forward: ${reason}, and no one-thread engine was given`);
+    single ??= oneThread();
+    const out = (await single).forward(tokens, flags, wantWeights);
+    return { ...out, paths: [wantWeights ? 'weights' : 'fused'], threads: 1, reason };
+  }
+
+  return {
+    threads: n,
+    async forward(tokens, flags, wantWeights) {
+      // a worker that died (its error event fails the pool) leaves the model on the calling thread
+      if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
+      const plan = crossover ? { workers: true } : planGpt2Workers(config, tokens.length, n);
+      if (!plan.workers) return onOneThread(tokens, flags, wantWeights, plan.reason);
+      try {
+        return await onWorkers(tokens, flags, wantWeights);
+      } catch (error) {
+        if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
+        throw error;
+      }
+    },
+    dispose() {
+      pool.terminate();
+      single?.then((engine) => engine.dispose(), () => {});
+    },
+  };
+}
