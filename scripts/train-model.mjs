@@ -32,7 +32,9 @@ export const RECIPE = {
   batch: 32,
   steps: Number(arg('--steps', 5000)),
   lr: 3e-3, warmup: 100, finalLr: 3e-4, weightDecay: 0.01, gradClip: 1,
-  repeatShare: 1, // of each batch's rows copy a span of their own text later in the row (below)
+  randomShare: 0.25, // of each batch's rows are random tokens with a span repeated (below)
+  randomSpan: [8, 32], // the repeated span's length in tokens, uniform between the two
+  repeatShare: 1, // of the other rows (text) copy a span of their own text later in the row (below)
   split: { validation: 5, test: 8 }, // document i is validation when i % 10 is 5, test when 8
 };
 const shipped = join(root, 'web/src/model/english.safetensors');
@@ -61,14 +63,25 @@ console.log(`tokenizer: ${tokenizer.vocabSize} tokens; train ${tokenCount('train
 const base = baselines(encoded.train, encoded.validation, encoded.test, RECIPE.vocabSize);
 console.log(`unigram (α=${base.unigram.alpha}): ${base.unigram.loss.toFixed(4)} nats/token; bigram (Kneser-Ney, D=${base.bigram.discount}): ${base.bigram.loss.toFixed(4)}`);
 
-// 4. Training. A row is a window of T + 1 tokens at a random place of a training document (documents drawn in
-// proportion to their length); in repeatShare of the rows a span of 16 to T/2 tokens is copied to a later place
-// of the same row, as names and phrases recur in long texts: it lets the induction head form within the budget.
+// 4. Training. A row is one of two kinds. A text row is a window of T + 1 tokens at a random place of a training
+// document (documents drawn in proportion to their length); in repeatShare of them a span of 16 to T/2 tokens is
+// copied to a later place of the same row, as names and phrases recur in long texts: it lets the induction heads
+// form within the budget. A random row (randomShare of the rows) is T + 1 tokens drawn uniformly from the whole
+// vocabulary with a span of randomSpan tokens copied to a later place, and only the copy's tokens are targets:
+// there no bigram statistic can stand in for the previous token, so layer 1 grows an exact previous-token head.
 const { contextLength: T } = RECIPE.model;
 const trainDocs = encoded.train.filter((ids) => ids.length > T + 1);
 const cumulative = [];
 trainDocs.reduce((n, ids, i) => (cumulative[i] = n + ids.length - T - 1), 0);
 const positions = cumulative[cumulative.length - 1];
+const IGNORE = -100; // the trainer's ignored target
+/** Copies a span of n tokens of row to a random later place that does not overlap it; returns where it went. */
+function copySpan(row, n, uniform) {
+  const from = uniform(T + 1 - 2 * n);
+  const to = from + n + uniform(T + 1 - 2 * n - from + 1);
+  row.copyWithin(to, from, from + n);
+  return to;
+}
 function trainingBatch(step) {
   const next = batchRandom(RECIPE.seed, step);
   const uniform = (n) => Math.floor(next() * n);
@@ -77,18 +90,25 @@ function trainingBatch(step) {
   const targets = new Int32Array(B * T);
   const row = new Int32Array(T + 1);
   for (let b = 0; b < B; b++) {
+    const target = targets.subarray(b * T, (b + 1) * T);
+    if (next() < RECIPE.randomShare) {
+      for (let t = 0; t <= T; t++) row[t] = uniform(RECIPE.vocabSize);
+      const [shortest, longest] = RECIPE.randomSpan;
+      const n = shortest + uniform(longest - shortest + 1);
+      const to = copySpan(row, n, uniform);
+      // input t predicts row[t + 1]: predictable from the first copy when both sit in the second
+      target.fill(IGNORE);
+      target.set(row.subarray(to + 1, to + n), to);
+      inputs.set(row.subarray(0, T), b * T);
+      continue;
+    }
     let at = uniform(positions);
     const doc = cumulative.findIndex((c) => at < c);
     at -= doc ? cumulative[doc - 1] : 0;
     row.set(trainDocs[doc].subarray(at, at + T + 1));
-    if (next() < RECIPE.repeatShare) {
-      const n = 16 + uniform(T / 2 - 16 + 1);
-      const from = uniform(T + 1 - 2 * n);
-      const to = from + n + uniform(T + 1 - 2 * n - from + 1);
-      row.copyWithin(to, from, from + n);
-    }
+    if (next() < RECIPE.repeatShare) copySpan(row, 16 + uniform(T / 2 - 16 + 1), uniform);
     inputs.set(row.subarray(0, T), b * T);
-    targets.set(row.subarray(1), b * T);
+    target.set(row.subarray(1));
   }
   return { inputs: { data: inputs, shape: [B, T] }, targets: { data: targets, shape: [B, T] } };
 }
@@ -140,9 +160,14 @@ for (let step = 0; step < RECIPE.steps; step++) {
   since++;
   if ((step + 1) % 250 === 0 || step + 1 === RECIPE.steps) {
     const validation = await heldOutLoss(trainer, probeWindows);
-    curve.push({ step: step + 1, train: recent / since, validation: validation.loss });
+    // the circuit as it forms: layer 1's best previous-token score and the best induction score of the last layer
+    const probe = createAttentionOnlyModel({ name: 'probe', config: trainer.config, parameters: trainer.parameters() });
+    const scores = headScores(probe, { seed: 0 }).heads;
+    const best = (layer, key) => Math.max(...scores.filter((h) => h.layer === layer).map((h) => h[key]));
+    const circuit = { previousToken: best(0, 'previousToken'), induction: best(RECIPE.model.layers - 1, 'induction') };
+    curve.push({ step: step + 1, train: recent / since, validation: validation.loss, ...circuit });
     const rate = (step + 1) / ((performance.now() - trainStarted) / 1000);
-    console.log(`step ${step + 1}: train ${(recent / since).toFixed(4)}, validation ${validation.loss.toFixed(4)} (${rate.toFixed(2)} steps/s, ${seconds()} s)`);
+    console.log(`step ${step + 1}: train ${(recent / since).toFixed(4)}, validation ${validation.loss.toFixed(4)}, layer 1 previous token ${circuit.previousToken.toFixed(3)}, induction ${circuit.induction.toFixed(3)} (${rate.toFixed(2)} steps/s, ${seconds()} s)`);
     recent = 0;
     since = 0;
   }

@@ -22,7 +22,8 @@ test('step 10 with the trained switch shows the English model\'s heads on the se
   await page.locator(`${panel} [data-heads="layer"]`).selectOption('2');
   await expect(page.locator(`${panel} figure`).first()).toHaveAttribute('data-layer', '2');
   const layer2 = await page.locator(`${panel} figure`).evaluateAll((figures) => figures.map((f) => f.dataset.label));
-  // heads that differ, with their labels (docs/model.md: three induction heads in layer 2)
+  // heads that differ, with their labels (docs/model.md: a previous-token head in layer 1, three induction heads in layer 2)
+  expect(layer1.filter((label) => label === 'previous token')).toHaveLength(1);
   expect(layer2.filter((label) => label === 'induction')).toHaveLength(3);
   expect(new Set([...layer1, ...layer2]).size).toBeGreaterThan(1);
   await expect(page.locator(`${panel} figure[data-head="2"] figcaption strong`)).toHaveText('Layer 2, head 2: induction');
@@ -83,14 +84,14 @@ test('switching the English model\'s induction heads off raises the loss on a re
   const induction = page.locator(`${panel} figure[data-label="induction"]`);
   await expect(induction).toHaveCount(3);
   const before = Number(await page.locator(`${panel} tr[data-heads="before"] td[data-loss]`).getAttribute('data-loss'));
-  for (const head of ['2', '3', '4']) {
+  for (const head of ['1', '2', '3']) {
     await page.locator(`${panel} figure[data-head="${head}"] input[data-heads="off"]`).check();
     await page.evaluate(() => window.attentionPlayground.heads());
   }
   await expect(page.locator(`${panel} input[data-heads="off"]:checked`)).toHaveCount(3);
   const after = Number(await page.locator(`${panel} tr[data-heads="after"] td[data-loss]`).getAttribute('data-loss'));
   expect(after).toBeGreaterThan(before + 1);
-  expect(await page.evaluate(() => window.attentionPlayground.getState()['heads-off'])).toBe('2.2,2.3,2.4');
+  expect(await page.evaluate(() => window.attentionPlayground.getState()['heads-off'])).toBe('2.1,2.2,2.3');
   expect(problems).toEqual([]);
 });
 

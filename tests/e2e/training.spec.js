@@ -125,7 +125,7 @@ test('Training tab: the real English task continues from the shipped model on it
   await untilStep(page, 3);
   const run = await runOf(page);
   expect(run.losses).toHaveLength(3);
-  // from the shipped weights the loss starts near the shipped model's held-out loss (3.4), not ln 1024 = 6.93
+  // from the shipped weights the loss starts near the shipped model's held-out loss (3.5), not ln 1024 = 6.93
   expect(run.losses[0]).toBeLessThan(4.5);
   // the last step is rescored: the labels shown are step 3's, and an induction head is still among them
   await expect(pattern).toContainText('at step 3');

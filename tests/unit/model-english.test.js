@@ -11,13 +11,13 @@ import { mulberry32 } from '../../web/src/core/random.js';
 const BIGRAM_MARGIN = 0.25;
 /** docs/model.md's table: [layer, head, previousToken, induction, sink, self, entropy], 0-based, on headScores' probes. */
 const DOCUMENTED_SCORES = [
-  [0, 0, 0.183, 0.008, 0.02, 0.305, 1.98], [0, 1, 0.256, 0.006, 0.047, 0.311, 1.47],
-  [0, 2, 0.336, 0.001, 0.023, 0.256, 1.08], [0, 3, 0.218, 0.005, 0.036, 0.227, 1.85],
-  [1, 0, 0.13, 0.014, 0.031, 0.218, 2.39], [1, 1, 0.02, 0.363, 0.454, 0.029, 1.23],
-  [1, 2, 0.019, 0.37, 0.44, 0.031, 1.22], [1, 3, 0.035, 0.329, 0.257, 0.145, 1.64],
+  [0, 0, 0.2, 0.002, 0.035, 0.128, 2], [0, 1, 0.196, 0.011, 0.007, 0.316, 1.89],
+  [0, 2, 0.099, 0.009, 0.003, 0.546, 1.41], [0, 3, 0.869, 0.001, 0.017, 0.022, 0.54],
+  [1, 0, 0.032, 0.944, 0.335, 0.025, 0.97], [1, 1, 0.05, 0.795, 0.151, 0.107, 1.56],
+  [1, 2, 0.035, 0.938, 0.289, 0.029, 1.14], [1, 3, 0.059, 0.021, 0.031, 0.28, 2.46],
 ];
 /** docs/model.md's labels, in the same order. */
-const DOCUMENTED_LABELS = [null, null, null, null, null, 'induction', 'induction', 'induction'];
+const DOCUMENTED_LABELS = [null, null, 'self', 'previous token', 'induction', 'induction', 'induction', null];
 
 let model;
 beforeAll(async () => { model = await loadEnglishModel(); });
@@ -43,21 +43,26 @@ describe('the shipped English model', () => {
     expect(test.bitsPerChar).toBeLessThan(bigram.bitsPerChar);
   });
 
-  it("gives every head the scores and labels docs/model.md lists: three induction heads in layer 2", () => {
+  it("gives every head the scores and labels docs/model.md lists: a previous-token head in layer 1, three induction heads in layer 2", () => {
     const { heads } = headScores(model);
     expect(heads.map((h) => [h.layer, h.head, ...['previousToken', 'induction', 'sink', 'self'].map((k) => Number(h[k].toFixed(3))), Number(h.entropy.toFixed(2))])).toEqual(DOCUMENTED_SCORES);
     expect(heads.map((h) => h.label)).toEqual(DOCUMENTED_LABELS);
+    expect(heads.filter((h) => h.layer === 0 && h.labels.includes('previous token'))).toHaveLength(1);
     expect(heads.filter((h) => h.layer === 1 && h.labels.includes('induction'))).toHaveLength(3);
   });
 
-  it('switching its induction heads off sends the loss on the second copy of a repeated random sequence up', () => {
-    const induction = headScores(model).heads.filter((h) => h.labels.includes('induction')).map((h) => [h.layer, h.head]);
+  it('switching its induction heads, or the previous-token head, off sends the loss on the second copy of a repeated random sequence up', () => {
+    const { heads } = headScores(model);
+    const labelled = (label) => heads.filter((h) => h.labels.includes(label)).map((h) => [h.layer, h.head]);
+    const induction = labelled('induction');
     const next = mulberry32(7);
     const half = Array.from({ length: 24 }, () => Math.floor(next() * model.config.vocabSize));
     const tokens = [...half, ...half];
     const on = sequenceLoss(model, tokens, { from: 25 }).loss;
     const off = sequenceLoss(model, tokens, { from: 25, headsOff: induction }).loss;
     expect(off).toBeGreaterThan(on + 2);
+    // and so does switching off the layer-1 previous-token head that feeds them
+    expect(sequenceLoss(model, tokens, { from: 25, headsOff: labelled('previous token') }).loss).toBeGreaterThan(on + 2);
   });
 
   it('needs its first layer: switching its heads off raises the held-out excerpt\'s loss', () => {
