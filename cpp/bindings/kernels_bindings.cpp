@@ -56,7 +56,7 @@ val matmul_variant_js(val a, val b, val options) {
   Tensor left, right;
   call.read(a, "a", left);
   call.read(b, "b", right);
-  const auto check = [&](std::size_t max_bytes) { return check_matmul(left, right, transpose_b, max_bytes); };
+  const auto check = [&](std::size_t max_bytes) { return check_matmul(left, right, MatmulOptions{transpose_b}, max_bytes); };
   call.check_before_copy(check);
   if (call.ok()) call.copy_inputs();
   call.check(check);
