@@ -8,7 +8,7 @@
 //                             option checks (cpp/attention/check_helpers.cpp) read them
 //   ap::registry::kAxes       every tensor argument's named axes (sequences, weights' shapes, tensor options),
 //                             with the option whose presence selects a variant (xValue's weights.value), and
-//                             whether a wrong rank is said as the named axes (a 'tensor' argument: matmul's b)
+//                             whether a wrong rank is said as the named axes (a 'tensor' argument: matmul's b; every weight)
 //   ap::registry::kDivisors   option | axis rules (heads | d_out)
 //   ap::registry::kMemoryTerms  each function's memory estimate per path: coefficient · Π sizes
 //   (cpp/attention/registry_rules.cpp applies the last three)
@@ -70,11 +70,12 @@ const memoryRows = [];
 for (const { name: fn, args, options, memory } of REGISTRY) {
   for (const arg of args) {
     if (arg.axes) axesRow(fn, arg.name, '', arg.axes, arg.note ?? '', arg.kind === 'tensor');
-    for (const [key, axes] of Object.entries(arg.shapes ?? {})) axesRow(fn, `${arg.name}.${key}`, '', axes);
+    // A weight's wrong rank is said as its named axes, as the JS check says it.
+    for (const [key, axes] of Object.entries(arg.shapes ?? {})) axesRow(fn, `${arg.name}.${key}`, '', axes, '', true);
   }
   for (const [option, spec] of Object.entries(options ?? {})) {
     if (spec.axes) axesRow(fn, `options.${option}`, '', spec.axes, spec.note ?? '');
-    for (const [key, axes] of Object.entries(spec.weights ?? {})) axesRow(fn, `weights.${key}`, `options.${option}`, axes);
+    for (const [key, axes] of Object.entries(spec.weights ?? {})) axesRow(fn, `weights.${key}`, `options.${option}`, axes, '', true);
     if (spec.divides) divisorRows.push(`  {${cString(fn)}, ${cString(option)}, ${cString(spec.divides)}},`);
   }
   for (const [path, terms] of Object.entries(memory ?? {})) {
@@ -127,7 +128,7 @@ inline constexpr int kMaxRank = ${MAX_RANK};
 // A tensor argument's named axes (registry.js args' axes, weights' shapes, a tensor option's axes). \`when\`
 // names the option whose presence selects this row over the plain one ("" for the plain one); \`note\` is said
 // after a shape message's expectation ("the batch size and Tk of xContext"); \`named_rank\`: a wrong rank is
-// said as the named axes with the sizes known ("[K=3, N]": a 'tensor' argument, as the JS check says it).
+// said as the named axes with the sizes known ("[K=3, N]": a 'tensor' argument or a weight, as the JS check says it).
 struct ArgumentAxes {
   const char* function;
   const char* argument;

@@ -6,6 +6,8 @@
 #include <string>
 #include <type_traits>
 
+#include "attention/check_helpers.h"
+
 namespace ap::bindings {
 
 namespace {
@@ -285,7 +287,9 @@ template void read_options(Call&, const val&, const std::vector<const registry::
 void check_agreement(Call& call, const val& options, const Tensor&, const StackedWeights& weights,
                      const AttentionOptions& read) {
   if (!call.ok() || !is_object(options) || missing(options[js_key("heads")])) return;
-  if (read.heads != static_cast<int>(weights.heads.size())) {
+  // Its range first (H ≥ 1), as the JS check orders them.
+  call.fail(check_option_range(call.function(), "heads", read.heads, std::to_string(read.heads)));
+  if (call.ok() && read.heads != static_cast<int>(weights.heads.size())) {
     call.fail_value("options.heads", options[js_key("heads")],
                     std::to_string(weights.heads.size()) + ", the length of weights.heads");
   }
