@@ -8,7 +8,7 @@
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
 #include "attention/checks_backward.h"
-#include "attention/fast_attention.h"
+#include "attention/fused_rule.h"
 #include "attention/masks.h"
 #include "attention/registry_rules.h"
 

@@ -6,7 +6,7 @@
 
 #include "attention/attention.h"
 #include "attention/check_helpers.h"
-#include "attention/fast_attention.h"
+#include "attention/fused_rule.h"
 #include "attention/registry_rules.h"
 
 namespace ap {

@@ -1,7 +1,8 @@
 // The embind declarations: one JS function per registry function (web/src/core/registry.js), with its JS
-// name, registered by a loop over the registry through one generic binding body (invoke). A function is one
-// row of AP_OPS below, {check, run}: the core's check and what runs the call; its arguments are read by the
-// core parameters' types and the registry's names for them (js_arguments.h), its results written back by type.
+// name, registered by a loop over the registry through one generic binding body (invoke). A function needs
+// nothing here: the body calls its check, paths::check_<cpp>, and then paths::<cpp>, the planned path's entry
+// point or the teaching step (cpp/paths/paths.h); its arguments are read by that function's parameter types and
+// the registry's names for them (js_arguments.h), its results written back by type.
 //
 // Memory ownership
 // - JS owns its arguments. Each call copies every input tensor once into a std::vector on the WASM
@@ -27,56 +28,15 @@
 #include <utility>
 
 #include "attention/attention.h"
-#include "attention/fast_attention.h"
-#include "attention/fast_attention_backward.h"
 #include "attention/registry.h"
 #include "heap.h"
 #include "js_arguments.h"
 #include "js_tensor.h"
-#include "matmul.h"
+#include "paths/paths.h"
 
 namespace ap::bindings {
 
 namespace {
-
-// ---- One row per registry function: {cpp name, the core's check, what runs the call} --------------------
-// `run` is the teaching step, or for the functions with a fused kernel the entry point that runs the planned
-// path (options.path) on checked arguments (cpp/attention/fast_attention.h). Its parameters say how each JS
-// argument is read; the registry (through the generated header) gives their names and the options' types.
-#define AP_OPS(X)                                                                                                  \
-  X(next_token_pairs, check_next_token_pairs, next_token_pairs)                                                    \
-  X(causal_average_loop, check_causal_average_loop, causal_average_loop)                                           \
-  X(causal_average_matmul, check_causal_average_matmul, causal_average_matmul)                                     \
-  X(causal_average_softmax, check_causal_average_softmax, causal_average_softmax)                                  \
-  X(softmax, check_softmax, softmax)                                                                               \
-  X(attention_without_weights, check_attention_without_weights, attention_without_weights)                         \
-  X(self_attention, check_self_attention, self_attention)                                                          \
-  X(attention_dropout, check_attention_dropout, attention_dropout)                                                 \
-  X(compare, check_compare, compare)                                                                               \
-  X(multihead_attention_stacked, check_multihead_attention_stacked, multihead_attention_stacked_fast)              \
-  X(multihead_attention_split, check_multihead_attention_split, multihead_attention_split_fast)                    \
-  X(multihead_attention_fused, check_multihead_attention_fused, multihead_attention_fused_fast)                    \
-  X(cross_attention, check_cross_attention, cross_attention_fast)                                                  \
-  X(self_attention_backward, check_self_attention_backward, self_attention_backward_unchecked)                     \
-  X(multihead_attention_stacked_backward, check_multihead_attention_stacked_backward,                              \
-    multihead_attention_stacked_backward_fast)                                                                     \
-  X(multihead_attention_split_backward, check_multihead_attention_split_backward,                                  \
-    multihead_attention_split_backward_fast)                                                                       \
-  X(multihead_attention_fused_backward, check_multihead_attention_fused_backward,                                  \
-    multihead_attention_fused_backward_fast)                                                                       \
-  X(cross_attention_backward, check_cross_attention_backward, cross_attention_backward_fast)                       \
-  X(scaled_dot_product_attention, check_scaled_dot_product_attention, scaled_dot_product_attention_fast)           \
-  X(layer_norm, check_layer_norm, layer_norm)                                                                      \
-  X(matmul, check_matmul, matmul)
-
-#define AP_OP_ROW(cpp, check_function, run_function)                                                  \
-  struct cpp##_op {                                                                                   \
-    template <typename... Inputs>                                                                     \
-    static std::string check(const Inputs&... inputs) { return check_function(inputs...); }           \
-    static constexpr auto run = &run_function;                                                        \
-  };
-AP_OPS(AP_OP_ROW)
-#undef AP_OP_ROW
 
 // ---- Results back to JS, by the type `run` returns ---------------------------------------------------------
 
@@ -187,17 +147,16 @@ void read_inputs(Call& call, const Signature& signature, const val* js, Inputs& 
 // with the heap that is left, run, copy the results out.
 template <typename Function, std::size_t... I>
 val invoke_with(const val* js, std::index_sequence<I...> indices) {
-  using Op = typename Function::op;
   Call call(Function::name);
   static const Signature signature = signature_of(Function::name);
-  InputsOf<decltype(Op::run)> inputs;
+  InputsOf<decltype(Function::run)> inputs;
   read_inputs(call, signature, js, inputs, indices);
-  const auto check = [&](std::size_t max_bytes) { return Op::check(std::get<I>(inputs)..., max_bytes); };
+  const auto check = [&](std::size_t max_bytes) { return Function::check(std::get<I>(inputs)..., max_bytes); };
   call.check_before_copy(check);
   if (call.ok()) call.copy_inputs();
   call.check(check);
   if (!call.ok()) return call.error_value();
-  return result_to_js(Op::run(std::get<I>(inputs)...));
+  return result_to_js(Function::run(std::get<I>(inputs)...));
 }
 
 template <typename Function, typename... Js>
@@ -213,14 +172,16 @@ template <typename F> val invoke3(val a, val b, val c) { return invoke<F>(a, b, 
 template <typename F> val invoke4(val a, val b, val c, val d) { return invoke<F>(a, b, c, d); }
 template <typename F> val invoke5(val a, val b, val c, val d, val e) { return invoke<F>(a, b, c, d, e); }
 
-// Each registry function: its JS name and its row.
+// Each registry function: its JS name, its check and its run, by the registry's C++ name.
 #define AP_FUNCTION(js, cpp, parameters)                                                                   \
   struct js##_function {                                                                                   \
-    using op = cpp##_op;                                                                                   \
     static constexpr const char* name = #js;                                                               \
+    template <typename... Inputs>                                                                          \
+    static std::string check(const Inputs&... inputs) { return paths::check_##cpp(inputs...); }           \
+    static constexpr auto run = &paths::cpp;                                                               \
   };                                                                                                       \
-  static_assert(std::tuple_size_v<InputsOf<decltype(cpp##_op::run)>> == parameters,                 \
-                #js ": the registry's arguments and options do not match the parameters of its C++ run");
+  static_assert(std::tuple_size_v<InputsOf<decltype(js##_function::run)>> == parameters,                   \
+                #js ": the registry's arguments and options do not match the parameters of paths::" #cpp);
 AP_REGISTRY_FUNCTIONS(AP_FUNCTION)
 #undef AP_FUNCTION
 

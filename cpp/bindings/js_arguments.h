@@ -15,9 +15,11 @@
 #include "attention/attention.h"
 #include "attention/registry.h"
 #include "js_tensor.h"
-#include "matmul.h"
+#include "paths/matmul.h"
 
 namespace ap::bindings {
+
+using paths::MatmulOptions;
 
 // A function's registry rows: its arguments in call order and its options in registry order.
 struct Signature {

@@ -6,7 +6,7 @@
 #include <vector>
 #include <map>
 
-#include "attention/fast_attention.h"
+#include "paths/fast_attention.h"
 #include "attention/registry.h"
 #include "fixture_loader.h"
 #include "test_support.h"
@@ -87,7 +87,7 @@ const json& options_at(const json& args, std::size_t index) {
 // How each function's cases run natively, by JS name. Which functions have fixtures is the registry's
 // (AP_FIXTURE_FUNCTIONS, generated from web/src/core/registry.js): a registry function with fixtures and no
 // runner here fails, so a new function cannot be forgotten. The multi-head forms run through their fast
-// entry points (fast_attention.h), as the binding does: the fused kernel where a case allows it.
+// entry points (paths/fast_attention.h), as the binding does: the fused kernel where a case allows it.
 // scaledDotProductAttention's options from a fixture case (intermediates as the case asks: true).
 SdpaOptions sdpa_options(const json& given) {
   SdpaOptions options;

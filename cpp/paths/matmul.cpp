@@ -1,10 +1,10 @@
-#include "matmul.h"
+#include "paths/matmul.h"
 
 #include "attention/check_helpers.h"
 #include "attention/registry_rules.h"
 #include "kernels/gemm.h"
 
-namespace ap::bindings {
+namespace ap::paths {
 
 namespace {
 const char* const kFunction = "matmul";
@@ -42,4 +42,4 @@ Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options) {
   return output;
 }
 
-}  // namespace ap::bindings
+}  // namespace ap::paths

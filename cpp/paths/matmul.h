@@ -9,7 +9,7 @@
 
 #include "attention/tensor.h"
 
-namespace ap::bindings {
+namespace ap::paths {
 
 struct MatmulOptions {
   bool transpose_b = false;  // options.transposeB: b is (N, K), used as bᵀ
@@ -21,4 +21,4 @@ std::string check_matmul(const Tensor& a, const Tensor& b, const MatmulOptions& 
 // a·b (or a·bᵀ) with the kernels' default GEMM variant; b is shared by every batch entry.
 Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options);
 
-}  // namespace ap::bindings
+}  // namespace ap::paths
