@@ -98,64 +98,6 @@ void read_heads(Call& call, const val& heads, const registry::Argument& spec, St
   }
 }
 
-// ---- Options: each struct's members by their JS names ---------------------------------------------------
-// visit(name, member) or visit(name, member, flag): a mask's flag says its data came as a Uint8Array (0/1); a
-// number's flag says it was given (a nullable option whose default is computed: sdpa's scale).
-
-template <typename Visit>
-void visit_members(AttentionOptions& o, Visit&& visit) {
-  visit("scale", o.scale);
-  visit("temperature", o.temperature);
-  visit("causal", o.causal);
-  visit("mask", o.mask);
-  visit("dropout", o.dropout);
-  visit("seed", o.seed);
-  visit("dropoutRng", o.dropout_rng);
-  visit("layout", o.layout);
-  visit("heads", o.heads);
-  visit("intermediates", o.intermediates);
-  visit("attnMask", o.attn_mask, &o.attn_mask_boolean);
-  visit("keyPaddingMask", o.key_padding_mask);
-  visit("xValue", o.x_value);
-  visit("path", o.path);
-}
-template <typename Visit>
-void visit_members(SoftmaxOptions& o, Visit&& visit) {
-  visit("normalization", o.normalization);
-  visit("scale", o.scale);
-}
-template <typename Visit>
-void visit_members(Normalization& o, Visit&& visit) { visit("normalization", o); }
-template <typename Visit>
-void visit_members(DropoutOptions& o, Visit&& visit) {
-  visit("dropout", o.dropout);
-  visit("seed", o.seed);
-  visit("dropoutRng", o.dropout_rng);
-}
-template <typename Visit>
-void visit_members(CompareOptions& o, Visit&& visit) {
-  visit("atol", o.atol);
-  visit("rtol", o.rtol);
-}
-template <typename Visit>
-void visit_members(SdpaOptions& o, Visit&& visit) {
-  visit("attnMask", o.mask, &o.mask_boolean);
-  visit("isCausal", o.is_causal);
-  visit("scale", o.scale, &o.has_scale);
-  visit("dropoutP", o.dropout_p);
-  visit("seed", o.seed);
-  visit("intermediates", o.intermediates);
-  visit("path", o.path);
-}
-template <typename Visit>
-void visit_members(LayerNormOptions& o, Visit&& visit) {
-  visit("weight", o.weight);
-  visit("bias", o.bias);
-  visit("eps", o.eps);
-}
-template <typename Visit>
-void visit_members(MatmulOptions& o, Visit&& visit) { visit("transposeB", o.transpose_b); }
-
 // Every value of each choice, in the order messages list them.
 constexpr Normalization kNormalizations[] = {Normalization::Stable, Normalization::Naive, Normalization::Sum};
 constexpr MaskMode kMaskModes[] = {MaskMode::NegInf, MaskMode::Renormalize, MaskMode::Zero};
@@ -179,6 +121,8 @@ std::string choices(Enum any) {
   return text;
 }
 
+}  // namespace
+
 // One present option's value into its member, by the member's type.
 void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, bool& out, bool*) {
   if (!has_type(value, "boolean")) return call.fail_value(path, value, "true or false");
@@ -196,19 +140,39 @@ void read_value(Call& call, const val& value, const std::string& path, const reg
 }
 
 // A JS number, passed on unchanged; the core checks its range (and NaN).
-template <typename Number, std::enable_if_t<std::is_floating_point_v<Number> || std::is_same_v<Number, std::uint32_t>, int> = 0>
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option& spec, Number& out,
-                bool* given) {
+template <typename Number>
+void read_number(Call& call, const val& value, const std::string& path, const registry::Option& spec, Number& out,
+                 bool* given) {
   if (!value.isNumber()) return call.fail_value(path, value, spec.expected);
   out = static_cast<Number>(value.as<double>());
   if (given) *given = true;
 }
+void read_value(Call& call, const val& value, const std::string& path, const registry::Option& spec, float& out,
+                bool* given) {
+  read_number(call, value, path, spec, out, given);
+}
+void read_value(Call& call, const val& value, const std::string& path, const registry::Option& spec, double& out,
+                bool* given) {
+  read_number(call, value, path, spec, out, given);
+}
 
 // A choice spelled as a JS string; the core's parse_option words the message and lists the choices.
-template <typename Enum, std::enable_if_t<std::is_enum_v<Enum>, int> = 0>
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, Enum& out, bool*) {
+template <typename Enum>
+void read_choice(Call& call, const val& value, const std::string& path, Enum& out) {
   if (!value.isString()) return call.fail_value(path, value, choices(out));
   call.fail(parse_option(call.function(), path, value.as<std::string>(), out));
+}
+void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, Normalization& out, bool*) {
+  read_choice(call, value, path, out);
+}
+void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, MaskMode& out, bool*) {
+  read_choice(call, value, path, out);
+}
+void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, WeightLayout& out, bool*) {
+  read_choice(call, value, path, out);
+}
+void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, DropoutRng& out, bool*) {
+  read_choice(call, value, path, out);
 }
 
 // A tensor option; a 'mask' crosses as float (a Uint8Array's 0/1 copied into a Float32Array, which the core's
@@ -231,8 +195,6 @@ void read_value(Call&, const val& value, const std::string&, const registry::Opt
   const std::string path = value.as<std::string>();
   out = path == "fused" ? PlannedPath::Fused : path == "teaching" ? PlannedPath::Teaching : PlannedPath::ByRule;
 }
-
-}  // namespace
 
 Signature signature_of(const char* function) {
   Signature signature;
@@ -257,32 +219,12 @@ void read_argument(Call& call, const val& js, const registry::Argument& spec, Fu
   read_keys(call, js, spec.name, spec, spec.keys, out);
 }
 
-template <typename Options>
-void read_options(Call& call, const val& js, const std::vector<const registry::Option*>& specs, Options& out) {
-  if (!call.ok() || missing(js)) return;
-  if (!is_object(js)) {
-    return call.fail(std::string(call.function()) + ": options is " + describe(js) + "; expected an object");
-  }
-  const auto read = [&](const registry::Option& spec) {
-    visit_members(out, [&](const char* name, auto& member, bool* flag = nullptr) {
-      if (!call.ok() || !same(name, spec.name)) return;
-      const val value = js[js_key(name)];
-      if (!missing(value)) read_value(call, value, std::string("options.") + name, spec, member, flag);
-    });
-  };
-  for (const registry::Option* spec : specs) read(*spec);
-  static constexpr registry::Option kPlannedPath{"", "path", "path", ""};
-  read(kPlannedPath);
+bool options_object(Call& call, const val& js) {
+  if (!call.ok() || missing(js)) return false;
+  if (is_object(js)) return true;
+  call.fail(std::string(call.function()) + ": options is " + describe(js) + "; expected an object");
+  return false;
 }
-
-template void read_options(Call&, const val&, const std::vector<const registry::Option*>&, AttentionOptions&);
-template void read_options(Call&, const val&, const std::vector<const registry::Option*>&, SoftmaxOptions&);
-template void read_options(Call&, const val&, const std::vector<const registry::Option*>&, Normalization&);
-template void read_options(Call&, const val&, const std::vector<const registry::Option*>&, DropoutOptions&);
-template void read_options(Call&, const val&, const std::vector<const registry::Option*>&, CompareOptions&);
-template void read_options(Call&, const val&, const std::vector<const registry::Option*>&, SdpaOptions&);
-template void read_options(Call&, const val&, const std::vector<const registry::Option*>&, LayerNormOptions&);
-template void read_options(Call&, const val&, const std::vector<const registry::Option*>&, MatmulOptions&);
 
 void check_agreement(Call& call, const val& options, const Tensor&, const StackedWeights& weights,
                      const AttentionOptions& read) {
