@@ -14,49 +14,18 @@ namespace ap::paths {
 
 using namespace ap;
 
-inline AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
-                                                   const AttentionOptions& options) {
-  return multihead_attention_stacked_fast(x, weights, options);
-}
-inline AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
-                                                 const AttentionOptions& options) {
-  return multihead_attention_split_fast(x, weights, options);
-}
-inline AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
-                                                 const AttentionOptions& options) {
-  return multihead_attention_fused_fast(x, weights, options);
-}
-inline AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
-                                       const AttentionOptions& options) {
-  return cross_attention_fast(x_query, x_context, weights, options);
-}
-inline SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                               const SdpaOptions& options) {
-  return scaled_dot_product_attention_fast(query, key, value, options);
-}
+inline constexpr auto& multihead_attention_stacked = multihead_attention_stacked_fast;
+inline constexpr auto& multihead_attention_split = multihead_attention_split_fast;
+inline constexpr auto& multihead_attention_fused = multihead_attention_fused_fast;
+inline constexpr auto& cross_attention = cross_attention_fast;
+inline constexpr auto& scaled_dot_product_attention = scaled_dot_product_attention_fast;
 
 // The backward: selfAttentionBackward has only the teaching backward (on checked arguments); the others the
 // fused backward where the forward would run the fused kernel.
-inline ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
-                                                   const Tensor& grad_output, const AttentionOptions& options) {
-  return self_attention_backward_unchecked(x, weights, grad_output, options);
-}
-inline StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
-                                                             const Tensor& grad_output, const AttentionOptions& options) {
-  return multihead_attention_stacked_backward_fast(x, weights, grad_output, options);
-}
-inline ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
-                                                              const Tensor& grad_output, const AttentionOptions& options) {
-  return multihead_attention_split_backward_fast(x, weights, grad_output, options);
-}
-inline FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
-                                                         const Tensor& grad_output, const AttentionOptions& options) {
-  return multihead_attention_fused_backward_fast(x, weights, grad_output, options);
-}
-inline CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
-                                                        const ProjectionWeights& weights, const Tensor& grad_output,
-                                                        const AttentionOptions& options) {
-  return cross_attention_backward_fast(x_query, x_context, weights, grad_output, options);
-}
+inline constexpr auto& self_attention_backward = self_attention_backward_unchecked;
+inline constexpr auto& multihead_attention_stacked_backward = multihead_attention_stacked_backward_fast;
+inline constexpr auto& multihead_attention_split_backward = multihead_attention_split_backward_fast;
+inline constexpr auto& multihead_attention_fused_backward = multihead_attention_fused_backward_fast;
+inline constexpr auto& cross_attention_backward = cross_attention_backward_fast;
 
 }  // namespace ap::paths
