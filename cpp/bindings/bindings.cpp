@@ -53,12 +53,9 @@ val result_to_js(const Result& result) { return to_js(result); }
 
 val result_to_js(const SdpaResult& result) {
   val out = val::object();
-  set_if_present(out, "scores", result.scores);
-  set_if_present(out, "scaled", result.scaled);
-  set_if_present(out, "masked", result.masked);
-  set_if_present(out, "weights", result.weights);
-  set_if_present(out, "dropped", result.dropped);
-  set_if_present(out, "output", result.output);
+  const std::pair<const char*, const Tensor*> named[] = {{"scores", &result.scores}, {"scaled", &result.scaled},
+    {"masked", &result.masked}, {"weights", &result.weights}, {"dropped", &result.dropped}, {"output", &result.output}};
+  for (const auto& [name, tensor] : named) set_if_present(out, name, *tensor);
   return out;
 }
 
