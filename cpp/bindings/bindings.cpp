@@ -39,6 +39,85 @@ namespace ap::bindings {
 namespace {
 
 // ---- Results back to JS, by the type `run` returns ---------------------------------------------------------
+// Each result struct's tensors by their JS names, in the order a result lists them; an absent one is an absent key.
+// The gradients are named like the inputs ({x, query, key, value, …Bias?, outWeight?, outBias?}; the stacked
+// form's {x, heads: [{query, …}], …}).
+
+template <typename Visit>
+void visit_tensors(const NextTokenPairs& r, Visit&& visit) {
+  visit("contexts", r.contexts);
+  visit("targets", r.targets);
+}
+template <typename Visit>
+void visit_tensors(const AverageResult& r, Visit&& visit) {
+  visit("scores", r.scores);
+  visit("masked", r.masked);
+  visit("weights", r.weights);
+  visit("output", r.output);
+}
+template <typename Visit>
+void visit_tensors(const AttentionResult& r, Visit&& visit) {
+  visit("query", r.query);
+  visit("key", r.key);
+  visit("value", r.value);
+  visit("scores", r.scores);
+  visit("scaled", r.scaled);
+  visit("masked", r.masked);
+  visit("weights", r.weights);
+  visit("dropped", r.dropped);
+  visit("context", r.context);
+  visit("output", r.output);
+}
+template <typename Visit>
+void visit_tensors(const DropoutResult& r, Visit&& visit) {
+  visit("mask", r.mask);
+  visit("output", r.output);
+}
+template <typename Visit>
+void visit_tensors(const SdpaResult& r, Visit&& visit) {
+  for (const auto& [name, tensor] : {std::pair{"scores", &r.scores}, std::pair{"scaled", &r.scaled},
+       std::pair{"masked", &r.masked}, std::pair{"weights", &r.weights}, std::pair{"dropped", &r.dropped},
+       std::pair{"output", &r.output}}) {
+    visit(name, *tensor);
+  }
+}
+template <typename Visit>
+void visit_tensors(const ProjectionWeights& w, Visit&& visit) {
+  for (const auto& [name, tensor] : {std::pair{"query", &w.query}, std::pair{"key", &w.key}, std::pair{"value", &w.value},
+       std::pair{"queryBias", &w.query_bias}, std::pair{"keyBias", &w.key_bias}, std::pair{"valueBias", &w.value_bias},
+       std::pair{"outWeight", &w.out_weight}, std::pair{"outBias", &w.out_bias}}) {
+    visit(name, *tensor);
+  }
+}
+template <typename Visit>
+void visit_tensors(const ProjectionGradients& g, Visit&& visit) {
+  visit("x", g.x);
+  visit_tensors(g.weights, visit);
+}
+template <typename Visit>
+void visit_tensors(const FusedGradients& g, Visit&& visit) {
+  visit("x", g.x);
+  visit("inProjection", g.weights.in_projection);
+  visit("inBias", g.weights.in_bias);
+  visit("outWeight", g.weights.out_weight);
+  visit("outBias", g.weights.out_bias);
+}
+template <typename Visit>
+void visit_tensors(const CrossAttentionGradients& g, Visit&& visit) {
+  visit("xQuery", g.x_query);
+  visit("xContext", g.x_context);
+  visit_tensors(g.weights, visit);
+}
+
+// {name: {data, shape}} for every present tensor of a result.
+template <typename Result>
+val result_to_js(const Result& result) {
+  val js = val::object();
+  visit_tensors(result, [&](const char* name, const auto& tensor) {
+    if (tensor.present()) js.set(js_key(name), to_js(tensor));
+  });
+  return js;
+}
 
 // A function returning one tensor returns {output}.
 val result_to_js(const Tensor& output) {
@@ -47,68 +126,17 @@ val result_to_js(const Tensor& output) {
   return result;
 }
 
-// The steps' result structs (js_tensor.h).
-template <typename Result>
-val result_to_js(const Result& result) { return to_js(result); }
+val result_to_js(const Comparison& result) { return to_js(result); }
 
-val result_to_js(const SdpaResult& result) {
-  val out = val::object();
-  const std::pair<const char*, const Tensor*> named[] = {{"scores", &result.scores}, {"scaled", &result.scaled},
-    {"masked", &result.masked}, {"weights", &result.weights}, {"dropped", &result.dropped}, {"output", &result.output}};
-  for (const auto& [name, tensor] : named) set_if_present(out, name, *tensor);
-  return out;
-}
-
-// The backward's gradients, named like the inputs ({x, query, key, value, …Bias?, outWeight?, outBias?}; the
-// stacked form's {x, heads: [{query, …}], …}).
-void set_projection_gradients(val& result, const ProjectionWeights& g) {
-  set_if_present(result, "query", g.query);
-  set_if_present(result, "key", g.key);
-  set_if_present(result, "value", g.value);
-  set_if_present(result, "queryBias", g.query_bias);
-  set_if_present(result, "keyBias", g.key_bias);
-  set_if_present(result, "valueBias", g.value_bias);
-  set_if_present(result, "outWeight", g.out_weight);
-  set_if_present(result, "outBias", g.out_bias);
-}
-
-val result_to_js(const ProjectionGradients& gradients) {
-  val result = val::object();
-  result.set(js_key("x"), to_js(gradients.x));
-  set_projection_gradients(result, gradients.weights);
-  return result;
-}
-
+// The stacked form's gradients: every head's as an object in weights.heads' order.
 val result_to_js(const StackedGradients& gradients) {
   val result = val::object();
   result.set(js_key("x"), to_js(gradients.x));
   val heads = val::array();
-  for (const ProjectionWeights& head : gradients.weights.heads) {
-    val one = val::object();
-    set_projection_gradients(one, head);
-    heads.call<void>("push", one);
-  }
+  for (const ProjectionWeights& head : gradients.weights.heads) heads.call<void>("push", result_to_js(head));
   result.set(js_key("heads"), heads);
   set_if_present(result, "outWeight", gradients.weights.out_weight);
   set_if_present(result, "outBias", gradients.weights.out_bias);
-  return result;
-}
-
-val result_to_js(const FusedGradients& gradients) {
-  val result = val::object();
-  result.set(js_key("x"), to_js(gradients.x));
-  set_if_present(result, "inProjection", gradients.weights.in_projection);
-  set_if_present(result, "inBias", gradients.weights.in_bias);
-  set_if_present(result, "outWeight", gradients.weights.out_weight);
-  set_if_present(result, "outBias", gradients.weights.out_bias);
-  return result;
-}
-
-val result_to_js(const CrossAttentionGradients& gradients) {
-  val result = val::object();
-  result.set(js_key("xQuery"), to_js(gradients.x_query));
-  result.set(js_key("xContext"), to_js(gradients.x_context));
-  set_projection_gradients(result, gradients.weights);
   return result;
 }
 
