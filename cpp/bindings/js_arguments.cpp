@@ -124,14 +124,14 @@ std::string choices(Enum any) {
 }  // namespace
 
 // One present option's value into its member, by the member's type.
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, bool& out, bool*) {
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, bool& out, bool*) {
   if (!has_type(value, "boolean")) return call.fail_value(path, value, "true or false");
   out = value.as<bool>();
 }
 
 // `heads` becomes a C++ int, so a fraction or a value outside int is rejected here (the API's check, which
 // runs first, reports such a value against d_out); the core checks H ≥ 1.
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, int& out, bool*) {
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, int& out, bool*) {
   static const val is_integer = js_global("Number")[js_key("isInteger")];
   if (!is_integer(value).as<bool>() || value.as<double>() > INT_MAX || value.as<double>() < INT_MIN) {
     return call.fail_value(path, value, "an integer from 1 to " + std::to_string(INT_MAX));
@@ -141,43 +141,43 @@ void read_value(Call& call, const val& value, const std::string& path, const reg
 
 // A JS number, passed on unchanged; the core checks its range (and NaN).
 template <typename Number>
-void read_number(Call& call, const val& value, const std::string& path, const registry::Option& spec, Number& out,
+void read_number(Call& call, const val& value, const OptionPath& path, const registry::Option& spec, Number& out,
                  bool* given) {
   if (!value.isNumber()) return call.fail_value(path, value, spec.expected);
   out = static_cast<Number>(value.as<double>());
   if (given) *given = true;
 }
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option& spec, float& out,
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option& spec, float& out,
                 bool* given) {
   read_number(call, value, path, spec, out, given);
 }
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option& spec, double& out,
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option& spec, double& out,
                 bool* given) {
   read_number(call, value, path, spec, out, given);
 }
 
 // A choice spelled as a JS string; the core's parse_option words the message and lists the choices.
 template <typename Enum>
-void read_choice(Call& call, const val& value, const std::string& path, Enum& out) {
+void read_choice(Call& call, const val& value, const OptionPath& path, Enum& out) {
   if (!value.isString()) return call.fail_value(path, value, choices(out));
   call.fail(parse_option(call.function(), path, value.as<std::string>(), out));
 }
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, Normalization& out, bool*) {
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, Normalization& out, bool*) {
   read_choice(call, value, path, out);
 }
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, MaskMode& out, bool*) {
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, MaskMode& out, bool*) {
   read_choice(call, value, path, out);
 }
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, WeightLayout& out, bool*) {
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, WeightLayout& out, bool*) {
   read_choice(call, value, path, out);
 }
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option&, DropoutRng& out, bool*) {
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, DropoutRng& out, bool*) {
   read_choice(call, value, path, out);
 }
 
 // A tensor option; a 'mask' crosses as float (a Uint8Array's 0/1 copied into a Float32Array, which the core's
 // check holds to 0 or 1), its flag saying it came as a Uint8Array.
-void read_value(Call& call, const val& value, const std::string& path, const registry::Option& spec, Tensor& out,
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option& spec, Tensor& out,
                 bool* boolean) {
   if (!same(spec.type, "mask")) return call.read(value, path, out);
   const val data = value[js_key("data")];
@@ -190,7 +190,7 @@ void read_value(Call& call, const val& value, const std::string& path, const reg
 }
 
 // options.path: 'fused' or 'teaching'; absent (a direct caller of the backend), the fused kernel's rule decides.
-void read_value(Call&, const val& value, const std::string&, const registry::Option&, PlannedPath& out, bool*) {
+void read_value(Call&, const val& value, const OptionPath&, const registry::Option&, PlannedPath& out, bool*) {
   if (!value.isString()) return;
   const std::string path = value.as<std::string>();
   out = path == "fused" ? PlannedPath::Fused : path == "teaching" ? PlannedPath::Teaching : PlannedPath::ByRule;

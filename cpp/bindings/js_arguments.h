@@ -38,18 +38,24 @@ void read_argument(Call& call, const val& js, const registry::Argument& spec, Pr
 void read_argument(Call& call, const val& js, const registry::Argument& spec, StackedWeights& out);
 void read_argument(Call& call, const val& js, const registry::Argument& spec, FusedWeights& out);
 
+// "options.<name>", made only where a message or a tensor's bookkeeping needs it (not on every call).
+struct OptionPath {
+  const char* name;
+  operator std::string() const { return std::string("options.") + name; }
+};
+
 // Reading one present option's value into its member, by the member's type (js_arguments.cpp). A mask's flag
 // says its data came as a Uint8Array; a number's flag says it was given.
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, bool& out, bool*);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, int& out, bool*);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, float& out, bool* given);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, double& out, bool* given);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, Normalization& out, bool*);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, MaskMode& out, bool*);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, WeightLayout& out, bool*);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, DropoutRng& out, bool*);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, Tensor& out, bool* boolean);
-void read_value(Call&, const val&, const std::string& path, const registry::Option&, PlannedPath& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, bool& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, int& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, float& out, bool* given);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, double& out, bool* given);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, Normalization& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, MaskMode& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, WeightLayout& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, DropoutRng& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, Tensor& out, bool* boolean);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, PlannedPath& out, bool*);
 
 // ---- Each options struct's members by their JS names: the one place a new options struct is listed ----------
 // visit(name, member) or visit(name, member, flag): a mask's flag says its data came as a Uint8Array (0/1); a
@@ -131,7 +137,7 @@ void read_options(Call& call, const val& js, const std::vector<const registry::O
     visit_members(out, [&](const char* name, auto& member, bool* flag = nullptr) {
       if (!call.ok() || std::string_view(name) != spec.name) return;
       const val value = js[js_key(name)];
-      if (!value.isUndefined() && !value.isNull()) read_value(call, value, std::string("options.") + name, spec, member, flag);
+      if (!value.isUndefined() && !value.isNull()) read_value(call, value, OptionPath{name}, spec, member, flag);
     });
   };
   for (const registry::Option* spec : specs) read(*spec);
