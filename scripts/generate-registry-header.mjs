@@ -8,10 +8,13 @@
 //                             option checks (cpp/attention/check_helpers.cpp) read them
 //   ap::registry::kAxes       every tensor argument's named axes (sequences, weights' shapes, tensor options),
 //                             with the option whose presence selects a variant (xValue's weights.value), and
-//                             whether a wrong rank is said as the named axes (a 'tensor' argument: matmul's b)
+//                             whether a wrong rank is said as the named axes (a 'tensor' argument: matmul's b; every weight)
 //   ap::registry::kDivisors   option | axis rules (heads | d_out)
 //   ap::registry::kMemoryTerms  each function's memory estimate per path: coefficient · Π sizes
 //   (cpp/attention/registry_rules.cpp applies the last three)
+//   ap::registry::kArguments  every function's arguments in call order, with a weights object's keys
+//   ap::registry::kOptions    every function's options in registry order, with their type and message words
+//   (the binding, cpp/bindings/js_arguments.cpp, reads each call's JS arguments by these two)
 // Usage: node scripts/generate-registry-header.mjs <output.h>
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -50,16 +53,29 @@ const axesRow = (fn, argument, when, axes, note = '', namedRank = false) => {
   axesRows.push(`  {${cString(fn)}, ${cString(argument)}, ${cString(when)}, ${axes.length}, {${padded}}, ${cString(note)}, ${bool(namedRank)}},`);
 };
 const divisorRows = [];
+// Each argument {function, name, kind, keys, head_keys}: a weights object's keys and every head's (weights.heads[]).
+const MAX_KEYS = 8;
+const keyList = (keys) => {
+  if (keys.length > MAX_KEYS) throw new Error(`registry: more than ${MAX_KEYS} weights keys: ${keys}`);
+  return `{${[...keys, ...Array(MAX_KEYS - keys.length).fill('')].map(cString).join(', ')}}`;
+};
+const argumentRows = REGISTRY.flatMap(({ name: fn, args }) => args.map((arg) => {
+  const headKeys = Object.keys(arg.shapes ?? {}).filter((key) => key.startsWith('heads[].')).map((key) => key.slice('heads[].'.length));
+  return `  {${cString(fn)}, ${cString(arg.name)}, ${cString(arg.kind)}, ${keyList(arg.keys ?? [])}, ${keyList(headKeys)}},`;
+}));
+const optionRows = REGISTRY.flatMap(({ name: fn, options }) => Object.entries(options ?? {}).map(([option, spec]) =>
+  `  {${cString(fn)}, ${cString(option)}, ${cString(spec.type)}, ${cString(spec.expected ?? '')}},`));
 const MAX_TERM_SIZES = 5;
 const memoryRows = [];
 for (const { name: fn, args, options, memory } of REGISTRY) {
   for (const arg of args) {
     if (arg.axes) axesRow(fn, arg.name, '', arg.axes, arg.note ?? '', arg.kind === 'tensor');
-    for (const [key, axes] of Object.entries(arg.shapes ?? {})) axesRow(fn, `${arg.name}.${key}`, '', axes);
+    // A weight's wrong rank is said as its named axes, as the JS check says it.
+    for (const [key, axes] of Object.entries(arg.shapes ?? {})) axesRow(fn, `${arg.name}.${key}`, '', axes, '', true);
   }
   for (const [option, spec] of Object.entries(options ?? {})) {
     if (spec.axes) axesRow(fn, `options.${option}`, '', spec.axes, spec.note ?? '');
-    for (const [key, axes] of Object.entries(spec.weights ?? {})) axesRow(fn, `weights.${key}`, `options.${option}`, axes);
+    for (const [key, axes] of Object.entries(spec.weights ?? {})) axesRow(fn, `weights.${key}`, `options.${option}`, axes, '', true);
     if (spec.divides) divisorRows.push(`  {${cString(fn)}, ${cString(option)}, ${cString(spec.divides)}},`);
   }
   for (const [path, terms] of Object.entries(memory ?? {})) {
@@ -112,7 +128,7 @@ inline constexpr int kMaxRank = ${MAX_RANK};
 // A tensor argument's named axes (registry.js args' axes, weights' shapes, a tensor option's axes). \`when\`
 // names the option whose presence selects this row over the plain one ("" for the plain one); \`note\` is said
 // after a shape message's expectation ("the batch size and Tk of xContext"); \`named_rank\`: a wrong rank is
-// said as the named axes with the sizes known ("[K=3, N]": a 'tensor' argument, as the JS check says it).
+// said as the named axes with the sizes known ("[K=3, N]": a 'tensor' argument or a weight, as the JS check says it).
 struct ArgumentAxes {
   const char* function;
   const char* argument;
@@ -149,6 +165,36 @@ struct MemoryTerm {
 
 inline constexpr MemoryTerm kMemoryTerms[] = {
 ${memoryRows.join('\n')}
+};
+
+inline constexpr int kMaxKeys = ${MAX_KEYS};
+
+// A function's argument, in call order: its name, its kind ('sequence', 'tokens', 'tensor', 'weights') and a
+// weights object's keys ("" after the last; those ending in Bias, and outWeight, are optional) and, where it has
+// heads (weights.heads[]), every head's keys.
+struct Argument {
+  const char* function;
+  const char* name;
+  const char* kind;
+  const char* keys[kMaxKeys];
+  const char* head_keys[kMaxKeys];
+};
+
+inline constexpr Argument kArguments[] = {
+${argumentRows.join('\n')}
+};
+
+// A function's option, in registry order: its type ('boolean', 'choice', 'number', 'integer', 'mask', 'tensor')
+// and the words a message uses for it ("" where the type says them: "true or false", the choices).
+struct Option {
+  const char* function;
+  const char* name;
+  const char* type;
+  const char* expected;
+};
+
+inline constexpr Option kOptions[] = {
+${optionRows.join('\n')}
 };
 
 }  // namespace ap::registry

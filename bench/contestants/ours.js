@@ -1,4 +1,4 @@
-// Our contestants: the fast kernels of both WASM builds (cpp/kernels/ via cpp/attention/fast_attention.cpp),
+// Our contestants: the fast kernels of both WASM builds (cpp/kernels/ via cpp/paths/fast_attention.cpp),
 // every numbered GEMM variant of the SIMD build, and the Eigen teaching path. The raw Emscripten
 // modules are used (not loadAttention) so that both builds and the variants can run side by side.
 
@@ -56,7 +56,7 @@ const sequence = ({ x, T, dModel }) => ({ data: x, shape: [1, T, dModel] });
 
 /**
  * The causal layer through the teaching code (Eigen): the reference for every attention result. With the
- * intermediates on: `intermediates: false` would run the fused kernel (cpp/attention/fast_attention.h).
+ * intermediates on: `intermediates: false` would run the fused kernel (cpp/paths/fast_attention.h).
  */
 export async function teachingAttention(inputs) {
   const core = await loadCore('simd');

@@ -33,7 +33,7 @@ struct SdpaOptions {
   bool has_scale = false;
   float scale = 1.0f;
   float dropout_p = 0.0f;
-  std::uint32_t seed = 0;
+  double seed = 0.0;  // an integer in [0, 2³²); a double so a JS 1.5 or −1 can be rejected, as AttentionOptions'
   bool intermediates = true;
   PlannedPath path = PlannedPath::ByRule;  // as AttentionOptions' (options.h)
 };

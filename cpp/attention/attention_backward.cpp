@@ -1,6 +1,6 @@
 // The backward of steps 6–11: each function's forward passes, in reverse. The attention itself (the part
 // every form shares) is head_attention_backward.cpp; here are the projections around it. Pure math:
-// the fast entry points (fast_attention_backward.h) run the fused backward where the options allow it.
+// the fast entry points (cpp/paths/fast_attention_backward.h) run the fused backward where the options allow it.
 #include "attention/attention_backward.h"
 
 #include <vector>

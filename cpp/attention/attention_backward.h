@@ -8,7 +8,7 @@
 //
 // The forward is recomputed (with every intermediate: the teaching path) and the chain rule walks its
 // numbered passes backwards. Dropout uses the forward's mask: the same seed gives the same mask. These are
-// pure math; the multi-head and cross backward's fast entry points (fast_attention_backward.h) run the fused
+// pure math; the multi-head and cross backward's fast entry points (cpp/paths/fast_attention_backward.h) run the fused
 // backward where the forward would run the fused kernel. Bad arguments throw std::invalid_argument with
 // check_*_backward's message (checks_backward.h).
 #pragma once

@@ -8,7 +8,7 @@
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
 #include "attention/checks_backward.h"
-#include "attention/fast_attention.h"
+#include "attention/fused_rule.h"
 #include "attention/masks.h"
 #include "attention/registry_rules.h"
 
@@ -137,14 +137,11 @@ std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights&
   if (auto message = sizes.check("x", x); !message.empty()) return message;
   // inProjection (d_in, 3·d_out): its width a multiple of 3, which no axis rule says
   const Tensor& in = weights.in_projection;
-  if (auto message = check_tensor(function, "weights.inProjection", in, {"d_in", "3·d_out"}); !message.empty()) {
-    return message;
-  }
-  if (in.shape[0] != sizes["d_in"] || in.shape[1] % 3 != 0) {
+  if (auto message = sizes.check("weights.inProjection", in); !message.empty()) return message;
+  if (in.shape[1] % 3 != 0) {
     return function + ": weights.inProjection has shape " + format_shape(in.shape) + "; expected [d_in=" +
            std::to_string(sizes["d_in"]) + ", 3·d_out] ([Wq | Wk | Wv] side by side)";
   }
-  sizes.bind("3·d_out", in.shape[1]);
   sizes.bind("d_out", in.shape[1] / 3);
   if (auto message = sizes.check_optional("weights.inBias", weights.in_bias); !message.empty()) return message;
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;

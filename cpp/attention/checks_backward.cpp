@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "attention/check_helpers.h"
-#include "attention/fast_attention.h"
+#include "attention/fused_rule.h"
 #include "attention/registry_rules.h"
 
 namespace ap {

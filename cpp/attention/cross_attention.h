@@ -13,7 +13,7 @@ namespace ap {
 // multi-head results with Tq rows and Tk columns: query (B, H, Tq, d_head), key/value (B, H, Tk, d_head),
 // scores… (B, H, Tq, Tk), context and output (B, Tq, d_out). Causal rows are top-left aligned (j ≤ i).
 // options.x_value (B, Tk, d_xv): the values' own input, with weights.value (d_xv, d_out); options.attn_mask and
-// key_padding_mask as masks.h. options.intermediates false: only output. Teaching code; cross_attention_fast (fast_attention.h) runs the fused kernel.
+// key_padding_mask as masks.h. options.intermediates false: only output. Teaching code; cross_attention_fast (cpp/paths/fast_attention.h) runs the fused kernel.
 AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context,
                                 const ProjectionWeights& weights, const AttentionOptions& options = {});
 

@@ -4,7 +4,7 @@
 // context (B, T, d_out), the heads concatenated; output (B, T, d_out) = context·out_weight + out_bias
 // (equal to context without out_weight). d_out = H·d_head; scores are scaled by 1/√d_head.
 // With options.intermediates false only output is returned. These are the teaching code, pure math; the
-// fast entry points that run the fused kernel and fall back to them are in fast_attention.h.
+// fast entry points that run the fused kernel and fall back to them are in cpp/paths/fast_attention.h.
 #pragma once
 
 #include "attention/options.h"

@@ -36,7 +36,7 @@ enum class DropoutRng {
 };
 
 // The path a call runs: the JS planner's choice (web/src/core/planner.js), which the bindings pass down, or,
-// for a native caller that gives none, the fused kernel's rule decides (fast_attention.h).
+// for a native caller that gives none, the fused kernel's rule decides (fused_rule.h).
 enum class PlannedPath {
   ByRule,    // fused_kernel_applies decides
   Teaching,  // the teaching code, as planned

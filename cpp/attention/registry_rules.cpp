@@ -58,7 +58,7 @@ std::string AxisSizes::check(const std::string& argument, const Tensor& tensor, 
     if (row->note[0] != '\0') expected += std::string(" (") + row->note + ")";
     return function_ + ": " + shown + " has shape " + format_shape(tensor.shape) + "; expected " + expected + read.suffix;
   };
-  if (row->named_rank && tensor.rank() != rank) return named();
+  if (row->named_rank && tensor.present() && tensor.rank() != rank) return named();
   if (auto message = check_tensor(function_, shown, tensor, std::vector<std::string>(axes, axes + rank),
                                   read.allow_negative_infinity);
       !message.empty()) {

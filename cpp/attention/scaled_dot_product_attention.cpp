@@ -6,7 +6,7 @@
 
 #include "attention/attention.h"
 #include "attention/check_helpers.h"
-#include "attention/fast_attention.h"
+#include "attention/fused_rule.h"
 #include "attention/registry_rules.h"
 
 namespace ap {
@@ -167,7 +167,7 @@ SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, 
       const float* p = weights.data.data() + row;
       if (dropping) {
         for (int j = 0; j < S; ++j) {
-          const bool keep = dropout_keeps(options.seed, static_cast<std::uint32_t>(row + j), options.dropout_p);
+          const bool keep = dropout_keeps(static_cast<std::uint32_t>(options.seed), static_cast<std::uint32_t>(row + j), options.dropout_p);
           dropped.data[row + j] = keep ? weights.data[row + j] / (1.0f - options.dropout_p) : 0.0f;
         }
         p = dropped.data.data() + row;

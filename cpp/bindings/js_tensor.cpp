@@ -210,44 +210,6 @@ void set_if_present(val& result, const char* name, const Tensor& tensor) {
   if (tensor.present()) result.set(name, to_js(tensor));
 }
 
-val to_js(const NextTokenPairs& result) {
-  val js = val::object();
-  js.set(js_key("contexts"), to_js(result.contexts));
-  js.set(js_key("targets"), to_js(result.targets));
-  return js;
-}
-
-val to_js(const AverageResult& result) {
-  val js = val::object();
-  set_if_present(js, "scores", result.scores);
-  set_if_present(js, "masked", result.masked);
-  set_if_present(js, "weights", result.weights);
-  set_if_present(js, "output", result.output);
-  return js;
-}
-
-val to_js(const AttentionResult& result) {
-  val js = val::object();
-  set_if_present(js, "query", result.query);
-  set_if_present(js, "key", result.key);
-  set_if_present(js, "value", result.value);
-  set_if_present(js, "scores", result.scores);
-  set_if_present(js, "scaled", result.scaled);
-  set_if_present(js, "masked", result.masked);
-  set_if_present(js, "weights", result.weights);
-  set_if_present(js, "dropped", result.dropped);
-  set_if_present(js, "context", result.context);
-  set_if_present(js, "output", result.output);
-  return js;
-}
-
-val to_js(const DropoutResult& result) {
-  val js = val::object();
-  set_if_present(js, "mask", result.mask);
-  set_if_present(js, "output", result.output);
-  return js;
-}
-
 val to_js(const Comparison& result) {
   val js = val::object();
   js.set(js_key("maxAbsError"), result.max_abs_error);

@@ -142,11 +142,7 @@ val to_js(const IntTensor& tensor);
 // Sets result[name] only when the tensor is present, so absent results are absent keys.
 void set_if_present(val& result, const char* name, const Tensor& tensor);
 
-// The results of each kind of step as plain JS objects, with only the present fields.
-val to_js(const NextTokenPairs& result);
-val to_js(const AverageResult& result);
-val to_js(const AttentionResult& result);
-val to_js(const DropoutResult& result);
+// compare's figures as a plain JS object (the other results: bindings.cpp, by their tensors' names).
 val to_js(const Comparison& result);
 
 }  // namespace ap::bindings

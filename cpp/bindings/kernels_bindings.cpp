@@ -8,7 +8,7 @@
 //   setRelaxedTileInstalled(bool)    after replacing them: matmul then runs variant 7
 //
 // The multi-head functions with `intermediates: false` need nothing here: bindings.cpp passes the option
-// to the core, which picks the fused kernel or the teaching code (cpp/attention/fast_attention.h).
+// to the core, which picks the fused kernel or the teaching code (cpp/paths/fast_attention.h).
 // As in bindings.cpp, errors are returned as JS Error values and thrown by the loader (wasm.js).
 #include <emscripten/bind.h>
 
@@ -19,7 +19,7 @@
 #include "attention/attention.h"
 #include "js_tensor.h"
 #include "kernels/gemm.h"
-#include "matmul.h"
+#include "paths/matmul.h"
 
 namespace ap::bindings {
 
@@ -56,7 +56,7 @@ val matmul_variant_js(val a, val b, val options) {
   Tensor left, right;
   call.read(a, "a", left);
   call.read(b, "b", right);
-  const auto check = [&](std::size_t max_bytes) { return check_matmul(left, right, transpose_b, max_bytes); };
+  const auto check = [&](std::size_t max_bytes) { return paths::check_matmul(left, right, paths::MatmulOptions{transpose_b}, max_bytes); };
   call.check_before_copy(check);
   if (call.ok()) call.copy_inputs();
   call.check(check);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/fast_attention.h"
+#include "paths/fast_attention.h"
 #include "test_support.h"
 
 namespace ap {
@@ -274,7 +274,7 @@ TEST(Multihead, WithoutIntermediatesEveryFormEqualsTheTeachingOutput) {
     AttentionOptions lean = teaching;
     lean.intermediates = false;
     const AttentionResult expected = multihead_attention_split(x, split, teaching);
-    // The fast entry points (fast_attention.h) choose; the teaching functions are pure math.
+    // The fast entry points (paths/fast_attention.h) choose; the teaching functions are pure math.
     const AttentionResult lean_split = multihead_attention_split_fast(x, split, lean);
     EXPECT_TRUE(all_close(lean_split.output, expected.output)) << "split";
     EXPECT_FALSE(lean_split.weights.present());

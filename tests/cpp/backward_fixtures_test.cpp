@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "attention/fast_attention_backward.h"
+#include "paths/fast_attention_backward.h"
 #include "fixture_loader.h"
 #include "test_support.h"
 

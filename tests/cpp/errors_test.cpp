@@ -362,7 +362,7 @@ TEST(Errors, MemoryEstimatesAreTheRegistrysTerms) {
             "multiheadAttentionSplit: B=1, T=8 needs 2.2 MB for its results and workspace; the memory limit is 1 KiB");
 }
 
-// matmul's check (cpp/bindings/matmul.cpp) reads the registry's axes: a (B, M, K) or, unbatched, (M, K); b (K, N),
+// matmul's check (cpp/paths/matmul.cpp) reads the registry's axes: a (B, M, K) or, unbatched, (M, K); b (K, N),
 // a wrong rank said as the named axes. The words of tests/unit/wasm-errors.test.js and the JS checkMatmul.
 TEST(Errors, MatmulAxesComeFromTheRegistry) {
   AxisSizes::Read unbatched;

@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 #include <map>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
-#include "attention/fast_attention.h"
+#include "paths/paths.h"
 #include "attention/registry.h"
 #include "fixture_loader.h"
 #include "test_support.h"
@@ -84,10 +87,6 @@ const json& options_at(const json& args, std::size_t index) {
   return args.size() > index ? args[index] : empty;
 }
 
-// How each function's cases run natively, by JS name. Which functions have fixtures is the registry's
-// (AP_FIXTURE_FUNCTIONS, generated from web/src/core/registry.js): a registry function with fixtures and no
-// runner here fails, so a new function cannot be forgotten. The multi-head forms run through their fast
-// entry points (fast_attention.h), as the binding does: the fused kernel where a case allows it.
 // scaledDotProductAttention's options from a fixture case (intermediates as the case asks: true).
 SdpaOptions sdpa_options(const json& given) {
   SdpaOptions options;
@@ -101,131 +100,130 @@ SdpaOptions sdpa_options(const json& given) {
     options.scale = given.at("scale").get<float>();
   }
   options.dropout_p = given.value("dropoutP", 0.0f);
-  options.seed = given.value("seed", 0u);
+  options.seed = given.value("seed", 0.0);
   return options;
+}
+
+// ---- Every registry function's cases run by one loop ----------------------------------------------------
+// A case's JSON arguments are read by the C++ parameter types of paths::<cpp> (the path the binding runs: the
+// multi-head forms through their fast entry points, the fused kernel where a case allows it), the call made, and
+// its results compared by name. Which functions have fixtures is the registry's (AP_FIXTURE_FUNCTIONS).
+
+void read(const json& j, Tensor& out) { out = to_tensor(j); }
+void read(const json& j, IntTensor& out) { out = testing::to_int_tensor(j); }
+void read(const json& j, ProjectionWeights& out) { out = testing::to_projection_weights(j); }
+void read(const json& j, StackedWeights& out) { out = testing::to_stacked_weights(j); }
+void read(const json& j, FusedWeights& out) { out = testing::to_fused_weights(j); }
+void read(const json& j, AttentionOptions& out) { out = testing::to_attention_options(j); }
+void read(const json& j, SoftmaxOptions& out) { out = testing::to_softmax_options(j); }
+void read(const json& j, Normalization& out) { out = testing::to_normalization(j); }
+void read(const json& j, DropoutOptions& out) { out = testing::to_dropout_options(j); }
+void read(const json& j, CompareOptions& out) { out = testing::to_compare_options(j); }
+void read(const json& j, SdpaOptions& out) { out = sdpa_options(j); }
+void read(const json& j, LayerNormOptions& out) {
+  if (j.contains("weight")) out.weight = to_tensor(j.at("weight"));
+  if (j.contains("bias")) out.bias = to_tensor(j.at("bias"));
+  out.eps = j.value("eps", 1e-5f);
+}
+void read(const json& j, paths::MatmulOptions& out) { out.transpose_b = j.value("transposeB", false); }
+
+// An unbatched case ((T, C) sequences, a (Tk) keyPaddingMask, a (Tk, d_xv) xValue) runs with B = 1, as the API
+// runs it: every sequence argument gains B, and so do the options' batched tensors.
+template <typename Input>
+void add_batch_axis(Input&, bool) {}
+void add_batch_axis(Tensor& tensor, bool is_sequence) {
+  if (is_sequence) tensor = batched(tensor);
+}
+void add_batch_axis(AttentionOptions& options, bool) { options = batched_options(options, true); }
+
+Results named(const Tensor& output) { return {{"output", output}}; }
+Results named(const DropoutResult& r) { return {{"mask", r.mask}, {"output", r.output}}; }
+Results named(const SdpaResult& r) {
+  return {{"scores", r.scores}, {"scaled", r.scaled}, {"masked", r.masked}, {"weights", r.weights},
+          {"dropped", r.dropped}, {"output", r.output}};
+}
+
+// nextTokenPairs' token ids and compare's figures are not float tensors: their own comparisons.
+void check_cases(const std::string& function, const std::function<NextTokenPairs(const json&)>& call) {
+  json cases;
+  ASSERT_TRUE(load_fixture(function, cases));
+  for (const json& one : cases) {
+    SCOPED_TRACE(one.at("name").get<std::string>());
+    const NextTokenPairs pairs = call(one.at("args"));
+    const IntTensor contexts = testing::to_int_tensor(one.at("expected").at("contexts"));
+    const IntTensor targets = testing::to_int_tensor(one.at("expected").at("targets"));
+    EXPECT_EQ(pairs.contexts.shape, contexts.shape);
+    EXPECT_EQ(pairs.contexts.data, contexts.data);
+    EXPECT_EQ(pairs.targets.shape, targets.shape);
+    EXPECT_EQ(pairs.targets.data, targets.data);
+  }
+}
+void check_cases(const std::string& function, const std::function<Comparison(const json&)>& call) {
+  json cases;
+  ASSERT_TRUE(load_fixture(function, cases));
+  for (const json& one : cases) {
+    SCOPED_TRACE(one.at("name").get<std::string>());
+    const Comparison result = call(one.at("args"));
+    const json& expected = one.at("expected");
+    const double max_abs = expected.at("maxAbsError"), max_rel = expected.at("maxRelError");
+    EXPECT_NEAR(result.max_abs_error, max_abs, 1e-6 + 1e-5 * max_abs);
+    EXPECT_NEAR(result.max_rel_error, max_rel, 1e-6 + 1e-5 * max_rel);
+    EXPECT_EQ(result.allclose, expected.at("allclose").get<bool>());
+    EXPECT_EQ(result.first_mismatch, expected.at("firstMismatch").get<std::int64_t>());
+  }
+}
+
+template <typename Run>
+struct Parameters;
+template <typename Result, typename... Args>
+struct Parameters<Result (*)(Args...)> {
+  using Inputs = std::tuple<std::decay_t<Args>...>;
+  using Output = Result;
+};
+
+// Runs `run` on one case's arguments: read by type, B added where the case is unbatched (its first argument a
+// 'sequence' of rank 2), and taken off every result again.
+template <typename Run, std::size_t... I>
+auto call_case(const char* function, Run run, const json& args, std::index_sequence<I...>) {
+  typename Parameters<Run>::Inputs inputs;
+  (read(options_at(args, I), std::get<I>(inputs)), ...);
+  // the registry's rows of this function's arguments, in call order
+  std::vector<bool> sequence(sizeof...(I), false);
+  std::size_t index = 0;
+  for (const registry::Argument& row : registry::kArguments) {
+    if (std::string(row.function) != function) continue;
+    if (index < sequence.size()) sequence[index] = std::string(row.kind) == "sequence";
+    ++index;
+  }
+  const bool unbatched = sequence[0] && args[0].at("shape").size() == 2;
+  if (unbatched) (add_batch_axis(std::get<I>(inputs), sequence[I]), ...);
+  return std::make_pair(run(std::get<I>(inputs)...), unbatched);
+}
+
+template <typename Run>
+void run_fixture(const char* function, Run run) {
+  using Output = typename Parameters<Run>::Output;
+  constexpr auto indices = std::make_index_sequence<std::tuple_size_v<typename Parameters<Run>::Inputs>>{};
+  if constexpr (std::is_same_v<Output, ProjectionGradients> || std::is_same_v<Output, StackedGradients> ||
+                std::is_same_v<Output, FusedGradients> || std::is_same_v<Output, CrossAttentionGradients>) {
+    run_backward_fixture_as_binding(function);  // gradients named like the inputs (backward_fixtures_test.cpp)
+  } else if constexpr (std::is_same_v<Output, NextTokenPairs> || std::is_same_v<Output, Comparison>) {
+    check_cases(function, std::function<Output(const json&)>([&](const json& args) {
+      return call_case(function, run, args, indices).first;
+    }));
+  } else {
+    check_fixture(function, [&](const json& args) {
+      auto [result, unbatched] = call_case(function, run, args, indices);
+      return unbatched_results(named(result), unbatched);
+    });
+  }
 }
 
 const std::map<std::string, std::function<void()>>& runners() {
   static const std::map<std::string, std::function<void()>> table = {
-    {"nextTokenPairs", [] {
-    json cases;
-    ASSERT_TRUE(load_fixture("nextTokenPairs", cases));
-    for (const json& one : cases) {
-      SCOPED_TRACE(one.at("name").get<std::string>());
-      const NextTokenPairs pairs = next_token_pairs(testing::to_int_tensor(one.at("args")[0]));
-      const IntTensor contexts = testing::to_int_tensor(one.at("expected").at("contexts"));
-      const IntTensor targets = testing::to_int_tensor(one.at("expected").at("targets"));
-      EXPECT_EQ(pairs.contexts.shape, contexts.shape);
-      EXPECT_EQ(pairs.contexts.data, contexts.data);
-      EXPECT_EQ(pairs.targets.shape, targets.shape);
-      EXPECT_EQ(pairs.targets.data, targets.data);
-    }
-     }},
-    {"causalAverageLoop", [] {
-    check_fixture("causalAverageLoop", [](const json& args) { return named(causal_average_loop(to_tensor(args[0]))); });
-     }},
-    {"causalAverageMatmul", [] {
-    check_fixture("causalAverageMatmul",
-                  [](const json& args) { return named(causal_average_matmul(to_tensor(args[0]))); });
-     }},
-    {"causalAverageSoftmax", [] {
-    check_fixture("causalAverageSoftmax",
-                  [](const json& args) { return named(causal_average_softmax(to_tensor(args[0]))); });
-     }},
-    {"softmax", [] {
-    check_fixture("softmax", [](const json& args) {
-      return Results{{"output", softmax(to_tensor(args[0]), testing::to_softmax_options(options_at(args, 1)))}};
-    });
-     }},
-    {"attentionWithoutWeights", [] {
-    check_fixture("attentionWithoutWeights", [](const json& args) {
-      return named(attention_without_weights(to_tensor(args[0]), testing::to_normalization(options_at(args, 1))));
-    });
-     }},
-    {"selfAttention", [] {
-    check_fixture("selfAttention", [](const json& args) {
-      return named(self_attention(to_tensor(args[0]), testing::to_projection_weights(args[1]),
-                                  testing::to_attention_options(options_at(args, 2))));
-    });
-     }},
-    {"attentionDropout", [] {
-    check_fixture("attentionDropout", [](const json& args) {
-      const DropoutResult result = attention_dropout(to_tensor(args[0]), testing::to_dropout_options(options_at(args, 1)));
-      return Results{{"mask", result.mask}, {"output", result.output}};
-    });
-     }},
-    {"compare", [] {
-    json cases;
-    ASSERT_TRUE(load_fixture("compare", cases));
-    for (const json& one : cases) {
-      SCOPED_TRACE(one.at("name").get<std::string>());
-      const json& args = one.at("args");
-      const Comparison result = compare(to_tensor(args[0]), to_tensor(args[1]), testing::to_compare_options(options_at(args, 2)));
-      const json& expected = one.at("expected");
-      const double max_abs = expected.at("maxAbsError"), max_rel = expected.at("maxRelError");
-      EXPECT_NEAR(result.max_abs_error, max_abs, 1e-6 + 1e-5 * max_abs);
-      EXPECT_NEAR(result.max_rel_error, max_rel, 1e-6 + 1e-5 * max_rel);
-      EXPECT_EQ(result.allclose, expected.at("allclose").get<bool>());
-      EXPECT_EQ(result.first_mismatch, expected.at("firstMismatch").get<std::int64_t>());
-    }
-     }},
-    {"multiheadAttentionStacked", [] {
-    check_fixture("multiheadAttentionStacked", [](const json& args) {
-      const bool unbatched = args[0].at("shape").size() == 2;
-      const Tensor x = unbatched ? batched(to_tensor(args[0])) : to_tensor(args[0]);
-      return unbatched_results(named(multihead_attention_stacked_fast(x, testing::to_stacked_weights(args[1]),
-          batched_options(testing::to_attention_options(options_at(args, 2)), unbatched))), unbatched);
-    });
-     }},
-    {"multiheadAttentionSplit", [] {
-    check_fixture("multiheadAttentionSplit", [](const json& args) {
-      const bool unbatched = args[0].at("shape").size() == 2;
-      const Tensor x = unbatched ? batched(to_tensor(args[0])) : to_tensor(args[0]);
-      return unbatched_results(named(multihead_attention_split_fast(x, testing::to_projection_weights(args[1]),
-          batched_options(testing::to_attention_options(options_at(args, 2)), unbatched))), unbatched);
-    });
-     }},
-    {"multiheadAttentionFused", [] {
-    check_fixture("multiheadAttentionFused", [](const json& args) {
-      const bool unbatched = args[0].at("shape").size() == 2;
-      const Tensor x = unbatched ? batched(to_tensor(args[0])) : to_tensor(args[0]);
-      return unbatched_results(named(multihead_attention_fused_fast(x, testing::to_fused_weights(args[1]),
-          batched_options(testing::to_attention_options(options_at(args, 2)), unbatched))), unbatched);
-    });
-     }},
-    {"crossAttention", [] {
-    check_fixture("crossAttention", [](const json& args) {
-      const bool unbatched = args[0].at("shape").size() == 2;
-      const Tensor query = unbatched ? batched(to_tensor(args[0])) : to_tensor(args[0]);
-      const Tensor context = unbatched ? batched(to_tensor(args[1])) : to_tensor(args[1]);
-      return unbatched_results(named(cross_attention_fast(query, context, testing::to_projection_weights(args[2]),
-          batched_options(testing::to_attention_options(options_at(args, 3)), unbatched))), unbatched);
-    });
-     }},
-    // The backward of each trainable function: gradients named like the inputs (backward_fixtures_test.cpp).
-    {"selfAttentionBackward", [] { run_backward_fixture_as_binding("selfAttentionBackward"); }},
-    {"multiheadAttentionStackedBackward", [] { run_backward_fixture_as_binding("multiheadAttentionStackedBackward"); }},
-    {"multiheadAttentionSplitBackward", [] { run_backward_fixture_as_binding("multiheadAttentionSplitBackward"); }},
-    {"multiheadAttentionFusedBackward", [] { run_backward_fixture_as_binding("multiheadAttentionFusedBackward"); }},
-    {"crossAttentionBackward", [] { run_backward_fixture_as_binding("crossAttentionBackward"); }},
-    {"scaledDotProductAttention", [] {
-    check_fixture("scaledDotProductAttention", [](const json& args) {
-      const SdpaResult r = scaled_dot_product_attention(to_tensor(args[0]), to_tensor(args[1]), to_tensor(args[2]),
-                                                        sdpa_options(options_at(args, 3)));
-      return Results{{"scores", r.scores}, {"scaled", r.scaled}, {"masked", r.masked}, {"weights", r.weights},
-                     {"dropped", r.dropped}, {"output", r.output}};
-    });
-     }},
-    {"layerNorm", [] {
-    check_fixture("layerNorm", [](const json& args) {
-      const json& given = options_at(args, 1);
-      LayerNormOptions options;
-      if (given.contains("weight")) options.weight = to_tensor(given.at("weight"));
-      if (given.contains("bias")) options.bias = to_tensor(given.at("bias"));
-      options.eps = given.value("eps", 1e-5f);
-      return Results{{"output", layer_norm(to_tensor(args[0]), options)}};
-    });
-     }},
+#define AP_RUNNER(js, cpp, parameters) {#js, [] { run_fixture(#js, &paths::cpp); }},
+      AP_REGISTRY_FUNCTIONS(AP_RUNNER)
+#undef AP_RUNNER
   };
   return table;
 }
@@ -244,12 +242,6 @@ TEST_P(Fixtures, MatchPyTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, Fixtures, ::testing::ValuesIn(kFixtureFunctions),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
-
-TEST(FixtureRunners, EveryRunnerIsARegistryFunctionWithFixtures) {
-  for (const auto& [name, runner] : runners()) {
-    EXPECT_NE(std::find(kFixtureFunctions.begin(), kFixtureFunctions.end(), name), kFixtureFunctions.end()) << name;
-  }
-}
 
 // The fused path: every multi-head and cross-attention case again with intermediates=false through the fast
 // entry points, as the binding calls them, which run the fused kernel where the options allow it (docs/api.md:

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "attention/attention.h"
-#include "attention/fast_attention.h"
+#include "paths/fast_attention.h"
 #include "kernels/attention_heads.h"
 #include "kernels/gemm.h"
 #include "kernels/multihead_fast.h"

@@ -1,4 +1,4 @@
-// The WASM fast path (cpp/kernels/, chosen in cpp/attention/fast_attention.cpp): the multi-head functions with
+// The WASM fast path (cpp/kernels/, chosen in cpp/paths/fast_attention.cpp): the multi-head functions with
 // `intermediates: false` return only the output, equal to PyTorch's on every fixture case (also on the JS
 // reference), the relaxed-SIMD tiles' too (relaxed-tile-check.mjs), and to the
 // teaching path on larger, awkward shapes (tiles of 32 queries × 64 keys, heads of odd width), in

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "attention/attention_backward.h"
-#include "attention/fast_attention_backward.h"
+#include "paths/fast_attention_backward.h"
 #include "kernels/attention_heads.h"
 #include "kernels/attention_heads_backward.h"
 #include "test_data.h"

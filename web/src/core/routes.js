@@ -25,7 +25,7 @@ export const sdpaFusedApplies = (options) => whyNotFusedBy(SDPA.fused, options) 
 
 /**
  * Whether the WASM builds' fused kernel takes a call: sdpaFusedApplies, and the kernel's own limits
- * (cpp/attention/fast_attention.h sdpa_fused_applies): Ev = E (its values are as wide as its keys) and a
+ * (cpp/attention/fused_rule.h sdpa_fused_applies): Ev = E (its values are as wide as its keys) and a
  * scale > 0 (its online softmax keeps the raw row max). Null when it does, else why not.
  */
 function whyNotSdpaKernel(E, Ev, options) {

@@ -5,7 +5,7 @@
 // tensor of fixed rank, and these tensors have any number of leading axes (the C++ twin does the same).
 import { formatShape, sizeOf } from '../tensor.js';
 import { dropWeights } from './dropout.js';
-import { checkAnyTensor, checkMemory, fail } from './check-helpers.js';
+import { checkAnyTensor, checkAttentionOptions, checkMemory, fail } from './check-helpers.js';
 import { sdpaFusedApplies, sdpaRoute } from '../routes.js';
 import { checkedBackend } from '../registry-checks.js';
 
@@ -46,6 +46,8 @@ export function checkScaledDotProductAttention(query, key, value, options) {
       if (bad >= 0) fail(FN, 'value', `options.attnMask.data[${bad}]`, mask.data[bad], '0 or 1 (a boolean mask: 1 = may attend)');
     }
   }
+  // scale, dropoutP, seed: the registry's ranges, after the mask (as the C++ twin orders them)
+  checkAttentionOptions(FN, options);
   const lead = query.shape.slice(0, -2);
   const batch = sizeOf(lead);
   const Ev = value.shape[rank - 1];

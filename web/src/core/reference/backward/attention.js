@@ -7,8 +7,8 @@
 // reference, backwardsFloat64 is the float64 variant used only by the finite-difference test.
 import { formatShape } from '../../tensor.js';
 import {
-  checkCrossAttention, checkMultiheadAttentionFused, checkMultiheadAttentionSplit, checkMultiheadAttentionStacked,
-  checkSelfAttention, isPresent,
+  checkCrossAttention, checkFinite, checkMultiheadAttentionFused, checkMultiheadAttentionSplit,
+  checkMultiheadAttentionStacked, checkSelfAttention, isPresent,
 } from '../checks.js';
 import { math32, math64 } from './math.js';
 
@@ -27,6 +27,8 @@ function checkGradOutput(fn, gradOutput, shape) {
     const got = gradOutput && Array.isArray(gradOutput.shape) ? `has shape ${formatShape(gradOutput.shape)}` : 'is not a tensor';
     throw new Error(`${fn}: gradOutput ${got}; expected ${formatShape(shape)}, the shape of the forward's output`);
   }
+  // its values as every input's (the float64 variant's finite differences read shapes only)
+  if (gradOutput.data instanceof Float32Array) checkFinite(fn, 'gradOutput', gradOutput);
 }
 
 const tensor = (data, shape) => ({ data, shape: [...shape] });

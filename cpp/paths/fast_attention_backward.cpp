@@ -1,9 +1,9 @@
-#include "attention/fast_attention_backward.h"
+#include "paths/fast_attention_backward.h"
 
 #include <cmath>
 #include <vector>
 
-#include "attention/fast_attention.h"
+#include "paths/fast_attention.h"
 #include "attention/projection.h"
 #include "kernels/multihead_backward_fast.h"
 

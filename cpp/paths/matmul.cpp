@@ -1,16 +1,16 @@
-#include "matmul.h"
+#include "paths/matmul.h"
 
 #include "attention/check_helpers.h"
 #include "attention/registry_rules.h"
 #include "kernels/gemm.h"
 
-namespace ap::bindings {
+namespace ap::paths {
 
 namespace {
 const char* const kFunction = "matmul";
 }  // namespace
 
-std::string check_matmul(const Tensor& a, const Tensor& b, bool transpose_b, std::size_t max_bytes) {
+std::string check_matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options, std::size_t max_bytes) {
   // a (B, M, K), or (M, K) without its batch axis; b (K, N), or (N, K) transposed: the registry's axes, so a
   // wrong b reads "expected [K=3, N]" with the size it must share with a.
   if (a.rank() != 2 && a.rank() != 3) {
@@ -21,7 +21,7 @@ std::string check_matmul(const Tensor& a, const Tensor& b, bool transpose_b, std
   read_a.unbatched = a.rank() == 2;
   if (auto message = sizes.check("a", a, read_a); !message.empty()) return message;
   AxisSizes::Read read_b;
-  read_b.transposed = transpose_b;
+  read_b.transposed = options.transpose_b;
   if (auto message = sizes.check("b", b, read_b); !message.empty()) return message;
   const double batch = read_a.unbatched ? 1 : sizes["B"];
   return check_memory(kFunction, "M=" + std::to_string(sizes["M"]) + ", N=" + std::to_string(sizes["N"]),
@@ -29,7 +29,8 @@ std::string check_matmul(const Tensor& a, const Tensor& b, bool transpose_b, std
                       max_bytes);
 }
 
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_b) {
+Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options) {
+  const bool transpose_b = options.transpose_b;
   const int k = a.shape.back();
   const int n = transpose_b ? b.shape[0] : b.shape[1];
   // Every batch entry multiplies the same b, so (B, M, K) is one (B·M, K) GEMM.
@@ -41,4 +42,4 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_b) {
   return output;
 }
 
-}  // namespace ap::bindings
+}  // namespace ap::paths

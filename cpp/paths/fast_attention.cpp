@@ -1,4 +1,4 @@
-#include "attention/fast_attention.h"
+#include "paths/fast_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,21 +12,6 @@
 #include "kernels/multihead_fast.h"
 
 namespace ap {
-
-bool fused_kernel_applies(const AttentionOptions& options) {
-  return !options.intermediates && options.dropout == 0.0f && (!options.causal || options.mask == MaskMode::NegInf) &&
-         !options.attn_mask.present() && !options.x_value.present();
-}
-
-bool plans_fused_kernel(const AttentionOptions& options) {
-  return options.path == PlannedPath::ByRule ? fused_kernel_applies(options) : options.path == PlannedPath::Fused;
-}
-
-std::string check_planned_path(const std::string& function, const AttentionOptions& options, bool may_fuse) {
-  if (options.path != PlannedPath::Fused || (may_fuse && fused_kernel_applies(options))) return "";
-  return function + ": the call was planned onto the fused kernel, whose rule does not take its options "
-         "(intermediates, dropout, mask, attnMask or xValue): the planner and the kernel disagree";
-}
 
 bool runs_fused_kernel(const AttentionOptions& options) {
   if (auto message = check_planned_path("the fused kernel", options); !message.empty()) throw std::logic_error(message);
@@ -161,15 +146,6 @@ AttentionResult cross_attention_fast(const Tensor& x_query, const Tensor& x_cont
                                      const AttentionOptions& options) {
   if (runs_fused_kernel(options)) return fused_kernel_attention(x_query, x_context, weights, options);
   return cross_attention_unchecked(x_query, x_context, weights, options);
-}
-
-bool sdpa_fused_applies(int E, int Ev, const SdpaOptions& options) {
-  const float scale = options.has_scale ? options.scale : 1.0f / std::sqrt(static_cast<float>(E));
-  return !options.intermediates && options.dropout_p == 0.0f && !options.mask.present() && Ev == E && scale > 0.0f;
-}
-
-bool sdpa_plans_fused(int E, int Ev, const SdpaOptions& options) {
-  return options.path == PlannedPath::ByRule ? sdpa_fused_applies(E, Ev, options) : options.path == PlannedPath::Fused;
 }
 
 SdpaResult scaled_dot_product_attention_fast(const Tensor& query, const Tensor& key, const Tensor& value,

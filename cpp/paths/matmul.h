@@ -9,16 +9,16 @@
 
 #include "attention/tensor.h"
 
-namespace ap::bindings {
+namespace ap::paths {
 
 struct MatmulOptions {
   bool transpose_b = false;  // options.transposeB: b is (N, K), used as bᵀ
 };
 
 // "" or the message. max_bytes bounds the output.
-std::string check_matmul(const Tensor& a, const Tensor& b, bool transpose_b, std::size_t max_bytes);
+std::string check_matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options, std::size_t max_bytes);
 
 // a·b (or a·bᵀ) with the kernels' default GEMM variant; b is shared by every batch entry.
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_b);
+Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options);
 
-}  // namespace ap::bindings
+}  // namespace ap::paths
