@@ -44,9 +44,11 @@ export async function loadAutoBackend(cpu, options = {}) {
   // whatever the adapter, so do not ask (where a browser has none, asking makes Chromium log "No available
   // adapters." on every page load).
   if (!probing && !options.gpuCrossover && !anyGpuCrossoverMeasured() && !store.hasAny()) return cpu;
+  // Where the adapter comes from ([navigator.gpu], its power preference): all the device side reads.
+  const request = { gpu: options.gpu, powerPreference: options.powerPreference };
   let probe;
   try {
-    probe = await probeAdapter(options);
+    probe = await probeAdapter(request);
   } catch {
     return cpu; // no navigator.gpu, no adapter, limits too small: the CPU backend, as without WebGPU
   }
@@ -55,7 +57,7 @@ export async function loadAutoBackend(cpu, options = {}) {
     forced: options.gpuCrossover ?? null,
     probe: probing,
     store,
-    loadGpu: (thresholdN) => loadWebGpuOverCpu({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }, async () => cpu),
+    loadGpu: (thresholdN) => loadWebGpuOverCpu({ ...request, adapter: probe.adapter, gpuCrossover: { thresholdN } }, async () => cpu),
   });
 }
 
