@@ -177,7 +177,7 @@ const NO_MODULE_MEMORY = Object.freeze({ bytes: 0, peak: 0 });
  * one method per API function, plus `backend`, `build`, `fallbackReason`, `lastCall`, `threads`,
  * `threadsReason` and `dispose()`. These are read from the backend on every access, so a backend that
  * switches under the API (WebGPU falling back to WASM when its device is lost: backends/device-loss.js
- * withDeviceLossFallback; 'auto' routing each call: backends/auto-routing.js) is reported as it is now; its
+ * withDeviceLossFallback; 'auto' routing each call: backends/auto.js) is reported as it is now; its
  * `onBackendChange(listener)` is passed through.
  *
  * `lastCall` is {fn, backend, path, reason, threads} after every call: the planner's answer (planner.js)

@@ -1,9 +1,9 @@
-// The entry point of the attention core: loadAttention reads its options (checked and completed here), loads
-// the backend they name (load-backend.js), and wraps it in the API of docs/api.md (api.js), one after the
+// The entry point of the attention core: loadAttention resolves its options into a load plan (checked here),
+// loads the engine the plan names (load-backend.js), and wraps it in the API of docs/api.md (api.js), one after the
 // other. Backends are imported on demand, so a page that only uses the JS reference never loads WebAssembly,
 // and a missing WebGPU never breaks a CPU-only browser.
 import { createAttention as createApi, FUNCTION_NAMES } from './api.js';
-import { MAX_THREADS } from './backends/thread-plan.js';
+import { MAX_THREADS, resolveThreads } from './backends/thread-plan.js';
 import { loadBackend } from './load-backend.js';
 import { MEMORY_LIMIT_BYTES } from './registry-checks.js';
 import { REGISTRY } from './registry.js';
@@ -29,26 +29,33 @@ export { GpuKernelError, GpuUnavailableError } from '../gpu/device.js';
  * threads ('auto' or 1..64): Web Workers for the large fused multi-head calls of the WASM backends
  * (load-backend.js, backends/threads.js); 'js' and 'webgpu' run on one thread whatever it says.
  *
- * One way through: the options are checked and completed (resolveLoadOptions), one backend is loaded
- * (loadBackend), and it is wrapped in the API once, with the reasons its loading gave.
+ * One way through: options → plan → engine. The options are checked and resolved once into a load plan
+ * (planLoad), the engine it names is loaded from the plan's values (loadBackend), and it is wrapped in the
+ * API once, with the reasons its loading gave.
  */
 export async function loadAttention(options = {}) {
-  const settings = resolveLoadOptions(options);
-  const { backend, reasons } = await loadBackend(settings);
-  // Every call is checked against memoryLimit, the copies of its inputs included (api.js); 2 GiB when absent.
-  return createApi(backend, { ...reasons, memoryLimit: settings.memoryLimit ?? MEMORY_LIMIT_BYTES });
+  const plan = planLoad(options);
+  const { backend, reasons } = await loadBackend(plan);
+  return createApi(backend, { ...reasons, memoryLimit: plan.memoryLimit });
 }
 
 const BACKENDS = ['auto', 'wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCrossover', 'gpuProbe', 'memoryLimit'];
 
 /**
- * The options of loadAttention, checked, with `backend` and `threads` defaulting to 'auto' (the other
- * options stay as given: absent ones absent).
+ * The load plan: the options of loadAttention, checked, resolved into what each part of the loader reads
+ * (load-backend.js), so no part of it reads the options themselves.
+ *   engine       'js', 'wasm', 'webgpu' or 'auto' (the backend option; 'wasm-simd' and 'wasm-baseline' are 'wasm')
+ *   build        the WASM build the CPU side loads: 'auto' (SIMD where it validates), 'simd' or 'baseline'
+ *   wasm         {wasmBinary, locateFile, memoryLimit}: where the CPU side finds its bytes, and its limit
+ *   threads      {count, reason}: the workers the CPU side starts where it is WASM (thread-plan.js resolveThreads:
+ *                the option against this page), or null: none (js, webgpu)
+ *   gpu          {crossover, probe}: the gpuCrossover and gpuProbe options, as given
+ *   memoryLimit  the bytes every call is checked against, its input copies included (api.js); 2 GiB when absent
  * @param {object} options as the caller passed them
- * @returns {Readonly<object>} the settings the loader reads
+ * @returns {Readonly<object>}
  */
-function resolveLoadOptions(options) {
+function planLoad(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new Error(`loadAttention: options is ${describeValue(options)}; expected an object`);
   }
@@ -67,8 +74,23 @@ function resolveLoadOptions(options) {
   }
   checkThreads(options.threads);
   checkMemoryLimit(options.memoryLimit);
-  return Object.freeze({ ...options, backend, threads: options.threads ?? 'auto' });
+  const { wasmBinary, locateFile, memoryLimit } = options;
+  return Object.freeze({
+    engine: backend.startsWith('wasm') ? 'wasm' : backend,
+    build: WASM_BUILDS[backend] ?? null,
+    wasm: { wasmBinary, locateFile, memoryLimit },
+    threads: backend === 'js' || backend === 'webgpu' ? null : resolveThreads(options.threads ?? 'auto', {
+      crossOriginIsolated: globalThis.crossOriginIsolated,
+      hasWorker: typeof globalThis.Worker === 'function',
+      hardwareConcurrency: globalThis.navigator?.hardwareConcurrency,
+    }),
+    gpu: { crossover: options.gpuCrossover, probe: options.gpuProbe },
+    memoryLimit: memoryLimit ?? MEMORY_LIMIT_BYTES,
+  });
 }
+
+/** The WASM build each backend option asks for ('webgpu' falls back to the one 'auto' takes). */
+const WASM_BUILDS = { auto: 'auto', wasm: 'auto', 'wasm-simd': 'simd', 'wasm-baseline': 'baseline', webgpu: 'auto' };
 
 /** threads: 'auto', or a positive integer up to MAX_THREADS, or absent. */
 function checkThreads(value) {

@@ -19,14 +19,16 @@
 // backend; the call that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason`
 // says why. A kernel bug (GpuKernelError, device.js) is raised to the caller and moves nothing.
 //
-// This file loads 'auto' (loadAutoBackend); the routing backend itself is auto-routing.js.
-import { probeAdapter } from '../../gpu/device.js';
-import { createCrossoverStore } from '../../gpu/crossover-probe.js';
-import { anyGpuCrossoverMeasured } from '../gpu-crossover.js';
-import { createRoutingBackend } from './auto-routing.js';
+// This file loads 'auto' (loadAutoBackend) and is the routing backend it runs on (createRoutingBackend).
+import { classifyGpuFailure, isDeviceFailure, probeAdapter } from '../../gpu/device.js';
+import {
+  PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
+} from '../../gpu/crossover-probe.js';
+import { ENTRIES } from '../registry.js';
+import { anyGpuCrossoverMeasured, gpuCrossoverDecision } from '../gpu-crossover.js';
+import { plan, planGpuCall, shapesOf } from '../planner.js';
+import { composeBackend } from './compose.js';
 import { loadWebGpuOverCpu } from './webgpu.js';
-
-export { createRoutingBackend, scheduleIdle } from './auto-routing.js';
 
 /**
  * The backend 'auto' runs on: `cpu` itself when there is no usable adapter (or, with gpuProbe false,
@@ -42,9 +44,11 @@ export async function loadAutoBackend(cpu, options = {}) {
   // whatever the adapter, so do not ask (where a browser has none, asking makes Chromium log "No available
   // adapters." on every page load).
   if (!probing && !options.gpuCrossover && !anyGpuCrossoverMeasured() && !store.hasAny()) return cpu;
+  // Where the adapter comes from ([navigator.gpu], its power preference): all the device side reads.
+  const request = { gpu: options.gpu, powerPreference: options.powerPreference };
   let probe;
   try {
-    probe = await probeAdapter(options);
+    probe = await probeAdapter(request);
   } catch {
     return cpu; // no navigator.gpu, no adapter, limits too small: the CPU backend, as without WebGPU
   }
@@ -53,6 +57,289 @@ export async function loadAutoBackend(cpu, options = {}) {
     forced: options.gpuCrossover ?? null,
     probe: probing,
     store,
-    loadGpu: (thresholdN) => loadWebGpuOverCpu({ ...options, adapter: probe.adapter, gpuCrossover: { thresholdN } }, async () => cpu),
+    loadGpu: (thresholdN) => loadWebGpuOverCpu({ ...request, adapter: probe.adapter, gpuCrossover: { thresholdN } }, async () => cpu),
   });
+}
+
+// ---- The routing backend: each call to the CPU backend or to the GPU side ----------------------------
+
+/** The webgpu backend's name (webgpu.js): what a call routed to the GPU side runs on until it is loaded. */
+const GPU_BACKEND_NAME = 'webgpu';
+
+/** Runs `task` when the page is idle: requestIdleCallback where it exists, else a timeout. */
+export function scheduleIdle(task) {
+  if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(() => task(), { timeout: 1000 });
+  else setTimeout(task, 0);
+}
+
+/** The probe's inputs: an (n, n) GEMM, and a causal 4-head fused attention of n queries at d = 64. */
+const PROBE_HEADS = 4;
+const PROBE_WIDTH = 64;
+function probeFill(count, seed) {
+  const data = new Float32Array(count);
+  let state = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    data[i] = state / 2 ** 32 - 0.5;
+  }
+  return data;
+}
+/** `given` over every option's default: a backend's own options (what the API hands it). */
+const backendOptions = (fn, given) => ({
+  ...Object.fromEntries(Object.entries(ENTRIES[fn].options).map(([name, spec]) => [name, spec.default ?? null])), ...given,
+});
+function probeCall(workload, n) {
+  if (workload === 'matmul') {
+    const a = { data: probeFill(n * n, n), shape: [n, n] };
+    return ['matmul', a, a, backendOptions('matmul', {})];
+  }
+  const weight = (seed) => ({ data: probeFill(PROBE_WIDTH * PROBE_WIDTH, seed).map((v) => v / 4), shape: [PROBE_WIDTH, PROBE_WIDTH] });
+  const x = { data: probeFill(n * PROBE_WIDTH, n + 1), shape: [1, n, PROBE_WIDTH] };
+  const weights = { query: weight(1), key: weight(2), value: weight(3), outWeight: weight(4) };
+  return ['multiheadAttentionSplit', x, weights, backendOptions('multiheadAttentionSplit', { heads: PROBE_HEADS, causal: true, intermediates: false })];
+}
+
+/**
+ * The crossover routing reads now (gpuCrossoverDecision: forced > set or measured > committed), and the
+ * in-browser probe that measures it once per adapter and browser and stores the record.
+ */
+function crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs }) {
+  const key = crossoverKey(adapterInfo, browser);
+  let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
+  let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
+  let probing = null; // Promise of the probe while it runs
+  let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
+  const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
+  return {
+    probeAllowed,
+    get probing() { return probing; },
+    decision() {
+      const decision = gpuCrossoverDecision(adapterInfo, { override, stored: record, probing: probing !== null, probeBudgetMs: budgetMs });
+      // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
+      return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
+    },
+    mayProbe() {
+      return probeAllowed && probeFailed === null && probing === null && override === null && record === null;
+    },
+    /** Runs `measure` when `schedule` says, and stores the record it returns; a failure is kept as the reason. */
+    startProbe(measure, schedule) {
+      const run = async () => {
+        record = await measure();
+        store.set(key, record);
+        return record;
+      };
+      probing = new Promise((done) => schedule(() => run().then(done, (error) => {
+        probeFailed = `the GPU crossover probe failed: ${error?.message ?? error}`;
+        done(null);
+      })));
+      probing.then(() => { probing = null; });
+    },
+    set(value) {
+      if (value !== null && !(Number.isInteger(value) && value > 0)) {
+        throw new Error(`setGpuCrossover: thresholdN=${typeof value === 'string' ? `'${value}'` : String(value)}; expected a positive integer or null`);
+      }
+      override = null;
+      record = { thresholdN: value, rows: [], measuredAt: new Date().toISOString(), spentMs: 0, complete: true, source: 'set' };
+      store.set(key, record);
+    },
+    clear() {
+      override = null;
+      record = null;
+      probeFailed = null;
+      store.clear(key);
+    },
+  };
+}
+
+/** Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls. */
+const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
+
+/**
+ * The GPU side: the webgpu backend over its device-loss wrapper, loaded on first need. Once it cannot go
+ * on (no device, or a loss the wrapper reports), fallbackReason says why and every call stays on the CPU.
+ */
+function gpuSideOf(cpu, loadGpu) {
+  let pending = null; // Promise of { gpu, routed }: the webgpu backend and its device-loss wrapper
+  const side = {
+    loaded: null, // what `pending` resolved to, once it has
+    fallbackReason: null,
+    listeners: new Set(),
+    usable: () => side.fallbackReason === null,
+    giveUp(reason) {
+      if (side.fallbackReason) return;
+      side.fallbackReason = reason;
+      for (const listener of side.listeners) listener({ backend: cpu.name, reason });
+    },
+    load(thresholdN) {
+      pending ??= loadGpu(thresholdN).then((routed) => {
+        routed.onBackendChange(({ reason }) => side.giveUp(reason));
+        side.loaded = { gpu: routed.gpu, routed };
+        return side.loaded;
+      }, (error) => {
+        // No device (or none usable): the CPU from now on. Anything else is a bug in loading the backend: raised.
+        if (!isDeviceFailure(error)) throw error;
+        side.giveUp(`WebGPU is unavailable: ${error?.message ?? error}; now on ${cpu.name}`);
+        return null;
+      });
+      return pending;
+    },
+  };
+  return side;
+}
+
+/**
+ * The probe's measurement: times its workloads on the webgpu backend and on `cpu` (probeCrossover) within
+ * what is left of `budgetMs` once the device is there; the device request counts against the budget too.
+ */
+async function measureCrossover(cpu, gpuSide, { now, budgetMs }) {
+  const started = now();
+  const side = await gpuSide.load(null);
+  if (!side || !gpuSide.usable()) throw new Error(gpuSide.fallbackReason ?? 'WebGPU is unavailable');
+  const backends = { gpu: side.gpu, wasm: cpu };
+  const calls = new Map();
+  const time = async (which, workload, n) => {
+    const id = `${which}:${workload}@${n}`;
+    if (!calls.has(id)) calls.set(id, probeCall(workload, n));
+    const [fn, ...args] = calls.get(id);
+    const before = now();
+    await backends[which][fn](...args);
+    return now() - before;
+  };
+  const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, budgetMs - (now() - started)) });
+  measured.spentMs = now() - started;
+  return measured;
+}
+
+/**
+ * @param {object} cpu
+ * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
+ *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
+ *   schedule?: (task: () => void) => void, now?: () => number, budgetMs?: number}} gpuSide
+ *   `loadGpu`: the webgpu backend over its device-loss fallback to `cpu` (webgpu.js loadWebGpuOverCpu);
+ *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
+ *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it;
+ *   `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on a loaded machine give more)
+ * @returns {object} a backend whose `name` and `build` are those of the backend that answered the last call,
+ *   with `lastCall` ({fn, backend, path, reason, threads}) saying where the last call went and why, and
+ *   `gpuCrossover`, `setGpuCrossover(n|null)`, `clearGpuCrossover()`, `probing` (a Promise while measuring)
+ */
+export function createRoutingBackend(cpu, {
+  adapterInfo, loadGpu, thresholdN, forced = thresholdN !== undefined ? { thresholdN } : null, probe = true,
+  store = createCrossoverStore(), browser = browserVersion(), schedule = scheduleIdle, now = () => performance.now(),
+  budgetMs = PROBE_BUDGET_MS,
+}) {
+  const gpuSide = gpuSideOf(cpu, loadGpu);
+  const measure = () => measureCrossover(cpu, gpuSide, { now, budgetMs });
+  const crossover = crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs });
+  const plainAtLoad = plainCpu(crossover.decision()) && !crossover.probeAllowed;
+  let last = cpu;
+  let lastCall = null;
+
+  /**
+   * Where a call goes now, with no side effect: {to: 'cpu', reason}, {to: 'plain'} (exactly the CPU backend),
+   * {to: 'gpu', reason, thresholdN} (above the crossover: the GPU side, whose supportsOp has the last word),
+   * or {startsProbe: true}: the call would schedule the probe first (and then run on the CPU side).
+   */
+  const decide = (fn, args) => {
+    if (!gpuSide.usable()) return { to: 'cpu', reason: gpuSide.fallbackReason };
+    if (ENTRIES[fn].paths.includes('webgpu') && crossover.mayProbe()) return { startsProbe: true };
+    const current = crossover.decision();
+    if (current.source === 'probing') return { to: 'cpu', reason: current.reason };
+    if (plainCpu(current)) return { to: 'plain' };
+    const decision = planGpuCall(fn, args, current.thresholdN);
+    // A forced crossover is no measurement: the planner's words alone; otherwise the record that decided first.
+    const reason = current.source === 'forced' ? decision.reason
+      : current.thresholdN === null ? current.reason : `${current.reason}; ${decision.reason}`;
+    // !decision.gpu includes malformed arguments: the CPU backend's error says why
+    return decision.gpu ? { to: 'gpu', reason, thresholdN: current.thresholdN } : { to: 'cpu', reason };
+  };
+
+  /**
+   * The name of the backend this call would run on now (decide, and the GPU side's supportsOp once it is
+   * loaded): the API checks the call's memory on that backend's path (api.js), not on the last call's.
+   */
+  const backendFor = (fn, args) => {
+    const where = decide(fn, args);
+    if (where.to !== 'gpu') return cpu.name;
+    if (!gpuSide.loaded) return GPU_BACKEND_NAME;
+    try {
+      const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+      return gpuSide.loaded.gpu.supportsOp(fn, shapesOf(fn, args), options).supported ? gpuSide.loaded.gpu.name : cpu.name;
+    } catch {
+      return cpu.name; // arguments the check refuses anyway
+    }
+  };
+
+  // lastCall: the planner's path on the CPU side (or a threaded cpu's own record), with why the GPU was not used.
+  const onCpu = (fn, args, reason) => {
+    const result = cpu[fn](...args);
+    last = cpu;
+    const onCpuSide = cpu.lastCall?.fn === fn && cpu.lastCall.path ? cpu.lastCall : plan(fn, args, { name: cpu.name });
+    lastCall = { fn, backend: cpu.name, path: onCpuSide.path, reason, threads: onCpuSide.threads ?? 1 };
+    return result;
+  };
+  /** Exactly the CPU backend: its own lastCall (or none, for the API's planner record). */
+  const plain = (fn, args) => {
+    const result = cpu[fn](...args);
+    last = cpu;
+    lastCall = cpu.lastCall ?? null;
+    return result;
+  };
+  /** Above the crossover: a Promise, as every webgpu result is; the GPU side's supportsOp has the last word. */
+  const onGpu = (fn, args, { reason, thresholdN }) => {
+    const shapes = shapesOf(fn, args);
+    const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+    // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
+    const loading = gpuSide.load(thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
+    return loading.then(async (side) => {
+      if (!side || !gpuSide.usable()) return onCpu(fn, args, gpuSide.fallbackReason);
+      const answer = side.gpu.supportsOp(fn, shapes, options);
+      if (!answer.supported) return onCpu(fn, args, answer.reason);
+      const result = await side.routed[fn](...args);
+      last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
+      lastCall = last === cpu
+        ? { fn, backend: cpu.name, path: plan(fn, args, { name: cpu.name }).path, reason: gpuSide.fallbackReason, threads: 1 }
+        : { fn, backend: last.name, path: 'webgpu', reason, threads: 1 };
+      return result;
+    });
+  };
+  const route = (fn, args) => {
+    let where = decide(fn, args);
+    if (where.startsProbe) {
+      crossover.startProbe(measure, schedule);
+      where = decide(fn, args); // the crossover is being measured: this call runs on the CPU side
+    }
+    if (where.to === 'cpu') return onCpu(fn, args, where.reason);
+    if (where.to === 'plain') return plain(fn, args);
+    return onGpu(fn, args, where);
+  };
+
+  // Forwarded to cpu (compose.js): scansValues (the GPU side runs the reference's checks in full:
+  // webgpu.js gpuMethod), threads, threadsReason, memory and compact() (the WASM module's; the GPU side
+  // holds no WASM memory), dispose().
+  const backend = composeBackend(() => cpu, {
+    route,
+    overrides: {
+      get name() { return last.name; },
+      get build() { return last.build ?? null; },
+      get fallbackReason() { return gpuSide.fallbackReason; },
+      get lastCall() { return lastCall; },
+      backendFor,
+      /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
+      get gpuCrossover() { return crossover.decision(); },
+      /** A Promise of the probe's record while it runs (null when it failed), else null. */
+      get probing() { return crossover.probing; },
+      setGpuCrossover: (value) => crossover.set(value),
+      clearGpuCrossover: () => crossover.clear(),
+    },
+  });
+  // Where nothing can go to the GPU at load, 'auto' is exactly the CPU backend, which has no backend changes.
+  if (!plainAtLoad) {
+    /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
+    backend.onBackendChange = (listener) => {
+      gpuSide.listeners.add(listener);
+      return () => gpuSide.listeners.delete(listener);
+    };
+  }
+  return backend;
 }

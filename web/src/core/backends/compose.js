@@ -1,5 +1,5 @@
 // One composition of backends: a backend made of another (or of several, one answering at a time). The
-// threads wrapper (threads.js: the main thread's WASM and a worker pool), 'auto' (auto-routing.js: WASM and
+// threads wrapper (threads.js: the main thread's WASM and a worker pool), 'auto' (auto.js: WASM and
 // WebGPU, routed per call) and the WebGPU device-loss fallback (device-loss.js: WebGPU, then WASM) each say
 // only what they do differently; what a backend shows the API (api.js createAttention) is forwarded here,
 // in one place:

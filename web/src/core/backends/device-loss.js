@@ -1,7 +1,7 @@
 // The WebGPU device-loss fallback: a backend over the webgpu backend whose calls move to another (WASM) when
 // the device is lost or fails (out of memory, internal error), the call that met the failure included. What
 // backend 'webgpu' answers with (webgpu.js loadWebGpuOverCpu), and what 'auto' routes its GPU calls through
-// (auto-routing.js).
+// (auto.js).
 import { isDeviceFailure } from '../../gpu/device.js';
 import { composeBackend } from './compose.js';
 

@@ -39,7 +39,8 @@ export const GPU_FUNCTIONS = REGISTRY.filter((entry) => entry.gpu === 'kernels')
  * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference, adapter?: GPUAdapter, gpuCrossover?: {thresholdN: number|null}}} [options]
  */
 export async function loadWebGpuBackend(options = {}) {
-  const { device, adapterInfo } = await acquireDevice(options);
+  // The device request reads only where the adapter comes from; the crossover is this backend's own.
+  const { device, adapterInfo } = await acquireDevice({ gpu: options.gpu, powerPreference: options.powerPreference, adapter: options.adapter });
   const thresholdN = options.gpuCrossover ? options.gpuCrossover.thresholdN : gpuCrossover(adapterInfo);
   // SwiftShader runs the GEMM without workgroup-memory staging (3× faster there; see gemm.wgsl.js).
   const runtime = new GpuRuntime(device, { stagedGemm: !adapterInfo.emulated });
