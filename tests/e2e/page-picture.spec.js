@@ -268,3 +268,30 @@ test('the Weights switch on a phone: each choice on one line, both on one line i
     expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${colorScheme} ${v.id}`)).toEqual([]);
   }
 });
+
+test('no control cuts its value off: every choice of every list in the step\'s controls fits its box, at 1280 and 390 px', async ({ page }) => {
+  test.setTimeout(60_000);
+  await openPage(page);
+  const ids = await stepIds(page);
+  const findings = [];
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
+    for (const id of ids) {
+      await goToStep(page, id);
+      const fold = page.locator('.controls-fold');
+      if (await fold.isVisible() && !(await fold.evaluate((node) => node.open))) await page.locator('.controls-summary').click();
+      // Each option's text measured in the select's own font, against the select's box less its padding and arrow.
+      findings.push(...await page.locator('.controls-slot select').evaluateAll((selects, [step, w]) => {
+        const context = document.createElement('canvas').getContext('2d');
+        return selects.filter((select) => select.getClientRects().length > 0).flatMap((select) => {
+          const style = getComputedStyle(select);
+          context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+          return [...select.options].filter((option) => context.measureText(option.text).width > room)
+            .map((option) => `${w}: ${step}: "${option.text}" does not fit ${select.dataset.control}'s box (${Math.round(room)} px)`);
+        });
+      }, [id, width]));
+    }
+  }
+  expect(findings).toEqual([]);
+});
