@@ -1,8 +1,8 @@
 // The step as a picture (issue 21), for every step at its defaults at 1280×800 and 390×844: the title, the
 // explanation, the formula and every heatmap of the diagram on the first screen at 1280 (the new computation's
 // cells at least 22 px, their numbers written), the last heatmap a margin above the screen's bottom; at 390 the
-// diagram stacked and its first heatmap on the first screen; at both widths no node of the picture over another
-// or past the left edge, nothing wider than the page; a pointed weight's computation inside the viewport, within
+// diagram stacked and its first heatmap on the first screen; at both widths no node of the picture over another,
+// past the left edge or cut off at its right, nothing wider than the page; a pointed weight's computation inside the viewport, within
 // 400 px of the cell, clear of its row and column, its sources outlined, closed by Escape. Equal values draw in
 // equal colours; arrows inside a menu leave the step alone; the Weights switch reads on a phone; no list of the
 // controls cuts its value off. A first-screen screenshot of every step at both widths goes to test-results (not
@@ -68,12 +68,17 @@ async function pointAtWeight(page) {
 // controls must not push a heatmap off it.
 const FIRST_SCREEN_MARGIN = 24;
 
-// The picture's nodes that leave the page's left edge or cover one another, as findings.
+// The picture's nodes that leave the page's left edge, cover one another or cut their heatmaps off, as findings.
 async function nodeCollisions(page, id) {
   const boxes = await page.locator('[data-main-figure] .diagram-node').evaluateAll((nodes) => nodes
     .filter((node) => node.getClientRects().length > 0)
     .map((node) => ({ name: node.dataset.node, ...node.getBoundingClientRect().toJSON() })));
   const findings = [];
+  // A node's heatmaps all in view: none cut off behind a sideways scroll.
+  const cut = await page.locator('[data-main-figure] .diagram-node .panels').evaluateAll((panels) => panels
+    .filter((node) => node.getClientRects().length > 0 && node.scrollWidth > node.clientWidth + 1)
+    .map((node) => `${node.closest('[data-node]').dataset.node} (${node.scrollWidth - node.clientWidth} px)`));
+  for (const name of cut) findings.push(`${id}: ${name} is cut off at the right`);
   for (const [i, box] of boxes.entries()) {
     if (box.left < 0) findings.push(`${id}: ${box.name} starts ${Math.round(-box.left)} px left of the page`);
     for (const other of boxes.slice(i + 1)) if (overlaps(box, other)) findings.push(`${id}: ${box.name} and ${other.name} overlap`);
