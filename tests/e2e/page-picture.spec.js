@@ -301,3 +301,11 @@ test('no control cuts its value off: every choice of every list in the step\'s c
   }
   expect(findings).toEqual([]);
 });
+
+test('step 11 names its token control by what it sets, the query\'s length Tq', async ({ page }) => {
+  await openPage(page, '?step=cross');
+  await expect(page.locator('.controls label[for="control-T"]')).toHaveText(/^Query tokens Tq/);
+  await expect(page.getByRole('slider', { name: /^Query tokens Tq/ })).toHaveCount(1);
+  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ step: 'causal' })));
+  await expect(page.locator('.controls label[for="control-T"]')).toHaveText(/^Tokens T/);
+});

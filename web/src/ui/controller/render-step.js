@@ -48,7 +48,8 @@ export function renderStep(page) {
   }
   if (trained && step.id === 'cross') notes.push(element('p', { class: 'trained-note', 'data-note': 'trained-cross' }, STRINGS.trainedCrossNote));
   page.renderedControls = controlsOf(step, state);
-  shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true })), ...notes);
+  const labels = STRINGS.stepControlLabels[step.id];
+  shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true }), labels), ...notes);
   shell.tocLinks.forEach((link) => {
     if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
     else link.removeAttribute('aria-current');
