@@ -1,11 +1,14 @@
 // The step as a picture (issue 21), for every step at its defaults at 1280×800 and 390×844: the title, the
 // explanation, the formula and every heatmap of the diagram on the first screen at 1280 (the new computation's
-// cells at least 20 px); at 390 the diagram stacked and its first heatmap on the first screen; nothing wider
-// than the page; a pointed weight's computation inside the viewport, within 400 px of the cell, clear of its row
-// and column, its sources outlined, closed by Escape. Equal values draw in equal colours; arrows inside a menu
-// leave the step alone. A first-screen screenshot of every step at both widths goes to test-results (not
+// cells at least 22 px, their numbers written), the last heatmap a margin above the screen's bottom; at 390 the
+// diagram stacked and its first heatmap on the first screen; at both widths no node of the picture over another,
+// past the left edge or cut off at its right, nothing wider than the page; a pointed weight's computation inside the viewport, within
+// 400 px of the cell, clear of its row and column, its sources outlined, closed by Escape. Equal values draw in
+// equal colours; arrows inside a menu leave the step alone; the Weights switch reads on a phone; no list of the
+// controls cuts its value off. A first-screen screenshot of every step at both widths goes to test-results (not
 // committed). Steps come from the page's own table of contents; one page walks them all.
 import { test, expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { afterRender, openPage, watchConsole } from './page-helpers.js';
 
 async function stepIds(page) {
@@ -61,6 +64,28 @@ async function pointAtWeight(page) {
   });
 }
 
+// At 1280×800 the picture ends this far above the first screen's bottom: a few pixels more of caption or
+// controls must not push a heatmap off it.
+const FIRST_SCREEN_MARGIN = 24;
+
+// The picture's nodes that leave the page's left edge, cover one another or cut their heatmaps off, as findings.
+async function nodeCollisions(page, id) {
+  const boxes = await page.locator('[data-main-figure] .diagram-node').evaluateAll((nodes) => nodes
+    .filter((node) => node.getClientRects().length > 0)
+    .map((node) => ({ name: node.dataset.node, ...node.getBoundingClientRect().toJSON() })));
+  const findings = [];
+  // A node's heatmaps all in view: none cut off behind a sideways scroll.
+  const cut = await page.locator('[data-main-figure] .diagram-node .panels').evaluateAll((panels) => panels
+    .filter((node) => node.getClientRects().length > 0 && node.scrollWidth > node.clientWidth + 1)
+    .map((node) => `${node.closest('[data-node]').dataset.node} (${node.scrollWidth - node.clientWidth} px)`));
+  for (const name of cut) findings.push(`${id}: ${name} is cut off at the right`);
+  for (const [i, box] of boxes.entries()) {
+    if (box.left < 0) findings.push(`${id}: ${box.name} starts ${Math.round(-box.left)} px left of the page`);
+    for (const other of boxes.slice(i + 1)) if (overlaps(box, other)) findings.push(`${id}: ${box.name} and ${other.name} overlap`);
+  }
+  return findings;
+}
+
 const overlaps = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
 function gap(a, b) {
   return Math.hypot(Math.max(0, a.left - b.right, b.left - a.right), Math.max(0, a.top - b.bottom, b.top - a.bottom));
@@ -92,13 +117,15 @@ for (const { width, height } of [{ width: 1280, height: 800 }, { width: 390, hei
       await expect(picture, id).toHaveCount(1);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
       if (overflow > 0) findings.push(`${id}: the page scrolls ${overflow} px sideways`);
+      findings.push(...await nodeCollisions(page, id));
       const parts = await firstScreenParts(page);
       if (width === 1280) {
         for (const part of parts) if (part.top < 0 || part.bottom > height || part.right > width) findings.push(`${id}: ${part.name} is off the first screen (${Math.round(part.top)}–${Math.round(part.bottom)})`);
-        // The new computation's tensors at full size: cells of 20 px or more.
+        for (const part of parts) if (part.name.endsWith('heatmap') && part.bottom > height - FIRST_SCREEN_MARGIN && part.bottom <= height) findings.push(`${id}: ${part.name} ends ${Math.round(height - part.bottom)} px above the first screen's bottom (at least ${FIRST_SCREEN_MARGIN})`);
+        // The new computation's tensors at full size: cells of 22 px or more, the size that carries their numbers.
         const cells = await picture.locator('.diagram-node.fresh canvas').evaluateAll((canvases) => canvases.map((c) => [c.closest('figure').dataset.tensor, Number(c.dataset.grid.split(',')[2])]));
         if (id !== 'framing' && cells.length === 0) findings.push(`${id}: nothing is marked new`);
-        for (const [name, size] of cells) if (size < 20) findings.push(`${id}: ${name} has ${size} px cells`);
+        for (const [name, size] of cells) if (size < 22) findings.push(`${id}: ${name} has ${size} px cells, too small for their numbers`);
       } else {
         const first = parts.find((part) => part.name.endsWith('heatmap'));
         if (!first || first.top > height) findings.push(`${id}: the first heatmap starts at ${first?.top} px`);
@@ -218,4 +245,67 @@ test('a control shows only where it changes something: the seed before the proje
   await expect(page.locator('.controls [data-control="seed"]')).toHaveCount(1); // "leap" has no vector in the book
   await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ step: 'weights' })));
   await expect(page.locator('.controls [data-control="seed"]')).toHaveCount(1); // the projections' seed
+});
+
+test('the Weights switch on a phone: each choice on one line, both on one line inside the page, no serious axe finding in either scheme', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openPage(page, '?step=weights');
+  const toggle = page.locator('[data-main-figure] [data-model-switch]');
+  for (const step of ['weights', 'causal', 'dropout', 'multihead']) {
+    await goToStep(page, step);
+    const layout = await toggle.evaluate((node) => {
+      const lines = (button) => {
+        const range = document.createRange();
+        range.selectNodeContents(button);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      };
+      const buttons = [...node.querySelectorAll('button')];
+      const boxes = buttons.map((button) => button.getBoundingClientRect());
+      return { lines: buttons.map(lines), tops: boxes.map((box) => Math.round(box.top)), right: Math.max(...boxes.map((box) => box.right)), heights: boxes.map((box) => box.height) };
+    });
+    expect(layout.lines, step).toEqual([1, 1]);
+    expect(new Set(layout.tops).size, step).toBe(1);
+    expect(layout.right, step).toBeLessThanOrEqual(390);
+    for (const height of layout.heights) expect(height, step).toBeGreaterThanOrEqual(24); // a touch target
+  }
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    const { violations } = await new AxeBuilder({ page }).include('[data-model-switch]').analyze();
+    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${colorScheme} ${v.id}`)).toEqual([]);
+  }
+});
+
+test('no control cuts its value off: every choice of every list in the step\'s controls fits its box, at 1280 and 390 px', async ({ page }) => {
+  test.setTimeout(60_000);
+  await openPage(page);
+  const ids = await stepIds(page);
+  const findings = [];
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
+    for (const id of ids) {
+      await goToStep(page, id);
+      const fold = page.locator('.controls-fold');
+      if (await fold.isVisible() && !(await fold.evaluate((node) => node.open))) await page.locator('.controls-summary').click();
+      // Each option's text measured in the select's own font, against the select's box less its padding and arrow.
+      findings.push(...await page.locator('.controls-slot select').evaluateAll((selects, [step, w]) => {
+        const context = document.createElement('canvas').getContext('2d');
+        return selects.filter((select) => select.getClientRects().length > 0).flatMap((select) => {
+          const style = getComputedStyle(select);
+          context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+          return [...select.options].filter((option) => context.measureText(option.text).width > room)
+            .map((option) => `${w}: ${step}: "${option.text}" does not fit ${select.dataset.control}'s box (${Math.round(room)} px)`);
+        });
+      }, [id, width]));
+    }
+  }
+  expect(findings).toEqual([]);
+});
+
+test('step 11 names its token control by what it sets, the query\'s length Tq', async ({ page }) => {
+  await openPage(page, '?step=cross');
+  await expect(page.locator('.controls label[for="control-T"]')).toHaveText(/^Query tokens Tq/);
+  await expect(page.getByRole('slider', { name: /^Query tokens Tq/ })).toHaveCount(1);
+  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ step: 'causal' })));
+  await expect(page.locator('.controls label[for="control-T"]')).toHaveText(/^Tokens T/);
 });
