@@ -20,7 +20,7 @@ import { setText, syncChildren } from './dom-sync.js';
 import { STRINGS, format } from './strings.js';
 import { createCrossoverControls, probeSetting } from './crossover-controls.js';
 import { createExerciseSlot } from '../exercises/ui/slot.js';
-import { carriedModel, loadWalkModel, trainedInputs, trainedState, TRAINED_LOCKS, TRAINED_STEPS } from './trained/walk-model.js';
+import { createTrainedWalk } from './trained/walk-switch.js';
 
 /**
  * Starts the playground in `root`.
@@ -166,12 +166,11 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
 
   // A model trained on the tab's text task becomes the walk's "trained" weights, if it knows every word.
   function carryToWalk(bytes, vocabulary) {
-    const { model, missing } = carriedModel(bytes, vocabulary, state.sentence);
+    const { missing } = trainedWalk.carry(bytes, vocabulary, state.sentence);
     if (missing) {
       showNotices([format(STRINGS.training.carryMissing, { words: missing.map((w) => `“${w}”`).join(', ') })]);
       return;
     }
-    walkModel = model;
     update({ view: 'walk', step: 'weights', model: 'trained' }, { push: true, force: true });
     renderStep();
   }
@@ -219,19 +218,13 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     shell.cellMath.reset();
     clearInspected();
     shell.cpp.textContent = CPP_PANELS[step.id]; // regions of cpp/attention/*.cpp, cut out at build time
-    // With the trained weights, the sizes the model fixes are shown and locked, with a note saying why.
-    const trained = state.model === 'trained';
-    const fixed = trained && TRAINED_STEPS.includes(step.id);
-    const shown = fixed && walkModel ? { ...trainedState(state, walkModel), lock: [...new Set([...state.lock, ...TRAINED_LOCKS])] } : state;
-    const notes = [];
-    if (fixed) {
-      const text = walkModel?.carried
-        ? format(STRINGS.carriedNote, { dModel: walkModel.dModel, heads: walkModel.heads, sentence: walkModel.sentence })
-        : format(STRINGS.trainedNote, { sentence: walkModel?.sentence ?? '' });
-      notes.push(element('p', { class: 'trained-note', 'data-note': walkModel?.carried ? 'carried' : 'trained' }, text));
-    }
-    if (trained && step.id === 'cross') notes.push(element('p', { class: 'trained-note', 'data-note': 'trained-cross' }, STRINGS.trainedCrossNote));
+    // With the trained weights, the sizes the model fixes are shown and locked, with a note saying why, and the
+    // Layer and Head controls join the step's.
+    const trained = trainedWalk.controlsView(state, step.id);
+    const shown = trained?.state ?? state;
+    const notes = (trained?.notes ?? []).map(({ note, text }) => element('p', { class: 'trained-note', 'data-note': note }, text));
     renderedControls = controlsOf(step, state);
+    renderedTrained = trainedKey(trained);
     shell.controls.replaceChildren(renderControls(renderedControls, shown, (changes) => update(changes, { fromControl: true })), ...notes);
     shell.tocLinks.forEach((link) => {
       if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
@@ -267,8 +260,12 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
   const SEED_FOR_EMBEDDINGS_ONLY = ['loop', 'matmul', 'softmax', 'self-attention'];
   let renderedControls = [];
   function controlsOf(step, current) {
-    return (step.controls ?? []).filter((name) => name !== 'model').filter((name) => name !== 'seed' || !SEED_FOR_EMBEDDINGS_ONLY.includes(step.id) || seedChangesEmbeddings(current));
+    const own = (step.controls ?? []).filter((name) => name !== 'model').filter((name) => name !== 'seed' || !SEED_FOR_EMBEDDINGS_ONLY.includes(step.id) || seedChangesEmbeddings(current));
+    return [...own, ...(trainedWalk.controlsView(current, step.id)?.controls ?? [])]; // model=trained: Layer, Head
   }
+  // With model=trained the controls show the model's sizes and the notes its layer and head: redrawn when they change.
+  let renderedTrained = '';
+  const trainedKey = (view) => (view ? JSON.stringify([view.state.T, view.state.dOut, view.notes]) : '');
 
   // A cell typed into one of the editable matrices (x or a projection weight): one edits list for all.
   function onEdit(matrix, row, col, value) {
@@ -276,7 +273,7 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     update({ edits: sortEdits([...edits, { matrix, row, col, value }]) }, { fromControl: true });
   }
 
-  let walkModel = null; // the shipped trained model (trained/walk-model.js), once loaded
+  const trainedWalk = createTrainedWalk(); // model=trained: the English model's layer (or a carried model's)
 
   function element(tag, attributes, text) {
     const node = document.createElement(tag);
@@ -318,21 +315,17 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     // The state the step computes with: the learner's, or the trained model's sentence and sizes.
     let runState = state;
     let inputs;
-    if (state.model === 'trained' && TRAINED_STEPS.includes(step.id)) {
+    if (trainedWalk.applies(state, step.id)) {
       try {
-        const model = await loadWalkModel();
+        const run = await trainedWalk.run(state, step.id);
         if (stale()) return null;
-        if (!walkModel) {
-          walkModel = model;
-          renderStep(); // the controls show the model's sizes
-        }
+        if (run.loaded) renderStep(); // the controls show the model's sizes
+        ({ state: runState, inputs } = run);
       } catch (error) {
         if (stale()) return null;
         showError(error);
         return null;
       }
-      runState = trainedState(state, walkModel);
-      inputs = trainedInputs(buildInputs(runState), walkModel, state.edits);
     } else {
       inputs = buildInputs(state);
     }
@@ -512,9 +505,10 @@ export function startPlayground(root, { fixture, loadOptions = async () => ({}),
     if (push || stepChanged) writeUrl(true);
     else scheduleUrlWrite();
     applyChrome();
-    const controlsChanged = controlsOf(STEP_BY_ID.get(state.step), state).join() !== renderedControls.join();
+    const trained = trainedWalk.controlsView(state, state.step);
+    const controlsChanged = controlsOf(STEP_BY_ID.get(state.step), state).join() !== renderedControls.join() || trainedKey(trained) !== renderedTrained;
     if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout || controlsChanged) renderStep();
-    else refreshChoices(shell.controls, state);
+    else refreshChoices(shell.controls, trained?.state ?? state);
     syncTraining({ fromControl });
     syncModel();
     if (stepChanged) {

@@ -69,9 +69,10 @@ function isClassic(tokens, dModel) {
 
 // The first lines of every snippet that uses x: imports, print options, the embeddings.
 function header(state, inputs) {
+  if (inputs.trained && !inputs.trained.carried) return englishHeader(state, inputs);
   const classic = isClassic(inputs.tokens, state.dModel);
   const source = inputs.trained
-    ? `the ${inputs.trained.carried ? 'carried' : 'trained'} model's token + position embeddings of the sentence, written out`
+    ? `layer ${inputs.trained.layer}'s attention input of the model you trained (the page's numbers), written out`
     : classic
       ? "the book's 3-d embeddings of the sentence"
       : 'the page\'s seeded embeddings, written out';
@@ -86,34 +87,109 @@ function header(state, inputs) {
   ];
 }
 
+/** Where the English model's snippets read its weights: the page's file, relative to the repository. */
+export const ENGLISH_MODEL_PATH = 'web/src/model/english.safetensors';
+
+const oneLine = (text) => String(text).replace(/[\r\n]/g, '⏎');
+
+// model=trained with the shipped English model: the snippet reads the model's file (as the page does, float16
+// restored to float32) and runs the layers before the one shown, so it carries token ids, not 128-wide matrices.
+function englishHeader(state, inputs, { query = 'x' } = {}) {
+  const { layer, heads, ids } = inputs.trained;
+  const lines = [
+    'import json',
+    'import torch',
+    'torch.set_grad_enabled(False)',
+    'torch.set_printoptions(precision=4, sci_mode=False)',
+    '',
+    `# The shipped English model (docs/model.md), read from the page's file ${ENGLISH_MODEL_PATH} by hand: an`,
+    '# 8-byte header length, a JSON header, then the tensors (float16, restored to float32 as the page does).',
+    `with open(${pyString(ENGLISH_MODEL_PATH)}, "rb") as f:`,
+    '    n = int.from_bytes(f.read(8), "little")',
+    '    header = json.loads(f.read(n))',
+    '    data = bytearray(f.read())',
+    'DTYPES = {"F16": torch.float16, "F32": torch.float32}',
+    'P = {name: torch.frombuffer(data[a:b], dtype=DTYPES[t["dtype"]]).float().view(t["shape"])',
+    '     for name, t in header.items() if name != "__metadata__" for a, b in [t["data_offsets"]]}',
+    `d, n_heads = ${state.dModel}, ${heads}`,
+    'dh = d // n_heads   # d_head',
+    '',
+    '',
+    'def layer_norm(h, l):',
+    '    return torch.nn.functional.layer_norm(h, (d,), P[f"blocks.{l}.ln.weight"], P[f"blocks.{l}.ln.bias"])',
+    '',
+    '',
+    'def apply_linear(a, l, name):   # nn.Linear: a @ weight.T + bias',
+    '    return a @ P[f"blocks.{l}.{name}.weight"].T + P[f"blocks.{l}.{name}.bias"]',
+    '',
+    '',
+    'def layer_input(tokens, layer):',
+    '    """The attention input of `layer` (0-based): the embeddings, through every layer before it, normalised."""',
+    '    T = len(tokens)',
+    '    h = P["tok_emb.weight"][tokens] + P["pos_emb.weight"][:T]',
+    '    future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)',
+    '    for l in range(layer):',
+    '        a = layer_norm(h, l)',
+    '        q, k, v = (apply_linear(a, l, p).view(T, n_heads, dh).transpose(0, 1) for p in ("q_proj", "k_proj", "v_proj"))',
+    '        w = torch.softmax((q @ k.transpose(-2, -1) / dh ** 0.5).masked_fill(future, float("-inf")), dim=-1)',
+    '        h = h + apply_linear((w @ v).transpose(0, 1).reshape(T, d), l, "out_proj")   # the residual stream',
+    '    return layer_norm(h, layer)   # pre-LN: each layer normalises the residual stream before its attention',
+    '',
+    '',
+    `# ${oneLine(state.sentence)}`,
+    `tokens = [${ids.join(', ')}]   # in the model's tokens: ${oneLine(inputs.tokens.join(' | '))}`,
+  ];
+  if (query === 'x_query') {
+    lines.push(`# ${oneLine(state.context)}`,
+      `context_tokens = [${inputs.trained.contextIds.join(', ')}]   # ${oneLine(inputs.contextTokens.join(' | '))}`,
+      `x_query = layer_input(tokens, ${layer - 1})   # (Tq, d_in): layer ${layer}'s attention input for the sentence`,
+      `x_context = layer_input(context_tokens, ${layer - 1})   # (Tk, d_in): the same layer's for the context`);
+  } else {
+    lines.push(`x = layer_input(tokens, ${layer - 1})   # (T, d_in): layer ${layer}'s attention input`);
+  }
+  const [rows, cols] = inputs.x.shape;
+  for (const e of state.edits.filter((edit) => (edit.matrix ?? 'x') === 'x' && edit.row < rows && edit.col < cols)) {
+    lines.push(`${query}[${e.row}, ${e.col}] = ${pyFloat(e.value)}   # your edit`);
+  }
+  lines.push(query === 'x_query' ? 'Tq, d_in = x_query.shape\nTk = x_context.shape[0]' : 'T, d_in = x.shape');
+  return lines;
+}
+
 const PROJECTIONS = ['query', 'key', 'value'];
 const MODULE_NAMES = { query: 'W_query', key: 'W_key', value: 'W_value' };
 
-// The trained model's q/k/v projections (model=trained, trained/walk-inputs.js), written out as the page shows
-// them, the learner's edits included: a seed cannot make them, so the snippet carries the numbers.
-function trainedWeightLines(state, inputs) {
+// A trained model's q/k/v projections (model=trained, trained/walk-inputs.js), with their biases and the
+// learner's edits: the shipped model's read from its file (englishHeader's P), a carried one's written out.
+function trainedWeightLines(state, inputs, editNames) {
   const linear = state.layout === 'linear';
-  const source = inputs.trained.carried
-    ? 'the model you trained on the Training tab'
-    : 'the shipped model (web/src/ui/trained/walk-model.safetensors, trained by scripts/train-walk-model.mjs)';
-  const lines = [`# W_query, W_key, W_value: blocks.0.q_proj/k_proj/v_proj.weight of ${source};`,
-    '# its biases stay out, as the walk\'s attention has none. Your edits are in the numbers.',
-    `d_out = ${state.dOut}`];
-  for (const name of PROJECTIONS) {
-    const shown = inputs.weights.shown[name];
+  const { layer, head, span: [from, to], carried } = inputs.trained;
+  const which = head === 0 ? `all ${to - from} rows` : `head ${head}'s rows ${from}..${to - 1}`;
+  const lines = [`# W_query, W_key, W_value: ${which} of layer ${layer}'s q_proj, k_proj, v_proj (nn.Linear, with biases)`,
+    `# of ${carried ? 'the model you trained on the Training tab, written out' : 'the English model'}.${state.edits.length ? ' Your edits are applied.' : ''}`,
+    `d_out = ${to - from}`];
+  if (!carried) lines.push(`rows = slice(${from}, ${to})`);
+  PROJECTIONS.forEach((name, i) => {
+    const moduleName = `blocks.${layer - 1}.${name[0]}_proj`;
+    const weight = carried ? pyTensor(inputs.weights.shown[name]) : `P[${pyString(`${moduleName}.weight`)}][rows]${linear ? '' : '.T.clone()'}`;
+    const bias = carried ? pyTensor(inputs.weights.bias[name]) : `P[${pyString(`${moduleName}.bias`)}][rows]`;
     if (linear) {
-      lines.push(`${MODULE_NAMES[name]} = torch.nn.Linear(d_in, d_out, bias=False)   # weight: (d_out, d_in)`,
-        `${MODULE_NAMES[name]}.weight.copy_(${pyTensor(shown)})`);
+      lines.push(`${MODULE_NAMES[name]} = torch.nn.Linear(d_in, d_out)   # weight: (d_out, d_in), bias: (d_out)`,
+        `${MODULE_NAMES[name]}.weight.copy_(${weight})`, `${MODULE_NAMES[name]}.bias.copy_(${bias})`);
     } else {
-      lines.push(`${MODULE_NAMES[name]} = ${pyTensor(shown)}   # (d_in, d_out)`);
+      lines.push(`${MODULE_NAMES[name]} = ${weight}   # (d_in, d_out)`, `b_${name} = ${bias}`);
     }
-  }
+    if (carried) return; // the written-out numbers already hold the edits
+    const [rows, cols] = inputs.weights.shown[name].shape;
+    for (const e of state.edits.filter((edit) => edit.matrix === editNames[i] && edit.row < rows && edit.col < cols)) {
+      lines.push(`${MODULE_NAMES[name]}${linear ? '.weight' : ''}[${e.row}, ${e.col}] = ${pyFloat(e.value)}   # your edit`);
+    }
+  });
   return lines;
 }
 
 // The seeded weights, as the page makes them (inputs.js projectionWeights), with the learner's edits.
 function weightLines(state, { editNames = ['Wq', 'Wk', 'Wv'], inputs = null } = {}) {
-  if (inputs?.trained) return trainedWeightLines(state, inputs);
+  if (inputs?.trained) return trainedWeightLines(state, inputs, editNames);
   const linear = state.layout === 'linear';
   const lines = [`d_out = ${state.dOut}`, `torch.manual_seed(${state.seed})`];
   for (const name of PROJECTIONS) {
@@ -130,8 +206,10 @@ function weightLines(state, { editNames = ['Wq', 'Wk', 'Wv'], inputs = null } = 
   return lines;
 }
 
-function project(state, name, input = 'x') {
-  return state.layout === 'linear' ? `${MODULE_NAMES[name]}(${input})` : `${input} @ ${MODULE_NAMES[name]}`;
+// x·W (or nn.Linear's x·Wᵀ); a trained model's matrix layout adds its bias.
+function project(state, name, input = 'x', inputs = null) {
+  if (state.layout === 'linear') return `${MODULE_NAMES[name]}(${input})`;
+  return inputs?.trained ? `(${input} @ ${MODULE_NAMES[name]} + b_${name})` : `${input} @ ${MODULE_NAMES[name]}`;
 }
 
 // " / d_k ** 0.5", with the temperature, as the page's scale and temperature controls say.
@@ -176,8 +254,8 @@ function maskLines(state) {
   return lines;
 }
 
-function projectLines(state) {
-  return PROJECTIONS.map((name) => `${name} = ${project(state, name)}   # (T, d_out)`);
+function projectLines(state, inputs) {
+  return PROJECTIONS.map((name) => `${name} = ${project(state, name, 'x', inputs)}   # (T, d_out)`);
 }
 
 // Step 10 with a model's weights: one big projection split into heads (the weights come written out).
@@ -186,7 +264,7 @@ function multiheadSplitSnippet(state, inputs) {
     `B, H = 1, ${state.heads}`,
     'd_head = d_out // H',
     'xb = x.unsqueeze(0)   # (B, T, d_in)',
-    ...PROJECTIONS.map((name) => `${name[0]} = ${project(state, name, 'xb')}.view(B, T, H, d_head).transpose(1, 2)   # (B, H, T, d_head)`),
+    ...PROJECTIONS.map((name) => `${name[0]} = ${project(state, name, 'xb', inputs)}.view(B, T, H, d_head).transpose(1, 2)   # (B, H, T, d_head)`),
     'scores = q @ k.transpose(-2, -1)   # (B, H, T, T)'];
   if (state.causal) lines.push(FUTURE, 'scores = scores.masked_fill(future, float("-inf"))');
   lines.push(`weights = torch.softmax(scores${scaleText(state, 'd_head')}, dim=-1)`,
@@ -246,7 +324,7 @@ export const SNIPPETS = {
   weights({ state, inputs }) {
     const linear = state.layout === 'linear';
     return [...header(state, inputs), ...weightLines(state, { inputs }), '',
-      ...projectLines(state),
+      ...projectLines(state, inputs),
       'scores = query @ key.T',
       'd_k = key.shape[-1]',
       `weights = torch.softmax(scores${scaleText(state, 'd_k')}, dim=-1)`,
@@ -256,8 +334,9 @@ export const SNIPPETS = {
         ? '# the matrix layout: the same numbers transposed, used as x @ W, give the same query'
         : '# nn.Linear stores (d_out, d_in) and computes x @ weight.T: the transposed matrix gives the same query',
       ...(linear
-        ? ['print(torch.allclose(x @ W_query.weight.T, query))']
-        : ['linear = torch.nn.Linear(d_in, d_out, bias=False)', 'linear.weight.copy_(W_query.T)', 'print(torch.allclose(linear(x), query))']),
+        ? [`print(torch.allclose(x @ W_query.weight.T${inputs.trained ? ' + W_query.bias' : ''}, query))`]
+        : [`linear = torch.nn.Linear(d_in, d_out${inputs.trained ? '' : ', bias=False'})`, 'linear.weight.copy_(W_query.T)',
+          ...(inputs.trained ? ['linear.bias.copy_(b_query)'] : []), 'print(torch.allclose(linear(x), query))']),
       '',
       '# why the scale: a softmax of large scores is nearly one-hot',
       'example = torch.tensor([0.0, 1.0, 2.0, 3.0, 10.0])',
@@ -265,7 +344,7 @@ export const SNIPPETS = {
   },
   causal({ state, inputs }) {
     return [...header(state, inputs), ...weightLines(state, { inputs }), '',
-      ...projectLines(state),
+      ...projectLines(state, inputs),
       'scores = query @ key.T',
       ...maskLines(state),
       'context = weights @ value',
@@ -274,7 +353,7 @@ export const SNIPPETS = {
   dropout({ state, inputs }) {
     const T = inputs.tokens.length;
     const lines = [...header(state, inputs), ...weightLines(state, { inputs }), '',
-      ...projectLines(state),
+      ...projectLines(state, inputs),
       'scores = query @ key.T',
       'd_k = key.shape[-1]',
       'scaled = scores / d_k ** 0.5'];
@@ -301,15 +380,16 @@ export const SNIPPETS = {
     return lines.join('\n');
   },
   check({ state, inputs, fixture }) {
-    return [...header(state, inputs), ...weightLines(state), '',
+    return [...header(state, inputs), ...weightLines(state, { inputs }), '',
       'xb = x.unsqueeze(0)   # (B, T, d_in), B = 1',
-      `query, key, value = ${PROJECTIONS.map((name) => project(state, name, 'xb')).join(', ')}`,
+      `query, key, value = ${PROJECTIONS.map((name) => project(state, name, 'xb', inputs)).join(', ')}`,
       'scores = query @ key.transpose(-2, -1) / key.shape[-1] ** 0.5',
       FUTURE,
       'weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)',
       'output = weights @ value',
-      `# At the defaults these are the inputs of the fixture case "${fixture.name}":`,
-      '# every backend on the page is compared with this output.',
+      ...(inputs.trained
+        ? ['# Away from the PyTorch fixture\'s inputs, the page compares every backend with its JS reference: this output.']
+        : [`# At the defaults these are the inputs of the fixture case "${fixture.name}":`, '# every backend on the page is compared with this output.']),
       'print(output)'].join('\n');
   },
   multihead({ state, inputs }) {
@@ -352,19 +432,23 @@ export const SNIPPETS = {
   },
   cross({ state, inputs }) {
     const classic = isClassic(inputs.tokens, state.dModel);
-    return ['import torch', 'torch.set_grad_enabled(False)', 'torch.set_printoptions(precision=4, sci_mode=False)', '',
-      `# x_query: ${classic ? "the book's 3-d embeddings of the sentence" : "the page's seeded embeddings, written out"}, (Tq=${inputs.tokens.length}, d_in=${state.dModel})`,
+    const english = inputs.trained && !inputs.trained.carried;
+    const source = inputs.trained ? `layer ${inputs.trained.layer}'s attention input of the model you trained, written out`
+      : classic ? "the book's 3-d embeddings of the sentence" : "the page's seeded embeddings, written out";
+    const start = english ? englishHeader(state, inputs, { query: 'x_query' }) : ['import torch', 'torch.set_grad_enabled(False)', 'torch.set_printoptions(precision=4, sci_mode=False)', '',
+      `# x_query: ${source}, (Tq=${inputs.tokens.length}, d_in=${state.dModel})`,
       `x_query = ${pyTensor(inputs.x, { labels: inputs.tokens })}`,
-      `# x_context: the page's seeded embeddings of the context sentence, (Tk=${inputs.contextTokens.length}, d_in=${state.dModel})`,
+      `# x_context: ${inputs.trained ? 'the same layer\'s attention input for the context sentence' : "the page's seeded embeddings of the context sentence"}, written out, (Tk=${inputs.contextTokens.length}, d_in=${state.dModel})`,
       `x_context = ${pyTensor(inputs.xContext, { labels: inputs.contextTokens })}`,
       'Tq, d_in = x_query.shape',
-      'Tk = x_context.shape[0]',
-      ...weightLines(state, { editNames: ['crossWq', 'crossWk', 'crossWv'] }), '',
+      'Tk = x_context.shape[0]'];
+    return [...start,
+      ...weightLines(state, { editNames: ['crossWq', 'crossWk', 'crossWv'], inputs: inputs.trained ? { ...inputs, weights: inputs.crossWeights } : null }), '',
       `B, H = 1, ${state.heads}`,
       'd_head = d_out // H',
-      `q = ${project(state, 'query', 'x_query.unsqueeze(0)')}.view(B, Tq, H, d_head).transpose(1, 2)   # (B, H, Tq, d_head)`,
-      `k = ${project(state, 'key', 'x_context.unsqueeze(0)')}.view(B, Tk, H, d_head).transpose(1, 2)   # (B, H, Tk, d_head)`,
-      `v = ${project(state, 'value', 'x_context.unsqueeze(0)')}.view(B, Tk, H, d_head).transpose(1, 2)`,
+      `q = ${project(state, 'query', 'x_query.unsqueeze(0)', inputs)}.view(B, Tq, H, d_head).transpose(1, 2)   # (B, H, Tq, d_head)`,
+      `k = ${project(state, 'key', 'x_context.unsqueeze(0)', inputs)}.view(B, Tk, H, d_head).transpose(1, 2)   # (B, H, Tk, d_head)`,
+      `v = ${project(state, 'value', 'x_context.unsqueeze(0)', inputs)}.view(B, Tk, H, d_head).transpose(1, 2)`,
       `weights = torch.softmax(q @ k.transpose(-2, -1)${scaleText(state, 'd_head')}, dim=-1)   # (B, H, Tq, Tk), no mask`,
       'output = (weights @ v).transpose(1, 2).reshape(B, Tq, d_out)',
       'print(weights)', 'print(output)'].join('\n');
