@@ -142,7 +142,7 @@ export const STRINGS = {
   mistakeShown: 'differs, as it should: the masked weights are not 0',
   optionLabels: {
     random: 'random (seeded)',
-    trained: 'trained on the sentence',
+    trained: 'one layer of the shipped English model',
     sentence: 'the next word of the sentence',
     previous: 'previous token',
     copy: 'copy',
