@@ -35,11 +35,13 @@ function weightViews(weights, { cross = false } = {}) {
   const edits = cross ? ['crossWq', 'crossWk', 'crossWv'] : ['Wq', 'Wk', 'Wv'];
   const linear = weights.layout === 'linear';
   const axes = linear ? ['d_out', 'd_in'] : ['d_in', 'd_out'];
+  // A trained model's projections (d_in 128) are thumbnails that open on a click, and carry biases
+  // (Q = X·W_q + b_q), shown beside the weights, not editable.
+  const trained = Boolean(weights.bias);
   const views = ['query', 'key', 'value'].map((name, i) => show(
-    `W_${name}${linear ? '.weight' : ''}${suffix}`, weights.shown[name], { editable: edits[i], axes },
+    `W_${name}${linear ? '.weight' : ''}${suffix}`, weights.shown[name], { editable: edits[i], axes, thumb: trained },
   ));
-  // A trained model's projections carry biases (Q = X·W_q + b_q): shown beside the weights, not editable.
-  if (weights.bias) views.push(...['query', 'key', 'value'].map((name) => show(`b_${name}${suffix}`, weights.bias[name], { axes: ['d_out'] })));
+  if (trained) views.push(...['query', 'key', 'value'].map((name) => show(`b_${name}${suffix}`, weights.bias[name], { axes: ['d_out'], thumb: true })));
   return views;
 }
 
