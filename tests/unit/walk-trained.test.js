@@ -10,8 +10,9 @@ import { STEPS } from '../../web/src/ui/steps.js';
 import { encodeSafetensors } from '../../web/src/train/safetensors.js';
 import { initParameters } from '../../web/src/train/model.js';
 import {
-  ALL_HEADS_STEP, carriedModel, englishWalkModel, trainedControls, trainedNotes, trainedRun, TRAINED_LOCKS, TRAINED_STEPS,
+  ALL_HEADS_STEP, englishWalkModel, trainedControls, trainedNotes, trainedRun, TRAINED_LOCKS, TRAINED_STEPS,
 } from '../../web/src/ui/trained/walk-inputs.js';
+import { carriedModel } from '../../web/src/ui/trained/carried-model.js';
 import { checkFixture } from '../fixtures/snippet_texts.mjs';
 
 const english = modelFromSafetensors(new Uint8Array(readFileSync(new URL('../../web/src/model/english.safetensors', import.meta.url))));

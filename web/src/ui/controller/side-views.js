@@ -34,13 +34,14 @@ export function createSideViews(page) {
 
   // A model trained on the tab's text task becomes the walk's "trained" weights, if it knows every word.
   function carryToWalk(bytes, vocabulary) {
-    const { missing } = page.trainedWalk.carry(bytes, vocabulary, page.state.sentence);
-    if (missing) {
-      page.showNotices([format(STRINGS.training.carryMissing, { words: missing.map((w) => `“${w}”`).join(', ') })]);
-      return;
-    }
-    page.loadState({ view: 'walk', step: 'weights', model: 'trained' }, { push: true, force: true });
-    page.renderStep();
+    return page.trainedWalk.carry(bytes, vocabulary, page.state.sentence).then(({ missing }) => {
+      if (missing) {
+        page.showNotices([format(STRINGS.training.carryMissing, { words: missing.map((w) => `“${w}”`).join(', ') })]);
+        return;
+      }
+      page.loadState({ view: 'walk', step: 'weights', model: 'trained' }, { push: true, force: true });
+      page.renderStep();
+    }).catch(page.showError);
   }
 
   function syncTraining({ fromControl: changedByControl = false } = {}) {

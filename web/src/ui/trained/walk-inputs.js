@@ -1,11 +1,9 @@
 // The walk's "trained" inputs (steps 6–11 with model=trained), without loading anything (walk-model.js loads the
-// shipped English model): one layer of a model of the interface in docs/api.md "Models", on the step's sentence in
+// shipped English model, carried-model.js reads a model from the Training tab): one layer of a model of the interface in docs/api.md "Models", on the step's sentence in
 // the model's own tokens. x is that layer's attention input — after its LayerNorm, as the model is pre-LN — and
 // W_query, W_key, W_value (with their biases) the layer's projections: one head's d_head rows of them on the
 // single-head steps, all of them on step 10. Pure, so Node (the PyTorch snippets' fixtures,
 // tests/fixtures/snippet_texts.mjs) builds the same inputs as the page.
-import { decodeSafetensors } from '../../train/safetensors.js';
-import { createAttentionOnlyModel } from '../../model/model.js';
 import { applyEdits, transposed } from '../inputs.js';
 import { format, STRINGS } from '../strings.js';
 
@@ -35,34 +33,6 @@ export function englishWalkModel(model) {
     tokens(text) {
       const ids = Array.from(tokenizer.encode(text)).slice(0, config.contextLength);
       return { ids, labels: ids.map((id) => tokenLabel(tokenizer.tokenText(id))) };
-    },
-  };
-}
-
-/**
- * A model the learner trained on the Training tab's `text` task, carried into the walk: its safetensors bytes and
- * vocabulary (its tokens are words). Returns {model} (a walk model, as englishWalkModel's) or {missing: the words
- * of `sentence` it never saw}.
- */
-export function carriedModel(bytes, vocabulary, sentence) {
-  const { tensors, metadata } = decodeSafetensors(bytes);
-  const { config } = JSON.parse(metadata.attention_playground);
-  const { vocabSize, contextLength, dModel, heads, layers, layerNorm = false } = config;
-  const index = new Map(vocabulary.map((w, i) => [w, i]));
-  const unknown = (text) => [...new Set(text.trim().split(/\s+/).filter((w) => !index.has(w)))];
-  const missing = unknown(sentence);
-  if (missing.length) return { missing };
-  const model = createAttentionOnlyModel({ name: 'carried', config: { vocabSize, contextLength, dModel, heads, layers, layerNorm }, parameters: tensors });
-  return {
-    model: {
-      model,
-      carried: true,
-      tokens(text) {
-        const words = text.trim().split(/\s+/).slice(0, contextLength);
-        const gaps = unknown(words.join(' '));
-        if (gaps.length) throw new Error(`The model you trained never saw ${gaps.map((w) => `“${w}”`).join(', ')}: train it on a text that has ${gaps.length > 1 ? 'them' : 'it'}, or change the sentence.`);
-        return { ids: words.map((w) => index.get(w)), labels: words };
-      },
     },
   };
 }

@@ -3,7 +3,7 @@
 import { loadEnglishModel } from '../../model/english.js';
 import { englishWalkModel } from './walk-inputs.js';
 
-export { ALL_HEADS_STEP, carriedModel, pickedLayerHead, trainedRun, TRAINED_LOCKS, TRAINED_STEPS } from './walk-inputs.js';
+export { ALL_HEADS_STEP, pickedLayerHead, trainedRun, TRAINED_LOCKS, TRAINED_STEPS } from './walk-inputs.js';
 
 let loading = null;
 /** Loads the shipped English model once, as the walk reads it (walk-inputs.js englishWalkModel). */

@@ -1,7 +1,7 @@
 // The step view's side of the walk's "trained" switch (model=trained on steps 6–11): which model the walk shows
 // (the shipped English model, loaded on first use, or one carried from the Training tab), the state and inputs a
 // step computes with, and what the controls show (the model's sizes, locked, and the notes saying why). No DOM.
-import { carriedModel, TRAINED_LOCKS, TRAINED_STEPS, trainedControls, trainedNotes, trainedRun } from './walk-inputs.js';
+import { TRAINED_LOCKS, TRAINED_STEPS, trainedControls, trainedNotes, trainedRun } from './walk-inputs.js';
 
 export function createTrainedWalk() {
   let walk = null; // the model the walk shows, once loaded or carried
@@ -35,10 +35,11 @@ export function createTrainedWalk() {
     },
 
     /**
-     * A model the learner trained on the Training tab's text task: {model} once the walk shows it, or {missing}
+     * A model the learner trained on the Training tab's text task: resolves to {model} once the walk shows it, or {missing}
      * (the sentence's words it never saw). It lasts until the page reloads.
      */
-    carry(bytes, vocabulary, sentence) {
+    async carry(bytes, vocabulary, sentence) {
+      const { carriedModel } = await import('./carried-model.js');
       const result = carriedModel(bytes, vocabulary, sentence);
       if (result.model) walk = result.model;
       return result;
