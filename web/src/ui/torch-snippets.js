@@ -5,63 +5,12 @@
 // that text and computes those numbers. Pure text building: no DOM, no attention math.
 import { lowbias32 } from '../core/random.js';
 import { CLASSIC_EMBEDDINGS } from './inputs.js';
+import { MODULE_NAMES, PROJECTIONS, pyFloat, pyString, pyTensor } from './torch-python.js';
+import { englishHeader, trainedWeightLines } from './trained/torch-trained.js';
 import { completeConfig, demoSettings } from './training/config.js';
 import { tokenizeText } from '../train/tasks.js';
 
-// The texts of the values written lately: at T=32, d=64 a snippet writes x's 2,048 values, each up to nine
-// toPrecision calls, and the next snippet (another T, another temperature) writes mostly the same values.
-// (A Map's keys compare 0 and −0 as one: both are written 0.0.)
-const PY_FLOATS = new Map();
-const PY_FLOATS_KEPT = 1 << 15;
-
-/**
- * A short decimal that reads back as the same float32 (what torch.tensor([...]) will store): 9
- * significant digits always do; fewer are tried, from 8 down, while they still read back the same.
- */
-export function pyFloat(value) {
-  let text = PY_FLOATS.get(value);
-  if (text === undefined) {
-    text = shortestPyFloat(value);
-    if (PY_FLOATS.size >= PY_FLOATS_KEPT) PY_FLOATS.clear();
-    PY_FLOATS.set(value, text);
-  }
-  return text;
-}
-
-function shortestPyFloat(value) {
-  if (Number.isNaN(value)) return 'float("nan")';
-  if (!Number.isFinite(value)) return value > 0 ? 'float("inf")' : 'float("-inf")';
-  const target = Math.fround(value);
-  let text = String(Number(target.toPrecision(9)));
-  for (let digits = 8; digits >= 1; digits--) {
-    const shorter = String(Number(target.toPrecision(digits)));
-    if (Math.fround(Number(shorter)) !== target) break;
-    text = shorter;
-  }
-  return /[.en]/.test(text) ? text : `${text}.0`;
-}
-
-/** A Python string literal (JSON's escapes are Python's for the text a sentence may hold). */
-export function pyString(text) {
-  return JSON.stringify(text);
-}
-
-/** `torch.tensor([...])` of a (rows, cols) or rank-3 tensor, one row a line, rows optionally labelled. */
-export function pyTensor(tensor, { indent = '', labels = null } = {}) {
-  const { data, shape } = tensor;
-  const cols = shape[shape.length - 1];
-  const rows = data.length / cols;
-  const lines = [];
-  for (let r = 0; r < rows; r++) {
-    const values = Array.from(data.subarray(r * cols, (r + 1) * cols), pyFloat).join(', ');
-    const label = labels ? `  # ${labels[r]}` : '';
-    lines.push(`${indent}    [${values}],${label}`);
-  }
-  const open = '['.repeat(shape.length - 1);
-  const close = ']'.repeat(shape.length - 1);
-  if (shape.length === 3) return `torch.tensor([[\n${lines.join('\n')}\n${indent}]])`;
-  return `torch.tensor(${open.slice(1)}[\n${lines.join('\n')}\n${indent}]${close.slice(1)})`;
-}
+export { pyFloat, pyString, pyTensor };
 
 function isClassic(tokens, dModel) {
   return dModel === 3 && tokens.every((word) => CLASSIC_EMBEDDINGS.has(word.toLowerCase()));
@@ -87,105 +36,6 @@ function header(state, inputs) {
   ];
 }
 
-/** Where the English model's snippets read its weights: the page's file, relative to the repository. */
-export const ENGLISH_MODEL_PATH = 'web/src/model/english.safetensors';
-
-const oneLine = (text) => String(text).replace(/[\r\n]/g, '⏎');
-
-// model=trained with the shipped English model: the snippet reads the model's file (as the page does, float16
-// restored to float32) and runs the layers before the one shown, so it carries token ids, not 128-wide matrices.
-function englishHeader(state, inputs, { query = 'x' } = {}) {
-  const { layer, heads, ids } = inputs.trained;
-  const lines = [
-    'import json',
-    'import torch',
-    'torch.set_grad_enabled(False)',
-    'torch.set_printoptions(precision=4, sci_mode=False)',
-    '',
-    `# The shipped English model (docs/model.md), read from the page's file ${ENGLISH_MODEL_PATH} by hand: an`,
-    '# 8-byte header length, a JSON header, then the tensors (float16, restored to float32 as the page does).',
-    `with open(${pyString(ENGLISH_MODEL_PATH)}, "rb") as f:`,
-    '    n = int.from_bytes(f.read(8), "little")',
-    '    header = json.loads(f.read(n))',
-    '    data = bytearray(f.read())',
-    'DTYPES = {"F16": torch.float16, "F32": torch.float32}',
-    'P = {name: torch.frombuffer(data[a:b], dtype=DTYPES[t["dtype"]]).float().view(t["shape"])',
-    '     for name, t in header.items() if name != "__metadata__" for a, b in [t["data_offsets"]]}',
-    `d, n_heads = ${state.dModel}, ${heads}`,
-    'dh = d // n_heads   # d_head',
-    '',
-    '',
-    'def layer_norm(h, l):',
-    '    return torch.nn.functional.layer_norm(h, (d,), P[f"blocks.{l}.ln.weight"], P[f"blocks.{l}.ln.bias"])',
-    '',
-    '',
-    'def apply_linear(a, l, name):   # nn.Linear: a @ weight.T + bias',
-    '    return a @ P[f"blocks.{l}.{name}.weight"].T + P[f"blocks.{l}.{name}.bias"]',
-    '',
-    '',
-    'def layer_input(tokens, layer):',
-    '    """The attention input of `layer` (0-based): the embeddings, through every layer before it, normalised."""',
-    '    T = len(tokens)',
-    '    h = P["tok_emb.weight"][tokens] + P["pos_emb.weight"][:T]',
-    '    future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)',
-    '    for l in range(layer):',
-    '        a = layer_norm(h, l)',
-    '        q, k, v = (apply_linear(a, l, p).view(T, n_heads, dh).transpose(0, 1) for p in ("q_proj", "k_proj", "v_proj"))',
-    '        w = torch.softmax((q @ k.transpose(-2, -1) / dh ** 0.5).masked_fill(future, float("-inf")), dim=-1)',
-    '        h = h + apply_linear((w @ v).transpose(0, 1).reshape(T, d), l, "out_proj")   # the residual stream',
-    '    return layer_norm(h, layer)   # pre-LN: each layer normalises the residual stream before its attention',
-    '',
-    '',
-    `# ${oneLine(state.sentence)}`,
-    `tokens = [${ids.join(', ')}]   # in the model's tokens: ${oneLine(inputs.tokens.join(' | '))}`,
-  ];
-  if (query === 'x_query') {
-    lines.push(`# ${oneLine(state.context)}`,
-      `context_tokens = [${inputs.trained.contextIds.join(', ')}]   # ${oneLine(inputs.contextTokens.join(' | '))}`,
-      `x_query = layer_input(tokens, ${layer - 1})   # (Tq, d_in): layer ${layer}'s attention input for the sentence`,
-      `x_context = layer_input(context_tokens, ${layer - 1})   # (Tk, d_in): the same layer's for the context`);
-  } else {
-    lines.push(`x = layer_input(tokens, ${layer - 1})   # (T, d_in): layer ${layer}'s attention input`);
-  }
-  const [rows, cols] = inputs.x.shape;
-  for (const e of state.edits.filter((edit) => (edit.matrix ?? 'x') === 'x' && edit.row < rows && edit.col < cols)) {
-    lines.push(`${query}[${e.row}, ${e.col}] = ${pyFloat(e.value)}   # your edit`);
-  }
-  lines.push(query === 'x_query' ? 'Tq, d_in = x_query.shape\nTk = x_context.shape[0]' : 'T, d_in = x.shape');
-  return lines;
-}
-
-const PROJECTIONS = ['query', 'key', 'value'];
-const MODULE_NAMES = { query: 'W_query', key: 'W_key', value: 'W_value' };
-
-// A trained model's q/k/v projections (model=trained, trained/walk-inputs.js), with their biases and the
-// learner's edits: the shipped model's read from its file (englishHeader's P), a carried one's written out.
-function trainedWeightLines(state, inputs, editNames) {
-  const linear = state.layout === 'linear';
-  const { layer, head, span: [from, to], carried } = inputs.trained;
-  const which = head === 0 ? `all ${to - from} rows` : `head ${head}'s rows ${from}..${to - 1}`;
-  const lines = [`# W_query, W_key, W_value: ${which} of layer ${layer}'s q_proj, k_proj, v_proj (nn.Linear, with biases)`,
-    `# of ${carried ? 'the model you trained on the Training tab, written out' : 'the English model'}.${state.edits.length ? ' Your edits are applied.' : ''}`,
-    `d_out = ${to - from}`];
-  if (!carried) lines.push(`rows = slice(${from}, ${to})`);
-  PROJECTIONS.forEach((name, i) => {
-    const moduleName = `blocks.${layer - 1}.${name[0]}_proj`;
-    const weight = carried ? pyTensor(inputs.weights.shown[name]) : `P[${pyString(`${moduleName}.weight`)}][rows]${linear ? '' : '.T.clone()'}`;
-    const bias = carried ? pyTensor(inputs.weights.bias[name]) : `P[${pyString(`${moduleName}.bias`)}][rows]`;
-    if (linear) {
-      lines.push(`${MODULE_NAMES[name]} = torch.nn.Linear(d_in, d_out)   # weight: (d_out, d_in), bias: (d_out)`,
-        `${MODULE_NAMES[name]}.weight.copy_(${weight})`, `${MODULE_NAMES[name]}.bias.copy_(${bias})`);
-    } else {
-      lines.push(`${MODULE_NAMES[name]} = ${weight}   # (d_in, d_out)`, `b_${name} = ${bias}`);
-    }
-    if (carried) return; // the written-out numbers already hold the edits
-    const [rows, cols] = inputs.weights.shown[name].shape;
-    for (const e of state.edits.filter((edit) => edit.matrix === editNames[i] && edit.row < rows && edit.col < cols)) {
-      lines.push(`${MODULE_NAMES[name]}${linear ? '.weight' : ''}[${e.row}, ${e.col}] = ${pyFloat(e.value)}   # your edit`);
-    }
-  });
-  return lines;
-}
 
 // The seeded weights, as the page makes them (inputs.js projectionWeights), with the learner's edits.
 function weightLines(state, { editNames = ['Wq', 'Wk', 'Wv'], inputs = null } = {}) {

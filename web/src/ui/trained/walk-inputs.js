@@ -1,6 +1,6 @@
 // The walk's "trained" inputs (steps 6–11 with model=trained), without loading anything (walk-model.js loads the
-// shipped English model, carried-model.js reads a model from the Training tab): one layer of a model of the interface in docs/api.md "Models", on the step's sentence in
-// the model's own tokens. x is that layer's attention input — after its LayerNorm, as the model is pre-LN — and
+// shipped English model, carried-model.js reads one from the Training tab): one layer of a model of the interface
+// in docs/api.md "Models", on the step's sentence in the model's own tokens. x is that layer's attention input — after its LayerNorm, as the model is pre-LN — and
 // W_query, W_key, W_value (with their biases) the layer's projections: one head's d_head rows of them on the
 // single-head steps, all of them on step 10. Pure, so Node (the PyTorch snippets' fixtures,
 // tests/fixtures/snippet_texts.mjs) builds the same inputs as the page.
