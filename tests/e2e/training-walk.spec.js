@@ -45,6 +45,13 @@ test('step 7: the trained switch shows layer 1 of the English model, locks its s
   await expect.poll(async () => (await shownValues(page, 'weights'))[first.T]).toBeCloseTo(modelWeights(sentence, 2, 3).values[first.T], 4);
   expectClose(await shownValues(page, 'weights'), modelWeights(sentence, 2, 3).values);
   await expectPageMatchesCore(page);
+  // another sentence: T follows its count of tokens while the sentence box keeps the focus
+  const other = 'The cat sat on the mat';
+  await page.locator('.controls [data-control="sentence"]').fill(other);
+  await expect(page.locator('.controls [data-control="T"]')).toHaveValue(String(walk.tokens(other).ids.length));
+  expect(await page.evaluate(() => document.activeElement?.dataset.control)).toBe('sentence');
+  await expect.poll(async () => (await shownValues(page, 'weights')).length).toBe(walk.tokens(other).ids.length ** 2);
+  expectClose(await shownValues(page, 'weights'), modelWeights(other, 2, 3).values);
   expect(problems).toEqual([]);
 });
 

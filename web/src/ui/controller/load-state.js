@@ -5,7 +5,7 @@ import { STEP_BY_ID } from '../steps.js';
 import { refreshChoices } from '../controls.js';
 import { STRINGS } from '../strings.js';
 import { applyChrome } from './chrome.js';
-import { controlsOf, trainedKey } from './render-step.js';
+import { controlsOf, refreshTrained, trainedKey } from './render-step.js';
 
 /**
  * Applies a partial state (validated against the table) and repaints.
@@ -27,10 +27,12 @@ export function loadState(page, changes, { fromControl = false, force = false, p
   else page.url.schedule();
   applyChrome(page);
   const trained = page.trainedWalk.controlsView(state, state.step);
-  const controlsChanged = controlsOf(STEP_BY_ID.get(state.step), state, trained).join() !== page.renderedControls.join()
-    || trainedKey(trained) !== page.renderedTrained;
+  const controlsChanged = controlsOf(STEP_BY_ID.get(state.step), state, trained).join() !== page.renderedControls.join();
   if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout || controlsChanged) page.renderStep();
-  else refreshChoices(shell.controls, trained?.state ?? state);
+  else {
+    if (trained && trainedKey(trained) !== page.renderedTrained) refreshTrained(page, trained);
+    refreshChoices(shell.controls, trained?.state ?? state);
+  }
   page.sideViews.syncTraining({ fromControl });
   page.sideViews.syncModel();
   if (stepChanged) {

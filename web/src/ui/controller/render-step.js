@@ -10,6 +10,7 @@ import { renderControls } from '../controls.js';
 import { clearInspected } from '../cell-inspection.js';
 import { element } from '../dom-sync.js';
 import { STRINGS } from '../strings.js';
+import { TRAINED_LOCKS } from '../trained/walk-inputs.js';
 
 // The controls that change something on this step: before the projections (steps 2–5) the seed only
 // reaches words without the book's vectors, so it shows only when the sentence has one (or d_in ≠ 3).
@@ -20,8 +21,26 @@ export function controlsOf(step, current, trainedView = null) {
   return [...own, ...(trainedView?.controls ?? [])];
 }
 
-// What the controls show of a trained model: its sizes and its notes (layer, head). A change redraws them.
+// What the controls show of a trained model: its sizes and its notes (layer, head).
 export const trainedKey = (view) => (view ? JSON.stringify([view.state.T, view.state.dOut, view.notes]) : '');
+
+const trainedNoteNodes = (view) => (view?.notes ?? []).map(({ note, text }) => element('p', { class: 'trained-note', 'data-note': note }, text));
+
+/**
+ * A trained model's sizes or notes changed under a control (another sentence has another count of tokens; another
+ * layer or head): the locked controls' values and the notes are written in place, so the control in use keeps focus.
+ */
+export function refreshTrained(page, view) {
+  const { controls } = page.shell;
+  for (const name of TRAINED_LOCKS) {
+    for (const input of controls.querySelectorAll(`[data-control="${name}"], [data-control-number="${name}"]`)) {
+      if (input.value !== String(view.state[name])) input.value = String(view.state[name]);
+    }
+  }
+  for (const old of controls.querySelectorAll('.trained-note')) old.remove();
+  controls.append(...trainedNoteNodes(view));
+  page.renderedTrained = trainedKey(view);
+}
 
 export function renderStep(page) {
   const { shell, state } = page;
@@ -42,7 +61,7 @@ export function renderStep(page) {
   // With the trained weights, the sizes the model fixes are shown and locked, with notes saying why.
   const trained = page.trainedWalk.controlsView(state, step.id);
   const shown = trained?.state ?? state;
-  const notes = (trained?.notes ?? []).map(({ note, text }) => element('p', { class: 'trained-note', 'data-note': note }, text));
+  const notes = trainedNoteNodes(trained);
   page.renderedControls = controlsOf(step, state, trained);
   page.renderedTrained = trainedKey(trained);
   shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true })), ...notes);
