@@ -1,10 +1,11 @@
 // The step as a picture (issue 21), for every step at its defaults at 1280×800 and 390×844: the title, the
 // explanation, the formula and every heatmap of the diagram on the first screen at 1280 (the new computation's
-// cells at least 20 px); at 390 the diagram stacked and its first heatmap on the first screen; nothing wider
-// than the page; a pointed weight's computation inside the viewport, within 400 px of the cell, clear of its row
-// and column, its sources outlined, closed by Escape. Equal values draw in equal colours; arrows inside a menu
-// leave the step alone. A first-screen screenshot of every step at both widths goes to test-results (not
-// committed). Steps come from the page's own table of contents; one page walks them all.
+// cells at least 20 px), the last heatmap a margin above the screen's bottom; at 390 the diagram stacked and its
+// first heatmap on the first screen; at both widths no node of the picture over another or past the left edge,
+// nothing wider than the page; a pointed weight's computation inside the viewport, within 400 px of the cell,
+// clear of its row and column, its sources outlined, closed by Escape. Equal values draw in equal colours; arrows
+// inside a menu leave the step alone. A first-screen screenshot of every step at both widths goes to
+// test-results (not committed). Steps come from the page's own table of contents; one page walks them all.
 import { test, expect } from '@playwright/test';
 import { afterRender, openPage, watchConsole } from './page-helpers.js';
 
@@ -61,6 +62,23 @@ async function pointAtWeight(page) {
   });
 }
 
+// At 1280×800 the picture ends this far above the first screen's bottom: a few pixels more of caption or
+// controls must not push a heatmap off it.
+const FIRST_SCREEN_MARGIN = 24;
+
+// The picture's nodes that leave the page's left edge or cover one another, as findings.
+async function nodeCollisions(page, id) {
+  const boxes = await page.locator('[data-main-figure] .diagram-node').evaluateAll((nodes) => nodes
+    .filter((node) => node.getClientRects().length > 0)
+    .map((node) => ({ name: node.dataset.node, ...node.getBoundingClientRect().toJSON() })));
+  const findings = [];
+  for (const [i, box] of boxes.entries()) {
+    if (box.left < 0) findings.push(`${id}: ${box.name} starts ${Math.round(-box.left)} px left of the page`);
+    for (const other of boxes.slice(i + 1)) if (overlaps(box, other)) findings.push(`${id}: ${box.name} and ${other.name} overlap`);
+  }
+  return findings;
+}
+
 const overlaps = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
 function gap(a, b) {
   return Math.hypot(Math.max(0, a.left - b.right, b.left - a.right), Math.max(0, a.top - b.bottom, b.top - a.bottom));
@@ -92,9 +110,11 @@ for (const { width, height } of [{ width: 1280, height: 800 }, { width: 390, hei
       await expect(picture, id).toHaveCount(1);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
       if (overflow > 0) findings.push(`${id}: the page scrolls ${overflow} px sideways`);
+      findings.push(...await nodeCollisions(page, id));
       const parts = await firstScreenParts(page);
       if (width === 1280) {
         for (const part of parts) if (part.top < 0 || part.bottom > height || part.right > width) findings.push(`${id}: ${part.name} is off the first screen (${Math.round(part.top)}–${Math.round(part.bottom)})`);
+        for (const part of parts) if (part.name.endsWith('heatmap') && part.bottom > height - FIRST_SCREEN_MARGIN && part.bottom <= height) findings.push(`${id}: ${part.name} ends ${Math.round(height - part.bottom)} px above the first screen's bottom (at least ${FIRST_SCREEN_MARGIN})`);
         // The new computation's tensors at full size: cells of 20 px or more.
         const cells = await picture.locator('.diagram-node.fresh canvas').evaluateAll((canvases) => canvases.map((c) => [c.closest('figure').dataset.tensor, Number(c.dataset.grid.split(',')[2])]));
         if (id !== 'framing' && cells.length === 0) findings.push(`${id}: nothing is marked new`);
