@@ -7,6 +7,7 @@
 // inside a menu leave the step alone. A first-screen screenshot of every step at both widths goes to
 // test-results (not committed). Steps come from the page's own table of contents; one page walks them all.
 import { test, expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { afterRender, openPage, watchConsole } from './page-helpers.js';
 
 async function stepIds(page) {
@@ -238,4 +239,59 @@ test('a control shows only where it changes something: the seed before the proje
   await expect(page.locator('.controls [data-control="seed"]')).toHaveCount(1); // "leap" has no vector in the book
   await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ step: 'weights' })));
   await expect(page.locator('.controls [data-control="seed"]')).toHaveCount(1); // the projections' seed
+});
+
+test('the Weights switch on a phone: each choice on one line, both on one line inside the page, no serious axe finding in either scheme', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openPage(page, '?step=weights');
+  const toggle = page.locator('[data-main-figure] [data-model-switch]');
+  for (const step of ['weights', 'causal', 'dropout', 'multihead']) {
+    await goToStep(page, step);
+    const layout = await toggle.evaluate((node) => {
+      const lines = (button) => {
+        const range = document.createRange();
+        range.selectNodeContents(button);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      };
+      const buttons = [...node.querySelectorAll('button')];
+      const boxes = buttons.map((button) => button.getBoundingClientRect());
+      return { lines: buttons.map(lines), tops: boxes.map((box) => Math.round(box.top)), right: Math.max(...boxes.map((box) => box.right)), heights: boxes.map((box) => box.height) };
+    });
+    expect(layout.lines, step).toEqual([1, 1]);
+    expect(new Set(layout.tops).size, step).toBe(1);
+    expect(layout.right, step).toBeLessThanOrEqual(390);
+    for (const height of layout.heights) expect(height, step).toBeGreaterThanOrEqual(24); // a touch target
+  }
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    const { violations } = await new AxeBuilder({ page }).include('[data-model-switch]').analyze();
+    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${colorScheme} ${v.id}`)).toEqual([]);
+  }
+});
+
+test('no control cuts its value off: every choice of every list in the step\'s controls fits its box, at 1280 and 390 px', async ({ page }) => {
+  test.setTimeout(60_000);
+  await openPage(page);
+  const ids = await stepIds(page);
+  const findings = [];
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
+    for (const id of ids) {
+      await goToStep(page, id);
+      const fold = page.locator('.controls-fold');
+      if (await fold.isVisible() && !(await fold.evaluate((node) => node.open))) await page.locator('.controls-summary').click();
+      // Each option's text measured in the select's own font, against the select's box less its padding and arrow.
+      findings.push(...await page.locator('.controls-slot select').evaluateAll((selects, [step, w]) => {
+        const context = document.createElement('canvas').getContext('2d');
+        return selects.filter((select) => select.getClientRects().length > 0).flatMap((select) => {
+          const style = getComputedStyle(select);
+          context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+          return [...select.options].filter((option) => context.measureText(option.text).width > room)
+            .map((option) => `${w}: ${step}: "${option.text}" does not fit ${select.dataset.control}'s box (${Math.round(room)} px)`);
+        });
+      }, [id, width]));
+    }
+  }
+  expect(findings).toEqual([]);
 });

@@ -127,6 +127,13 @@ function controlLabel(id, text) {
   return label;
 }
 
+// A list whose choices are phrases ("zero after the softmax, then renormalise") gets a line of its own, its
+// label beside it: squeezed into a column, its chosen value was cut off mid-word.
+const LONG_CHOICE = 20;
+function longChoices(p) {
+  return p.type === 'enum' && !p.choices && p.values.some((option) => (STRINGS.optionLabels[option] ?? option).length > LONG_CHOICE);
+}
+
 /**
  * The controls panel for the step's control names.
  * @param {string[]} names properties from the state table
@@ -140,7 +147,7 @@ export function renderControls(names, state, onChange) {
   for (const name of names) {
     const p = property(name);
     const id = `control-${name}`;
-    const field = element('div', { class: `field field-${p.type}` });
+    const field = element('div', { class: `field field-${p.type}${longChoices(p) ? ' field-wide' : ''}` });
     const label = controlLabel(id, STRINGS.controlLabels[name]);
     const control = p.choices ? choiceControl(p, state, id, onChange) : controlFor(p, state[name], id, onChange);
     if (state.lock.includes(name)) {
