@@ -1,11 +1,12 @@
 // The step as a picture (issue 21), for every step at its defaults at 1280×800 and 390×844: the title, the
 // explanation, the formula and every heatmap of the diagram on the first screen at 1280 (the new computation's
-// cells at least 20 px), the last heatmap a margin above the screen's bottom; at 390 the diagram stacked and its
-// first heatmap on the first screen; at both widths no node of the picture over another or past the left edge,
-// nothing wider than the page; a pointed weight's computation inside the viewport, within 400 px of the cell,
-// clear of its row and column, its sources outlined, closed by Escape. Equal values draw in equal colours; arrows
-// inside a menu leave the step alone. A first-screen screenshot of every step at both widths goes to
-// test-results (not committed). Steps come from the page's own table of contents; one page walks them all.
+// cells at least 22 px, their numbers written), the last heatmap a margin above the screen's bottom; at 390 the
+// diagram stacked and its first heatmap on the first screen; at both widths no node of the picture over another,
+// past the left edge or cut off at its right, nothing wider than the page; a pointed weight's computation inside the viewport, within
+// 400 px of the cell, clear of its row and column, its sources outlined, closed by Escape. Equal values draw in
+// equal colours; arrows inside a menu leave the step alone; the Weights switch reads on a phone; no list of the
+// controls cuts its value off. A first-screen screenshot of every step at both widths goes to test-results (not
+// committed). Steps come from the page's own table of contents; one page walks them all.
 import { test, expect } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { afterRender, openPage, watchConsole } from './page-helpers.js';
@@ -67,12 +68,17 @@ async function pointAtWeight(page) {
 // controls must not push a heatmap off it.
 const FIRST_SCREEN_MARGIN = 24;
 
-// The picture's nodes that leave the page's left edge or cover one another, as findings.
+// The picture's nodes that leave the page's left edge, cover one another or cut their heatmaps off, as findings.
 async function nodeCollisions(page, id) {
   const boxes = await page.locator('[data-main-figure] .diagram-node').evaluateAll((nodes) => nodes
     .filter((node) => node.getClientRects().length > 0)
     .map((node) => ({ name: node.dataset.node, ...node.getBoundingClientRect().toJSON() })));
   const findings = [];
+  // A node's heatmaps all in view: none cut off behind a sideways scroll.
+  const cut = await page.locator('[data-main-figure] .diagram-node .panels').evaluateAll((panels) => panels
+    .filter((node) => node.getClientRects().length > 0 && node.scrollWidth > node.clientWidth + 1)
+    .map((node) => `${node.closest('[data-node]').dataset.node} (${node.scrollWidth - node.clientWidth} px)`));
+  for (const name of cut) findings.push(`${id}: ${name} is cut off at the right`);
   for (const [i, box] of boxes.entries()) {
     if (box.left < 0) findings.push(`${id}: ${box.name} starts ${Math.round(-box.left)} px left of the page`);
     for (const other of boxes.slice(i + 1)) if (overlaps(box, other)) findings.push(`${id}: ${box.name} and ${other.name} overlap`);
@@ -116,10 +122,10 @@ for (const { width, height } of [{ width: 1280, height: 800 }, { width: 390, hei
       if (width === 1280) {
         for (const part of parts) if (part.top < 0 || part.bottom > height || part.right > width) findings.push(`${id}: ${part.name} is off the first screen (${Math.round(part.top)}–${Math.round(part.bottom)})`);
         for (const part of parts) if (part.name.endsWith('heatmap') && part.bottom > height - FIRST_SCREEN_MARGIN && part.bottom <= height) findings.push(`${id}: ${part.name} ends ${Math.round(height - part.bottom)} px above the first screen's bottom (at least ${FIRST_SCREEN_MARGIN})`);
-        // The new computation's tensors at full size: cells of 20 px or more.
+        // The new computation's tensors at full size: cells of 22 px or more, the size that carries their numbers.
         const cells = await picture.locator('.diagram-node.fresh canvas').evaluateAll((canvases) => canvases.map((c) => [c.closest('figure').dataset.tensor, Number(c.dataset.grid.split(',')[2])]));
         if (id !== 'framing' && cells.length === 0) findings.push(`${id}: nothing is marked new`);
-        for (const [name, size] of cells) if (size < 20) findings.push(`${id}: ${name} has ${size} px cells`);
+        for (const [name, size] of cells) if (size < 22) findings.push(`${id}: ${name} has ${size} px cells, too small for their numbers`);
       } else {
         const first = parts.find((part) => part.name.endsWith('heatmap'));
         if (!first || first.top > height) findings.push(`${id}: the first heatmap starts at ${first?.top} px`);
@@ -294,4 +300,12 @@ test('no control cuts its value off: every choice of every list in the step\'s c
     }
   }
   expect(findings).toEqual([]);
+});
+
+test('step 11 names its token control by what it sets, the query\'s length Tq', async ({ page }) => {
+  await openPage(page, '?step=cross');
+  await expect(page.locator('.controls label[for="control-T"]')).toHaveText(/^Query tokens Tq/);
+  await expect(page.getByRole('slider', { name: /^Query tokens Tq/ })).toHaveCount(1);
+  await afterRender(page, () => page.evaluate(() => window.attentionPlayground.setState({ step: 'causal' })));
+  await expect(page.locator('.controls label[for="control-T"]')).toHaveText(/^Tokens T/);
 });

@@ -14,14 +14,14 @@ function debounce(action, ms) {
   };
 }
 
-function numberControl(p, value, id, onChange) {
+function numberControl(p, value, id, onChange, name) {
   const group = element('span', { class: 'number-control' });
   const range = element('input', {
     type: 'range', id, min: String(p.min), max: String(p.max), step: String(p.step ?? 1), value: String(value), 'data-control': p.name,
   });
   const box = element('input', {
     type: 'number', min: String(p.min), max: String(p.max), step: String(p.step ?? 1), value: String(value),
-    'aria-label': `${STRINGS.controlLabels[p.name]} (number)`, 'data-control-number': p.name,
+    'aria-label': `${name} (number)`, 'data-control-number': p.name,
   });
   range.addEventListener('input', () => {
     box.value = range.value;
@@ -46,7 +46,7 @@ function typedOnly(p) {
   return p.max - p.min > 1000;
 }
 
-function controlFor(p, value, id, onChange) {
+function controlFor(p, value, id, onChange, name) {
   switch (p.type) {
     case 'int':
     case 'number':
@@ -55,7 +55,7 @@ function controlFor(p, value, id, onChange) {
         box.addEventListener('change', () => onChange({ [p.name]: box.value }));
         return box;
       }
-      return numberControl(p, value, id, onChange);
+      return numberControl(p, value, id, onChange, name);
     case 'bool': {
       const box = element('input', { type: 'checkbox', id, 'data-control': p.name });
       box.checked = value;
@@ -139,8 +139,9 @@ function longChoices(p) {
  * @param {string[]} names properties from the state table
  * @param {object} state current state (its `lock` list disables controls)
  * @param {(changes: object) => void} onChange
+ * @param {object} [labels] a label per property name that replaces STRINGS.controlLabels' (a step's own words)
  */
-export function renderControls(names, state, onChange) {
+export function renderControls(names, state, onChange, labels = {}) {
   if (names.length === 0) return document.createDocumentFragment();
   const fieldset = element('fieldset', { class: 'controls' });
   fieldset.append(element('legend', {}, STRINGS.controls));
@@ -148,8 +149,9 @@ export function renderControls(names, state, onChange) {
     const p = property(name);
     const id = `control-${name}`;
     const field = element('div', { class: `field field-${p.type}${longChoices(p) ? ' field-wide' : ''}` });
-    const label = controlLabel(id, STRINGS.controlLabels[name]);
-    const control = p.choices ? choiceControl(p, state, id, onChange) : controlFor(p, state[name], id, onChange);
+    const text = labels[name] ?? STRINGS.controlLabels[name];
+    const label = controlLabel(id, text);
+    const control = p.choices ? choiceControl(p, state, id, onChange) : controlFor(p, state[name], id, onChange, text);
     if (state.lock.includes(name)) {
       for (const input of control.matches('input, select') ? [control] : control.querySelectorAll('input')) input.disabled = true;
       label.append(' ', element('span', { class: 'locked' }, STRINGS.locked));

@@ -110,6 +110,14 @@ function labelFor(labels, index, chars = null) {
   return chars ? labels[index].slice(0, chars) : shortLabel(labels[index]);
 }
 
+// A column label cut to `chars` letters, and shorter while it is wider than its cell less a gap: three wide
+// letters ("com", 26 px in a 24 px cell) otherwise ran into the next column's label.
+function fittedLabel(ctx, labels, index, chars, cell) {
+  let text = labelFor(labels, index, chars);
+  while (text.length > 1 && ctx.measureText(text).width > cell - 1.5) text = text.slice(0, -1);
+  return text;
+}
+
 // Every how-many-th label is written: all of them down to 13 px cells, then every other one, and so on,
 // so that labels never overlap (the hover and the tables still name every cell).
 function labelStride(cell) {
@@ -142,7 +150,7 @@ function drawLabels(ctx, panel, layout, colors) {
         ctx.textAlign = 'center';
         ctx.textBaseline = 'bottom';
       }
-      ctx.fillText(labelFor(panel.colLabels, c, layout.colChars), 0, 0);
+      ctx.fillText(layout.colChars && panel.colLabels ? fittedLabel(ctx, panel.colLabels, c, layout.colChars, cell) : labelFor(panel.colLabels, c, layout.colChars), 0, 0);
       ctx.restore();
     }
   }

@@ -81,11 +81,12 @@ export function planDiagram(stepId, views) {
   const listed = (list, view) => (list ?? []).some((entry) => entry === roleOf(view.name) || view.name.startsWith(entry));
   // A view may ask to be a thumbnail itself (a trained model's 128-wide projections, steps.js weightViews).
   const thumb = (view) => (view.thumb || listed(nodes.thumbs, view)) && !expanded.has(view.name);
-  // One cell size for the step's full-size nodes, from its token count: 24 px at the default 6 tokens
-  // (numbers written on the cells); from 9 tokens up a T × T matrix about 520 px wide (16 px at T = 32), so
-  // that one token more or less changes its size by a cell, not by a step of the scale.
+  // One cell size for the step's full-size nodes, from its token count: up to 8 tokens (step 11's context) at
+  // least 24 px, the size whose numbers ("−.06") stand apart (heatmap-draw.js writes them from 22 px); from 9
+  // tokens up a T × T matrix about 520 px wide (16 px at T = 32), so that one token more or less changes its
+  // size by a cell, not by a step of the scale.
   const tokens = Math.max(1, ...views.map((v) => Math.max(v.rows?.length ?? 0, v.cols?.length ?? 0) || v.tensor.shape.at(-1)));
-  const full = tokens <= 8 ? Math.min(30, Math.max(20, Math.floor(144 / tokens))) : Math.max(8, Math.min(24, Math.floor(520 / tokens)));
+  const full = tokens <= 8 ? Math.min(30, Math.max(24, Math.floor(144 / tokens))) : Math.max(8, Math.min(24, Math.floor(520 / tokens)));
   const small = Math.min(10, Math.max(3, Math.floor(60 / tokens)));
   const tops = new Map();
   for (const view of views) {

@@ -102,6 +102,10 @@ export const STRINGS = {
   implementation: 'implementation',
   result: 'result',
   pytorch: 'PyTorch (fixture)',
+  // A control's name where a step calls its quantity otherwise (step 11's query sentence sets Tq, not T).
+  stepControlLabels: {
+    cross: { T: 'Query tokens Tq (the sentence repeats when shorter)' },
+  },
   controlLabels: {
     sentence: 'Sentence',
     context: 'Context sentence (keys and values)',

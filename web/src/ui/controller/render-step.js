@@ -64,7 +64,8 @@ export function renderStep(page) {
   const notes = trainedNoteNodes(trained);
   page.renderedControls = controlsOf(step, state, trained);
   page.renderedTrained = trainedKey(trained);
-  shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true })), ...notes);
+  const labels = STRINGS.stepControlLabels[step.id];
+  shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true }), labels), ...notes);
   shell.tocLinks.forEach((link) => {
     if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
     else link.removeAttribute('aria-current');
