@@ -14,9 +14,7 @@ test('step 10 with the trained switch shows the English model\'s heads on the se
   await page.evaluate(() => window.attentionPlayground.heads());
   await expect(page.locator(`${panel} figure`)).toHaveCount(4);
   await expect(page.locator(`${panel} [data-heads="tokens"] .token`).first()).toBeVisible();
-  // it opens on layer 2, the one with labelled heads; layer 1's are drawn on request
-  await expect(page.locator(`${panel} figure`).first()).toHaveAttribute('data-layer', '2');
-  await page.locator(`${panel} [data-heads="layer"]`).selectOption('1');
+  // it opens on layer 1 (the walk's Layer default on steps 6–11); layer 2's heads are drawn on request
   await expect(page.locator(`${panel} figure`).first()).toHaveAttribute('data-layer', '1');
   const layer1 = await page.locator(`${panel} figure`).evaluateAll((figures) => figures.map((f) => f.dataset.label));
   await page.locator(`${panel} [data-heads="layer"]`).selectOption('2');
@@ -28,14 +26,14 @@ test('step 10 with the trained switch shows the English model\'s heads on the se
   expect(new Set([...layer1, ...layer2]).size).toBeGreaterThan(1);
   await expect(page.locator(`${panel} figure[data-head="2"] figcaption strong`)).toHaveText('Layer 2, head 2: induction');
   expect(await page.evaluate(() => window.attentionPlayground.getState()['model-layer'])).toBe(2);
-  expect(new URL(page.url()).searchParams.get('model-layer')).toBeNull(); // 2 is the default
+  await expect.poll(() => new URL(page.url()).searchParams.get('model-layer')).toBe('2'); // 1 is the default
   await page.screenshot({ path: 'test-results/english-heads.png', fullPage: true });
   expect(problems).toEqual([]);
 });
 
 test('step 10: the weights switch at the top of the picture turns the book\'s random heads into the trained model\'s, which differ', async ({ page }) => {
   const problems = watchConsole(page);
-  await openPage(page, '?step=multihead');
+  await openPage(page, '?step=multihead&model-layer=2'); // layer 2: the shipped model's labelled heads (docs/model.md)
   const figure = page.locator('[data-main-figure]');
   const toggle = figure.locator('[data-model-switch]');
   await expect(toggle).toBeVisible();

@@ -189,7 +189,7 @@ test('npm pack: the built .wasm files and the English model (once each), the wor
   ]);
   expect(paths.filter((path) => /attention-(simd|baseline)/.test(path) && !path.startsWith('web/src/core/wasm/'))).toEqual([]);
   // the shipped English model (docs/model.md): once, in the model folder the package's page reads it from
-  expect(paths.filter((path) => path.endsWith('.safetensors') && !path.startsWith('web/src/ui/trained/'))).toEqual(['web/src/model/english.safetensors']);
+  expect(paths.filter((path) => path.endsWith('.safetensors'))).toEqual(['web/src/model/english.safetensors']);
   // under 1 MB before the English model (0.84 MB of float16 weights) joined it
   expect(packed.size).toBeLessThan(2_000_000);
   expect(existsSync(join(work.project, 'node_modules', NAME, 'LICENSE'))).toBe(true);

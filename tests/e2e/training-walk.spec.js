@@ -1,51 +1,88 @@
-// The walk's "random / trained" switch (model=trained): steps 6–8 and 10 take x and W_query/W_key/W_value from
-// the shipped model (web/src/ui/trained/walk-model.safetensors, scripts/train-walk-model.mjs), lock the sizes
-// it fixes with a note, and step 11 says it has no trained counterpart.
+// The walk's "random / trained" switch (model=trained): steps 6–11 show one layer of the shipped English model
+// (web/src/model/english.safetensors) on the sentence in its own tokens (trained/walk-inputs.js), lock the sizes it
+// fixes with a note, and add a Layer and a Head control; a model trained on the Training tab's text task can be
+// carried in instead. The numbers are checked against the English model's own forward in Node, never pinned.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '@playwright/test';
-import { decodeSafetensors } from '../../web/src/train/safetensors.js';
-import { defaultsFor } from '../../web/src/ui/state.js';
+import { modelFromSafetensors } from '../../web/src/model/english.js';
+import { englishWalkModel } from '../../web/src/ui/trained/walk-inputs.js';
 import { expectPageMatchesCore, openPage, shownValues, watchConsole } from './page-helpers.js';
 
-const { tensors } = decodeSafetensors(new Uint8Array(readFileSync('web/src/ui/trained/walk-model.safetensors')));
-const d = 4;
-// nn.Linear's (out, in) weight as the walk's (d_in, d_out) matrix.
-const asWalk = (name) => {
-  const w = tensors[`blocks.0.${name}.weight`].data;
-  return Array.from({ length: d * d }, (_, i) => w[(i % d) * d + Math.floor(i / d)]);
-};
-// The step's own layout (state.js STEP_DEFAULTS): 'linear' shows nn.Linear's weight as stored, under `.weight`.
-const shownWeight = (id) => (defaultsFor(id).layout === 'linear'
-  ? { name: 'W_query.weight', values: Array.from(tensors['blocks.0.q_proj.weight'].data) }
-  : { name: 'W_query', values: asWalk('q_proj') });
-const TRAINED_STEPS = ['weights', 'causal', 'dropout', 'multihead'];
+const english = modelFromSafetensors(new Uint8Array(readFileSync('web/src/model/english.safetensors')));
+const walk = englishWalkModel(english);
 
-for (const id of TRAINED_STEPS) {
-  test(`step "${id}": the trained switch shows the shipped model's weights and locks its sizes`, async ({ page }) => {
-    const problems = watchConsole(page);
-    await openPage(page, `?step=${id}`);
-    const { name, values } = shownWeight(id);
-    const random = await shownValues(page, name);
-    await page.locator('[data-main-figure] [data-model-switch] button[data-model="trained"]').click();
-    await expect(page.locator('[data-note="trained"]')).toBeVisible();
-    await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(4);
-    const trained = await shownValues(page, name);
-    expect(trained).not.toEqual(random);
-    expect(trained).toHaveLength(d * d);
-    trained.forEach((value, i) => expect(Math.abs(value - values[i])).toBeLessThan(1e-4));
-    await expect(page.locator('.controls [data-control="T"]')).toBeDisabled();
-    await expect.poll(() => new URL(page.url()).searchParams.get('model')).toBe('trained');
-    await expectPageMatchesCore(page);
-    expect(problems).toEqual([]);
-  });
+/** The English model's own attention weights of `layer`, `head` (1-based) on `text`: (T, T) as a flat list. */
+function modelWeights(text, layer, head) {
+  const { ids } = walk.tokens(text);
+  const T = ids.length;
+  return { T, values: Array.from(english.forward(ids).attention[layer - 1].data.subarray((head - 1) * T * T, head * T * T)) };
 }
+const expectClose = (shown, expected) => {
+  expect(shown).toHaveLength(expected.length);
+  shown.forEach((value, i) => expect(Math.abs(value - expected[i]), `[${i}]`).toBeLessThan(6e-5));
+};
 
-test('step 11 says it has no trained counterpart', async ({ page }) => {
+test('step 7: the trained switch shows layer 1 of the English model, locks its sizes with a note; Layer and Head pick another', async ({ page }) => {
   const problems = watchConsole(page);
-  await openPage(page, '?step=cross&model=trained');
-  await expect(page.locator('[data-note="trained-cross"]')).toBeVisible();
+  await openPage(page, '?step=causal');
+  await page.locator('[data-main-figure] [data-model-switch] button[data-model="trained"]').click();
+  await expect(page.locator('[data-note="trained"]')).toContainText('pre-LN');
+  await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(english.config.dModel);
+  const sentence = 'Your journey starts with one step';
+  const first = modelWeights(sentence, 1, 1);
+  expectClose(await shownValues(page, 'weights'), first.values);
+  for (const name of ['T', 'dModel', 'dOut', 'seed']) await expect(page.locator(`.controls [data-control="${name}"]`)).toBeDisabled();
+  await expect(page.locator('.controls [data-control="T"]')).toHaveValue(String(first.T));
+  await expect(page.locator('.controls [data-control="sentence"]')).toBeEnabled();
+  // the Head and Layer controls: their values go to the URL, and the weights follow
+  await page.locator('.controls [data-control="model-head"]').selectOption('3');
+  await page.locator('.controls [data-control="model-layer"]').selectOption('2');
+  await expect.poll(() => new URL(page.url()).searchParams.get('model-layer')).toBe('2');
+  expect(new URL(page.url()).searchParams.get('model-head')).toBe('3');
+  await expect(page.locator('[data-note="trained"]')).toContainText('layer 2');
+  await expect.poll(async () => (await shownValues(page, 'weights'))[first.T]).toBeCloseTo(modelWeights(sentence, 2, 3).values[first.T], 4);
+  expectClose(await shownValues(page, 'weights'), modelWeights(sentence, 2, 3).values);
+  await expectPageMatchesCore(page);
+  // another sentence: T follows its count of tokens while the sentence box keeps the focus
+  const other = 'The cat sat on the mat';
+  await page.locator('.controls [data-control="sentence"]').fill(other);
+  await expect(page.locator('.controls [data-control="T"]')).toHaveValue(String(walk.tokens(other).ids.length));
+  expect(await page.evaluate(() => document.activeElement?.dataset.control)).toBe('sentence');
+  await expect.poll(async () => (await shownValues(page, 'weights')).length).toBe(walk.tokens(other).ids.length ** 2);
+  expectClose(await shownValues(page, 'weights'), modelWeights(other, 2, 3).values);
+  expect(problems).toEqual([]);
+});
+
+test('step 11 with the trained switch: the sentence\'s queries over the context\'s keys, with a note that says what it is', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, '?step=cross&model=trained&model-head=2');
+  await expect(page.locator('[data-note="trained-cross"]')).toContainText('decoder-only');
+  await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(english.config.dModel);
+  const run = await page.evaluate(() => {
+    const { inputs, result } = window.attentionPlayground.lastRun();
+    return { Tq: inputs.tokens.length, Tk: inputs.contextTokens.length, weights: result.tensors.find((view) => view.name === 'weights').tensor.shape };
+  });
+  expect(run.Tq).not.toBe(run.Tk);
+  expect(run.weights.slice(-2)).toEqual([run.Tq, run.Tk]);
+  const { ids } = walk.tokens('Your journey starts with one step');
+  expect(run.Tq).toBe(ids.length);
+  expect(problems).toEqual([]);
+});
+
+test('the element takes model-layer and model-head as attributes', async ({ page }) => {
+  const problems = watchConsole(page);
+  await page.goto('/examples/course-page.html');
+  await page.evaluate(() => {
+    const element = document.createElement('attention-playground');
+    element.id = 'trained';
+    for (const [name, value] of [['step', 'dropout'], ['model', 'trained'], ['model-layer', '2'], ['model-head', '4'], ['dropout', '0']]) element.setAttribute(name, value);
+    document.body.append(element);
+  });
+  const element = page.locator('#trained');
+  await expect(element.frameLocator('iframe').locator('[data-note="trained"]')).toContainText('head 4');
+  expect(await element.evaluate((el) => el.getState())).toMatchObject({ model: 'trained', 'model-layer': 2, 'model-head': 4 });
   expect(problems).toEqual([]);
 });
 
@@ -61,7 +98,7 @@ test('a model trained on the text task is carried into the walk; one that misses
   const state = await page.evaluate(() => window.attentionPlayground.getState());
   expect(state).toMatchObject({ view: 'walk', step: 'weights', model: 'trained' });
   await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(8);
-  expect(await shownValues(page, 'W_query')).toHaveLength(64);
+  expect(await shownValues(page, 'W_query')).toHaveLength(8 * 4); // one head: (d_in 8, d_head 4)
   await expectPageMatchesCore(page);
 
   const other = encodeURIComponent('Your trip starts with one step');
@@ -76,8 +113,7 @@ test('the single-file page from file:// has the trained weights too', async ({ p
   const problems = watchConsole(page);
   const url = pathToFileURL(resolve('dist/playground-single.html')).href;
   await openPage(page, '?step=causal&model=trained', url);
-  await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(4);
-  const trained = await shownValues(page, 'W_query');
-  trained.forEach((value, i) => expect(Math.abs(value - asWalk('q_proj')[i])).toBeLessThan(1e-4));
+  await expect.poll(() => page.evaluate(() => window.attentionPlayground.lastRun()?.state.dModel)).toBe(english.config.dModel);
+  expectClose(await shownValues(page, 'weights'), modelWeights('Your journey starts with one step', 1, 1).values);
   expect(problems).toEqual([]);
 });

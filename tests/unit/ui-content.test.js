@@ -2,6 +2,7 @@
 // (tests/fixtures/torchSnippets.json, `npm run fixtures`) and the page computes the numbers it printed;
 // every step's C++ panel is a region of cpp/attention/*.cpp; the book's numbers (Raschka ch. 3, the
 // curriculum's seed 003) appear at the steps' defaults; per-step defaults and the heads rule hold.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { loadAttention } from '../../web/src/core/index.js';
@@ -10,7 +11,8 @@ import { buildInputs } from '../../web/src/ui/inputs.js';
 import { STEP_IDS, headChoices, parseState, serializeState, updateState } from '../../web/src/ui/state.js';
 import { STEPS } from '../../web/src/ui/steps.js';
 import { STRINGS } from '../../web/src/ui/strings.js';
-import { checkFixture, defaultSnippets, pageInputs, trainedSnippets } from '../fixtures/snippet_texts.mjs';
+import { TRAINED_STEPS } from '../../web/src/ui/trained/walk-inputs.js';
+import { checkFixture, defaultSnippets, ENGLISH_MODEL_FILE, pageInputs, trainedSnippets } from '../fixtures/snippet_texts.mjs';
 
 const RECORDED = JSON.parse(readFileSync(new URL('../fixtures/torchSnippets.json', import.meta.url), 'utf8'));
 const RECORDED_BY_ID = new Map(RECORDED.steps.map((s) => [s.id, s]));
@@ -45,11 +47,15 @@ describe('runnable PyTorch', () => {
     ...defaultSnippets().map((snippet) => ({ snippet, recorded: RECORDED_BY_ID.get(snippet.id), query: `step=${snippet.id}` })),
     ...trainedSnippets().map((snippet) => ({ snippet, recorded: RECORDED.trained.find((r) => r.query === snippet.query), query: snippet.query })),
   ];
-  test('the trained model\'s snippets are recorded for every trained step, in both layouts', () => {
+  test('the trained model\'s snippets are recorded for every trained step, against the shipped model\'s file', () => {
+    const sha256 = createHash('sha256').update(readFileSync(new URL(`../../${ENGLISH_MODEL_FILE}`, import.meta.url))).digest('hex');
+    expect(RECORDED.englishModelSha256, `${ENGLISH_MODEL_FILE} changed since torchSnippets.json was recorded: run /usr/bin/python3 tests/fixtures/torch_snippets.py`).toBe(sha256);
     expect(RECORDED.trained.map((r) => r.query)).toEqual(trainedSnippets().map((s) => s.query));
-    expect(RECORDED.trained.length).toBeGreaterThan(0);
+    expect(new Set(RECORDED.trained.map((r) => r.id))).toEqual(new Set(TRAINED_STEPS));
     for (const record of RECORDED.trained) {
-      expect(record.text).toContain('token + position embeddings');
+      // the weights are read from the model's file, not written out
+      expect(record.text).toContain(`open("${ENGLISH_MODEL_FILE}", "rb")`);
+      expect(record.text.length).toBeLessThan(8000);
       // No weight comes from a seed; step 8's dropout mask does (torch.manual_seed right before each nn.Dropout call).
       expect(record.text.replace(/torch\.manual_seed\(\d+\)\n(mask|dropped) = dropout\(/g, '')).not.toContain('torch.manual_seed');
     }
@@ -62,7 +68,8 @@ describe('runnable PyTorch', () => {
       const step = STEPS.find((s) => s.id === snippet.id);
       for (const [variable, tensorName] of step.torchChecks) {
         const expected = recorded.values[variable];
-        const actual = named[tensorName];
+        // step 9 away from the PyTorch fixture's inputs (a trained model's) shows the JS reference's output instead
+        const actual = named[tensorName] ?? (tensorName === 'PyTorch output' ? named['JS reference output'] : undefined);
         expect(actual, `${snippet.id}: the page shows no tensor "${tensorName}"`).toBeDefined();
         expect(actual.data.length).toBe(expected.data.length);
         expected.data.forEach((value, i) => {

@@ -60,12 +60,12 @@ describe('URL parsing', () => {
   });
 
   test.each([
-    ['T=0', 'T', 6], ['T=33', 'T', 6], ['T=-1', 'T', 6], ['T=1.5', 'T', 6], ['T=1e1', 'T', 6], ['T=', 'T', 6],
-    ['dModel=65', 'dModel', 3], ['heads=9', 'heads', 2], ['seed=4294967296', 'seed', 123],
+    ['T=0', 'T', 6], ['T=65', 'T', 6], ['T=-1', 'T', 6], ['T=1.5', 'T', 6], ['T=1e1', 'T', 6], ['T=', 'T', 6],
+    ['dModel=129', 'dModel', 3], ['heads=9', 'heads', 2], ['seed=4294967296', 'seed', 123],
     ['dropout=1', 'dropout', 0.5], ['dropout=NaN', 'dropout', 0.5], ['temperature=0', 'temperature', 1],
     ['temperature=Infinity', 'temperature', 1], ['causal=yes', 'causal', true], ['mask=none', 'mask', 'neg_inf'],
     ['step=__proto__', 'step', 'framing'], ['backend=cuda', 'backend', 'auto'], ['hide=everything', 'hide', []],
-    ['lock=embed', 'lock', []], ['edits=32.0:1', 'edits', []], ['edits=0.0:101', 'edits', []], ['edits=a', 'edits', []],
+    ['lock=embed', 'lock', []], ['edits=64.0:1', 'edits', []], ['edits=0.0:101', 'edits', []], ['edits=a', 'edits', []],
   ])('an out-of-range or malformed value (%s) falls back to the default with a notice', (query, name, fallback) => {
     const { state, notices } = parseState(query);
     expect(state[name]).toEqual(fallback);
@@ -150,7 +150,7 @@ describe('edits of the projection weights', () => {
   });
 
   test.each([
-    'Wq.64.0:1', 'Wq.0.64:1', 'x.32.0:1', 'Wq.0.0:101', 'Wq.0.0:-100.5', 'Wq.0.0:1e2', 'Wq.0.0:NaN', 'Wq.0.0:Infinity',
+    'Wq.128.0:1', 'Wq.0.128:1', 'x.64.0:1', 'Wq.1000.0:1', 'Wq.0.0:101', 'Wq.0.0:-100.5', 'Wq.0.0:1e2', 'Wq.0.0:NaN', 'Wq.0.0:Infinity',
     'Wo.0.0:1', 'wq.0.0:1', 'W_query.0.0:1', '__proto__.0.0:1', 'constructor.0.0:1', 'toString.0.0:1', 'hasOwnProperty.0.0:1',
     'Wq..0.0:1', 'Wq.0.0.0:1', '.0.0:1', 'Wq.0:1', 'Wq.-1.0:1', 'Wq.0.0:', 'Wq.0.0:0x10', 'Wq.0.0:1,', 'Wq 0.0:1',
     'Wq.0.0:1;alert(1)', '<b>Wq</b>.0.0:1', 'Wq.0.0:1,Wk.0.0:<script>', `Wq.0.0:1${',Wk.0.0:1'.repeat(64)}`,
@@ -166,7 +166,7 @@ describe('edits of the projection weights', () => {
     expect(ok.notices).toEqual([]);
     expect(ok.state.edits).toEqual([{ matrix: 'x', row: 0, col: 0, value: 2 }, { matrix: 'Wv', row: 1, col: 0, value: 0.5 }]);
     for (const bad of [[{ matrix: 'Wz', row: 0, col: 0, value: 1 }], [{ matrix: 7, row: 0, col: 0, value: 1 }],
-      [{ matrix: 'Wq,x', row: 0, col: 0, value: 1 }], [{ matrix: 'Wq', row: 0, col: 0, value: Infinity }], [{ matrix: 'Wq', row: 99, col: 0, value: 1 }]]) {
+      [{ matrix: 'Wq,x', row: 0, col: 0, value: 1 }], [{ matrix: 'Wq', row: 0, col: 0, value: Infinity }], [{ matrix: 'Wq', row: 999, col: 0, value: 1 }]]) {
       const { state, notices } = updateState(defaultState(), { edits: bad });
       expect(state.edits).toEqual([]);
       expect(notices).toHaveLength(1);

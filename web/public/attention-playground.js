@@ -45,6 +45,7 @@ const PARAMETERS = {
   "backend": "backend",
   "model": "model",
   "model-layer": "model-layer",
+  "model-head": "model-head",
   "heads-off": "heads-off",
   "learn-task": "learn-task",
   "learn-seed": "learn-seed",

@@ -1,5 +1,5 @@
 // The picture's weights switch: "the book's random weights | a trained model", two toggle buttons at the top of
-// the step's main figure on every step the `model` state parameter changes (steps 6–8 and 10). It writes the
+// the step's main figure on every step the `model` state parameter changes (steps 6–11). It writes the
 // same `model` parameter as the URL and the element's attribute; `lock=model` disables it.
 import { element } from './dom-sync.js';
 import { STRINGS } from './strings.js';

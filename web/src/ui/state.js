@@ -28,8 +28,9 @@ export const BACKENDS = ['auto', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 export const HIDEABLE = ['explanation', 'formula', 'code', 'controls', 'nav', 'checks', 'exercises'];
 
 const MAX_UINT32 = 4294967295;
-export const MAX_T = 32;
-export const MAX_D = 64;
+// T up to the shipped English model's context and d up to its width (model=trained shows them).
+export const MAX_T = 64;
+export const MAX_D = 128;
 const MAX_TEXT = 200;
 const MAX_EDITS = 64;
 const MAX_ABS_EDIT = 100;
@@ -65,10 +66,12 @@ export const STATE_TABLE = [
   { name: 'dropoutRng', type: 'enum', values: ['torch', 'counter'], default: 'torch', control: true, doc: 'Step 8\'s dropout mask: torch.nn.Dropout\'s for the seed (the book\'s), or the counter-based generator every backend shares.' },
   { name: 'edits', type: 'edits', default: [], control: true, doc: 'Cells typed into x or the weights: matrix.row.col:value, comma separated.' },
   { name: 'backend', type: 'enum', values: BACKENDS, default: 'auto', control: true, doc: 'Which backend computes: auto, wasm-simd, wasm-baseline, js or webgpu.' },
-  // Steps 6–8 and 10: the seeded random weights, or the shipped trained model's (trained/walk-model.js).
-  { name: 'model', type: 'enum', values: ['random', 'trained'], default: 'random', control: true, doc: 'Random seeded weights, or the shipped trained model\'s, on the steps that have weights.' },
-  // Step 10 with model=trained: the English model's layer shown (1-based; 2 holds its labelled heads) and the heads switched off ("1.2,2.3").
-  { name: 'model-layer', type: 'int', min: 1, max: 4, default: 2, control: true, doc: 'Step 10 with model=trained: the English model\'s layer shown (1-based).' },
+  // Steps 6–11: the seeded random weights, or one layer of the shipped English model (trained/walk-model.js).
+  { name: 'model', type: 'enum', values: ['random', 'trained'], default: 'random', control: true, doc: 'Steps 6–11: the book\'s seeded random weights, or one layer of the shipped English model (docs/model.md) on the sentence in its own tokens.' },
+  // With model=trained: the English model's layer (1-based) on steps 6–11 and step 10's heads panel, and on the
+  // single-head steps (6–9, 11) which head's slice of its projections is shown.
+  { name: 'model-layer', type: 'int', min: 1, max: 4, default: 1, control: true, choices: modelLayerChoices, doc: 'Steps 6–11 with model=trained: the English model\'s layer shown (1-based): its attention input x and its projections.' },
+  { name: 'model-head', type: 'int', min: 1, max: 8, default: 1, control: true, choices: modelHeadChoices, doc: 'Steps 6–9 and 11 with model=trained: which of the layer\'s heads gives W_query, W_key and W_value (its d_head rows; 1-based).' },
   { name: 'heads-off', type: 'text', maxLength: MAX_TEXT, default: '', doc: 'Step 10 with model=trained: the English model\'s heads switched off, as layer.head, comma separated (e.g. 2.2,2.3).' },
   // Step 12 ('learn'): what its one-layer model trains on.
   { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'previous', control: true, doc: 'What step 12\'s model learns.' },
@@ -139,6 +142,15 @@ export function headChoices(state) {
 /** The head picker's values: 0 (all heads), then 1 … heads. */
 export function headPickChoices(state) {
   return Array.from({ length: state.heads + 1 }, (_, h) => h);
+}
+
+// The trained model's layers and heads (1-based), where the shown state carries its sizes (trained/walk-switch.js
+// sets modelLayers and modelHeads, which are not state: no URL holds them), else the table's bounds.
+export function modelLayerChoices(state) {
+  return Array.from({ length: state.modelLayers ?? 4 }, (_, i) => i + 1);
+}
+export function modelHeadChoices(state) {
+  return Array.from({ length: state.modelHeads ?? 8 }, (_, i) => i + 1);
 }
 
 /** The divisor of dOut nearest to `heads` (the smaller one on a tie). */
@@ -291,7 +303,7 @@ function parseEdits(text) {
   if (items.length > MAX_EDITS) return { error: expected };
   const edits = new Map();
   for (const item of items) {
-    const match = /^(?:([A-Za-z]{1,8})\.)?(\d{1,2})\.(\d{1,2}):(-?\d{1,3}(\.\d{1,6})?)$/.exec(item.trim());
+    const match = /^(?:([A-Za-z]{1,8})\.)?(\d{1,3})\.(\d{1,3}):(-?\d{1,3}(\.\d{1,6})?)$/.exec(item.trim());
     if (!match) return { error: expected };
     const matrix = match[1] ?? 'x';
     const bounds = MATRIX_BY_NAME.get(matrix);

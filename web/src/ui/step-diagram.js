@@ -79,7 +79,8 @@ export function planDiagram(stepId, views) {
   }
   const nodes = STEP_NODES[stepId] ?? {};
   const listed = (list, view) => (list ?? []).some((entry) => entry === roleOf(view.name) || view.name.startsWith(entry));
-  const thumb = (view) => listed(nodes.thumbs, view) && !expanded.has(view.name);
+  // A view may ask to be a thumbnail itself (a trained model's 128-wide projections, steps.js weightViews).
+  const thumb = (view) => (view.thumb || listed(nodes.thumbs, view)) && !expanded.has(view.name);
   // One cell size for the step's full-size nodes, from its token count: up to 8 tokens (step 11's context) at
   // least 24 px, the size whose numbers ("−.06") stand apart (heatmap-draw.js writes them from 22 px); from 9
   // tokens up a T × T matrix about 520 px wide (16 px at T = 32), so that one token more or less changes its
@@ -101,12 +102,21 @@ export function planDiagram(stepId, views) {
     for (const view of full.slice(1)) if (view.rows.join('\u0000') === full[0].rows.join('\u0000')) sharesRows.add(view.name);
   }
   return {
-    sizeOf: (view) => (thumb(view) ? { cell: small, thumb: true } : { cell: full, thumb: false, noRowLabels: sharesRows.has(view.name) }),
+    sizeOf: (view, panels) => (thumb(view) ? { cell: fitCell(small, panels, MAX_THUMB_PX, 1), thumb: true } : { cell: fitCell(full, panels, MAX_NODE_PX, 2), thumb: false, noRowLabels: sharesRows.has(view.name) }),
     scaleTop: (view) => (perTensorScale ? null : tops.get(scaleGroup(view)) ?? null),
     groups: perTensorScale ? [] : [...tops].map(([group, top]) => ({ group, kind: kinds[group], top })),
     fresh: (view) => listed(nodes.fresh, view) && !listed(nodes.thumbs, view),
     thumb,
   };
+}
+
+// A full-size node is at most about 520 px along its longer side and a thumbnail 160 px (a trained model's 128 × 32
+// projections, at the step's cell size, would stand 2,000 px tall): the cells shrink to fit, down to `least` px.
+const MAX_NODE_PX = 520;
+const MAX_THUMB_PX = 160;
+function fitCell(cell, panels, longestPx, least) {
+  const longest = Math.max(1, ...(panels ?? []).map((panel) => Math.max(panel.rows ?? 0, panel.cols ?? 0)));
+  return Math.min(cell, Math.max(least, Math.floor(longestPx / longest)));
 }
 
 // The diagram's nodes stay on the page between repaints, like the figures in them.

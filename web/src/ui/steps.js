@@ -35,9 +35,23 @@ function weightViews(weights, { cross = false } = {}) {
   const edits = cross ? ['crossWq', 'crossWk', 'crossWv'] : ['Wq', 'Wk', 'Wv'];
   const linear = weights.layout === 'linear';
   const axes = linear ? ['d_out', 'd_in'] : ['d_in', 'd_out'];
-  return ['query', 'key', 'value'].map((name, i) => show(
-    `W_${name}${linear ? '.weight' : ''}${suffix}`, weights.shown[name], { editable: edits[i], axes },
+  // A trained model's projections (d_in 128) are thumbnails that open on a click, and carry biases
+  // (Q = X·W_q + b_q), shown beside the weights, not editable.
+  const trained = Boolean(weights.bias);
+  const views = ['query', 'key', 'value'].map((name, i) => show(
+    `W_${name}${linear ? '.weight' : ''}${suffix}`, weights.shown[name], { editable: edits[i], axes, thumb: trained },
   ));
+  if (trained) views.push(...['query', 'key', 'value'].map((name) => show(`b_${name}${suffix}`, weights.bias[name], { axes: ['d_out'], thumb: true })));
+  return views;
+}
+
+// The biases of a projection ({query, key, value, queryBias?, …}), cut to columns [from, to) like its weights.
+function biasColumns(projection, from, to) {
+  const cut = {};
+  for (const name of ['queryBias', 'keyBias', 'valueBias']) {
+    if (projection[name]) cut[name] = { data: projection[name].data.slice(from, to), shape: [to - from] };
+  }
+  return cut;
 }
 
 // Axis names, the same on every step: T tokens, d_in embedding size, d_out projection size; Tq and Tk
@@ -182,6 +196,7 @@ export const STEPS = [
       const options = attentionOptions(state);
       const result = await api.selfAttention(inputs.x, inputs.projection, options);
       const linearWeights = {
+        ...inputs.projection, // the biases, when a trained model has them
         query: transposed(inputs.projection.query),
         key: transposed(inputs.projection.key),
         value: transposed(inputs.projection.value),
@@ -282,7 +297,7 @@ export const STEPS = [
     cpp: ['compare'],
     torch: SNIPPETS['check'],
     torchChecks: SNIPPET_CHECKS['check'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout'], // the backend selector is in the header
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'seed', 'layout', 'model'], // the backend selector is in the header
     formula: String.raw`\max_i |a_i - b_i| \quad\text{and}\quad |a_i - b_i| \le \text{atol} + \text{rtol}\,|b_i| \;\;\forall i`,
     async run({ api, inputs, fixture, loadBackend }) {
       // This step's own inputs: the sentence through step 7's causal attention, batched as the fixture is.
@@ -330,11 +345,13 @@ export const STEPS = [
         query: columns(inputs.projection.query, h * dHead, (h + 1) * dHead),
         key: columns(inputs.projection.key, h * dHead, (h + 1) * dHead),
         value: columns(inputs.projection.value, h * dHead, (h + 1) * dHead),
+        ...biasColumns(inputs.projection, h * dHead, (h + 1) * dHead),
       }));
       const { heads: _unused, ...stackedOptions } = options;
       const stacked = await api.multiheadAttentionStacked(inputs.x, { heads }, stackedOptions);
-      // The book's §3.6.2 form at its own settings: d_out 2 in 2 heads of 1, out_proj, torch.manual_seed(seed).
-      const book = await api.multiheadAttentionSplit(inputs.x, bookSplitWeights(state.seed, state.dModel), attentionOptions(state, { causal: state.causal, heads: 2 }));
+      // The book's §3.6.2 form at its own settings: d_out 2 in 2 heads of 1, out_proj, torch.manual_seed(seed)
+      // (not with a trained model: its seeded weights would mean nothing on the model's x).
+      const book = inputs.trained ? null : await api.multiheadAttentionSplit(inputs.x, bookSplitWeights(state.seed, state.dModel), attentionOptions(state, { causal: state.causal, heads: 2 }));
       const tokens = { rows: inputs.tokens, cols: inputs.tokens, causal: state.causal, axes: TOKENS_TOKENS };
       return {
         tensors: [
@@ -342,7 +359,7 @@ export const STEPS = [
           show('weights', split.weights, { ...tokens, kind: 'weights', panels: true, hover: { query: split.query, key: split.key, scores: split.scores, scaled: split.scaled, masked: split.masked } }),
           show('context (split heads)', split.context, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
           show('context (stacked heads)', stacked.context, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
-          show('output (§3.6.2 MultiHeadAttention: d_out 2, 2 heads, out_proj)', book.output, { rows: inputs.tokens, axes: TOKENS_D_OUT }),
+          ...(book ? [show('output (§3.6.2 MultiHeadAttention: d_out 2, 2 heads, out_proj)', book.output, { rows: inputs.tokens, axes: TOKENS_D_OUT })] : []),
         ],
         checks: [{ name: 'stackedEqualsSplit', comparison: await api.compare(stacked.output, split.output) }],
       };
@@ -353,7 +370,7 @@ export const STEPS = [
     cpp: ['cross-attention'],
     torch: SNIPPETS['cross'],
     torchChecks: SNIPPET_CHECKS['cross'],
-    controls: ['sentence', 'context', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'scale', 'temperature'],
+    controls: ['sentence', 'context', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'scale', 'temperature', 'model'],
     formula: String.raw`Q = X_{\text{query}} W_q,\;\; K = X_{\text{context}} W_k,\;\; V = X_{\text{context}} W_v, \qquad W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_{\text{head}}}}\Big) \in \mathbf{R}^{T_q \times T_k}`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { heads: state.heads });

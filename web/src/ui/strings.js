@@ -126,6 +126,8 @@ export const STRINGS = {
     dropoutRng: 'Dropout random numbers',
     backend: 'Backend',
     model: 'Weights',
+    'model-layer': 'Layer of the English model',
+    'model-head': 'Head of that layer (its W_query, W_key, W_value rows)',
     'learn-task': 'What the model learns',
     'train-task': 'Task',
     'train-text': 'Your text (for the text and English text tasks)',
@@ -144,7 +146,7 @@ export const STRINGS = {
   mistakeShown: 'differs, as it should: the masked weights are not 0',
   optionLabels: {
     random: 'random (seeded)',
-    trained: 'trained on the sentence',
+    trained: 'one layer of the shipped English model',
     sentence: 'the next word of the sentence',
     previous: 'previous token',
     copy: 'copy',
@@ -239,8 +241,18 @@ export const STRINGS = {
     headMoved: 'There is no head {head} with heads={heads}; showing all heads.',
     unknownMessage: 'Unknown message type {type} was ignored.',
   },
-  trainedNote: 'Trained weights: a one-layer model (d_model 4, 2 heads) trained to predict the next word of "{sentence}" (shipped with the page, reproducible with scripts/train-walk-model.mjs). x is its token + position embeddings, W_query, W_key and W_value its projections. The sentence, T, d_model, d_out, heads and seed are those it was trained with, so they are locked here.',
-  carriedNote: 'Your trained weights (from the Training tab: layer 1 of a model with d_model {dModel} and {heads} heads, trained on your text). x is its token + position embeddings of "{sentence}", W_query, W_key and W_value its projections; the sizes it fixes are locked. They last for this visit; a reload brings back the shipped model.',
+  // Steps 6–11 with model=trained (trained/walk-inputs.js): what x and the weights are, and why sizes are locked.
+  trainedNote: 'Trained weights: layer {layer} of the shipped English model (docs/model.md: {layers} layers × {heads} heads, d_model {dModel}, trained on public-domain English). The sentence is in the model\'s own tokens (T = {T}); x is the layer\'s attention input after its LayerNorm (the model is pre-LN: each layer normalises the residual stream before its attention), and W_query, W_key, W_value {which}, with their biases (Q = x·W_q + b_q). T, d_in, d_out, heads and the seed are fixed by the model, so they are locked.',
+  trainedHeadOne: 'are head {head}\'s d_head = {dHead} rows of the layer\'s projections',
+  trainedHeadAll: 'are the layer\'s whole projections, {heads} heads of d_head = {dHead}',
+  trainedStepNotes: {
+    weights: 'Step 6 has no mask, so every token here also attends to the tokens after it; the model never did (step 7 adds its mask, and its weights are the model\'s own).',
+    check: 'The check compares the backends on this layer\'s causal attention, against the JS reference.',
+    cross: 'The English model is decoder-only: it never attends from one text to another. Here the same layer\'s query projection reads your sentence and its key and value projections read the context sentence, each run through the model on its own: what cross-attention computes, with trained projections, not something the model was trained to do. No mask: every query sees every context token.',
+  },
+  carriedNote: 'Your trained weights (from the Training tab: layer {layer} of a model with d_model {dModel} and {heads} heads, trained on your text; its tokens are your text\'s words). x is the layer\'s attention input ({input}) of "{sentence}", W_query, W_key and W_value {which}, with their biases; the sizes it fixes are locked. They last for this visit; a reload brings back the shipped model.',
+  carriedInputNormed: 'after its LayerNorm',
+  carriedInputPlain: 'the token + position embeddings plus the earlier layers\' outputs',
   heads: {
     title: 'The shipped English model: what each head does on your sentence',
     intro: 'A {layers}-layer attention-only model with {heads} heads per layer (d_model {dModel}), trained by this project on public-domain English text (docs/model.md). Your sentence in its own tokens ({tokens}; · is a space):',
@@ -261,7 +273,6 @@ export const STRINGS = {
     loading: 'Loading the English model…',
     loadFailed: 'Could not load the English model: {message}',
   },
-  trainedCrossNote: 'The trained model has no cross-attention (it only attends within one sentence), so this step has no trained counterpart and keeps its random weights.',
   skipToStep: 'Skip to the step',
   training: {
     tab: 'Training',

@@ -5,63 +5,12 @@
 // that text and computes those numbers. Pure text building: no DOM, no attention math.
 import { lowbias32 } from '../core/random.js';
 import { CLASSIC_EMBEDDINGS } from './inputs.js';
+import { MODULE_NAMES, PROJECTIONS, pyFloat, pyString, pyTensor } from './torch-python.js';
+import { englishHeader, trainedWeightLines } from './trained/torch-trained.js';
 import { completeConfig, demoSettings } from './training/config.js';
 import { tokenizeText } from '../train/tasks.js';
 
-// The texts of the values written lately: at T=32, d=64 a snippet writes x's 2,048 values, each up to nine
-// toPrecision calls, and the next snippet (another T, another temperature) writes mostly the same values.
-// (A Map's keys compare 0 and −0 as one: both are written 0.0.)
-const PY_FLOATS = new Map();
-const PY_FLOATS_KEPT = 1 << 15;
-
-/**
- * A short decimal that reads back as the same float32 (what torch.tensor([...]) will store): 9
- * significant digits always do; fewer are tried, from 8 down, while they still read back the same.
- */
-export function pyFloat(value) {
-  let text = PY_FLOATS.get(value);
-  if (text === undefined) {
-    text = shortestPyFloat(value);
-    if (PY_FLOATS.size >= PY_FLOATS_KEPT) PY_FLOATS.clear();
-    PY_FLOATS.set(value, text);
-  }
-  return text;
-}
-
-function shortestPyFloat(value) {
-  if (Number.isNaN(value)) return 'float("nan")';
-  if (!Number.isFinite(value)) return value > 0 ? 'float("inf")' : 'float("-inf")';
-  const target = Math.fround(value);
-  let text = String(Number(target.toPrecision(9)));
-  for (let digits = 8; digits >= 1; digits--) {
-    const shorter = String(Number(target.toPrecision(digits)));
-    if (Math.fround(Number(shorter)) !== target) break;
-    text = shorter;
-  }
-  return /[.en]/.test(text) ? text : `${text}.0`;
-}
-
-/** A Python string literal (JSON's escapes are Python's for the text a sentence may hold). */
-export function pyString(text) {
-  return JSON.stringify(text);
-}
-
-/** `torch.tensor([...])` of a (rows, cols) or rank-3 tensor, one row a line, rows optionally labelled. */
-export function pyTensor(tensor, { indent = '', labels = null } = {}) {
-  const { data, shape } = tensor;
-  const cols = shape[shape.length - 1];
-  const rows = data.length / cols;
-  const lines = [];
-  for (let r = 0; r < rows; r++) {
-    const values = Array.from(data.subarray(r * cols, (r + 1) * cols), pyFloat).join(', ');
-    const label = labels ? `  # ${labels[r]}` : '';
-    lines.push(`${indent}    [${values}],${label}`);
-  }
-  const open = '['.repeat(shape.length - 1);
-  const close = ']'.repeat(shape.length - 1);
-  if (shape.length === 3) return `torch.tensor([[\n${lines.join('\n')}\n${indent}]])`;
-  return `torch.tensor(${open.slice(1)}[\n${lines.join('\n')}\n${indent}]${close.slice(1)})`;
-}
+export { pyFloat, pyString, pyTensor };
 
 function isClassic(tokens, dModel) {
   return dModel === 3 && tokens.every((word) => CLASSIC_EMBEDDINGS.has(word.toLowerCase()));
@@ -69,9 +18,10 @@ function isClassic(tokens, dModel) {
 
 // The first lines of every snippet that uses x: imports, print options, the embeddings.
 function header(state, inputs) {
+  if (inputs.trained && !inputs.trained.carried) return englishHeader(state, inputs);
   const classic = isClassic(inputs.tokens, state.dModel);
   const source = inputs.trained
-    ? `the ${inputs.trained.carried ? 'carried' : 'trained'} model's token + position embeddings of the sentence, written out`
+    ? `layer ${inputs.trained.layer}'s attention input of the model you trained (the page's numbers), written out`
     : classic
       ? "the book's 3-d embeddings of the sentence"
       : 'the page\'s seeded embeddings, written out';
@@ -86,34 +36,10 @@ function header(state, inputs) {
   ];
 }
 
-const PROJECTIONS = ['query', 'key', 'value'];
-const MODULE_NAMES = { query: 'W_query', key: 'W_key', value: 'W_value' };
-
-// The trained model's q/k/v projections (model=trained, trained/walk-inputs.js), written out as the page shows
-// them, the learner's edits included: a seed cannot make them, so the snippet carries the numbers.
-function trainedWeightLines(state, inputs) {
-  const linear = state.layout === 'linear';
-  const source = inputs.trained.carried
-    ? 'the model you trained on the Training tab'
-    : 'the shipped model (web/src/ui/trained/walk-model.safetensors, trained by scripts/train-walk-model.mjs)';
-  const lines = [`# W_query, W_key, W_value: blocks.0.q_proj/k_proj/v_proj.weight of ${source};`,
-    '# its biases stay out, as the walk\'s attention has none. Your edits are in the numbers.',
-    `d_out = ${state.dOut}`];
-  for (const name of PROJECTIONS) {
-    const shown = inputs.weights.shown[name];
-    if (linear) {
-      lines.push(`${MODULE_NAMES[name]} = torch.nn.Linear(d_in, d_out, bias=False)   # weight: (d_out, d_in)`,
-        `${MODULE_NAMES[name]}.weight.copy_(${pyTensor(shown)})`);
-    } else {
-      lines.push(`${MODULE_NAMES[name]} = ${pyTensor(shown)}   # (d_in, d_out)`);
-    }
-  }
-  return lines;
-}
 
 // The seeded weights, as the page makes them (inputs.js projectionWeights), with the learner's edits.
 function weightLines(state, { editNames = ['Wq', 'Wk', 'Wv'], inputs = null } = {}) {
-  if (inputs?.trained) return trainedWeightLines(state, inputs);
+  if (inputs?.trained) return trainedWeightLines(state, inputs, editNames);
   const linear = state.layout === 'linear';
   const lines = [`d_out = ${state.dOut}`, `torch.manual_seed(${state.seed})`];
   for (const name of PROJECTIONS) {
@@ -130,8 +56,10 @@ function weightLines(state, { editNames = ['Wq', 'Wk', 'Wv'], inputs = null } = 
   return lines;
 }
 
-function project(state, name, input = 'x') {
-  return state.layout === 'linear' ? `${MODULE_NAMES[name]}(${input})` : `${input} @ ${MODULE_NAMES[name]}`;
+// x·W (or nn.Linear's x·Wᵀ); a trained model's matrix layout adds its bias.
+function project(state, name, input = 'x', inputs = null) {
+  if (state.layout === 'linear') return `${MODULE_NAMES[name]}(${input})`;
+  return inputs?.trained ? `(${input} @ ${MODULE_NAMES[name]} + b_${name})` : `${input} @ ${MODULE_NAMES[name]}`;
 }
 
 // " / d_k ** 0.5", with the temperature, as the page's scale and temperature controls say.
@@ -176,8 +104,8 @@ function maskLines(state) {
   return lines;
 }
 
-function projectLines(state) {
-  return PROJECTIONS.map((name) => `${name} = ${project(state, name)}   # (T, d_out)`);
+function projectLines(state, inputs) {
+  return PROJECTIONS.map((name) => `${name} = ${project(state, name, 'x', inputs)}   # (T, d_out)`);
 }
 
 // Step 10 with a model's weights: one big projection split into heads (the weights come written out).
@@ -186,7 +114,7 @@ function multiheadSplitSnippet(state, inputs) {
     `B, H = 1, ${state.heads}`,
     'd_head = d_out // H',
     'xb = x.unsqueeze(0)   # (B, T, d_in)',
-    ...PROJECTIONS.map((name) => `${name[0]} = ${project(state, name, 'xb')}.view(B, T, H, d_head).transpose(1, 2)   # (B, H, T, d_head)`),
+    ...PROJECTIONS.map((name) => `${name[0]} = ${project(state, name, 'xb', inputs)}.view(B, T, H, d_head).transpose(1, 2)   # (B, H, T, d_head)`),
     'scores = q @ k.transpose(-2, -1)   # (B, H, T, T)'];
   if (state.causal) lines.push(FUTURE, 'scores = scores.masked_fill(future, float("-inf"))');
   lines.push(`weights = torch.softmax(scores${scaleText(state, 'd_head')}, dim=-1)`,
@@ -246,7 +174,7 @@ export const SNIPPETS = {
   weights({ state, inputs }) {
     const linear = state.layout === 'linear';
     return [...header(state, inputs), ...weightLines(state, { inputs }), '',
-      ...projectLines(state),
+      ...projectLines(state, inputs),
       'scores = query @ key.T',
       'd_k = key.shape[-1]',
       `weights = torch.softmax(scores${scaleText(state, 'd_k')}, dim=-1)`,
@@ -256,8 +184,9 @@ export const SNIPPETS = {
         ? '# the matrix layout: the same numbers transposed, used as x @ W, give the same query'
         : '# nn.Linear stores (d_out, d_in) and computes x @ weight.T: the transposed matrix gives the same query',
       ...(linear
-        ? ['print(torch.allclose(x @ W_query.weight.T, query))']
-        : ['linear = torch.nn.Linear(d_in, d_out, bias=False)', 'linear.weight.copy_(W_query.T)', 'print(torch.allclose(linear(x), query))']),
+        ? [`print(torch.allclose(x @ W_query.weight.T${inputs.trained ? ' + W_query.bias' : ''}, query))`]
+        : [`linear = torch.nn.Linear(d_in, d_out${inputs.trained ? '' : ', bias=False'})`, 'linear.weight.copy_(W_query.T)',
+          ...(inputs.trained ? ['linear.bias.copy_(b_query)'] : []), 'print(torch.allclose(linear(x), query))']),
       '',
       '# why the scale: a softmax of large scores is nearly one-hot',
       'example = torch.tensor([0.0, 1.0, 2.0, 3.0, 10.0])',
@@ -265,7 +194,7 @@ export const SNIPPETS = {
   },
   causal({ state, inputs }) {
     return [...header(state, inputs), ...weightLines(state, { inputs }), '',
-      ...projectLines(state),
+      ...projectLines(state, inputs),
       'scores = query @ key.T',
       ...maskLines(state),
       'context = weights @ value',
@@ -274,7 +203,7 @@ export const SNIPPETS = {
   dropout({ state, inputs }) {
     const T = inputs.tokens.length;
     const lines = [...header(state, inputs), ...weightLines(state, { inputs }), '',
-      ...projectLines(state),
+      ...projectLines(state, inputs),
       'scores = query @ key.T',
       'd_k = key.shape[-1]',
       'scaled = scores / d_k ** 0.5'];
@@ -301,15 +230,16 @@ export const SNIPPETS = {
     return lines.join('\n');
   },
   check({ state, inputs, fixture }) {
-    return [...header(state, inputs), ...weightLines(state), '',
+    return [...header(state, inputs), ...weightLines(state, { inputs }), '',
       'xb = x.unsqueeze(0)   # (B, T, d_in), B = 1',
-      `query, key, value = ${PROJECTIONS.map((name) => project(state, name, 'xb')).join(', ')}`,
+      `query, key, value = ${PROJECTIONS.map((name) => project(state, name, 'xb', inputs)).join(', ')}`,
       'scores = query @ key.transpose(-2, -1) / key.shape[-1] ** 0.5',
       FUTURE,
       'weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)',
       'output = weights @ value',
-      `# At the defaults these are the inputs of the fixture case "${fixture.name}":`,
-      '# every backend on the page is compared with this output.',
+      ...(inputs.trained
+        ? ['# Away from the PyTorch fixture\'s inputs, the page compares every backend with its JS reference: this output.']
+        : [`# At the defaults these are the inputs of the fixture case "${fixture.name}":`, '# every backend on the page is compared with this output.']),
       'print(output)'].join('\n');
   },
   multihead({ state, inputs }) {
@@ -352,19 +282,23 @@ export const SNIPPETS = {
   },
   cross({ state, inputs }) {
     const classic = isClassic(inputs.tokens, state.dModel);
-    return ['import torch', 'torch.set_grad_enabled(False)', 'torch.set_printoptions(precision=4, sci_mode=False)', '',
-      `# x_query: ${classic ? "the book's 3-d embeddings of the sentence" : "the page's seeded embeddings, written out"}, (Tq=${inputs.tokens.length}, d_in=${state.dModel})`,
+    const english = inputs.trained && !inputs.trained.carried;
+    const source = inputs.trained ? `layer ${inputs.trained.layer}'s attention input of the model you trained, written out`
+      : classic ? "the book's 3-d embeddings of the sentence" : "the page's seeded embeddings, written out";
+    const start = english ? englishHeader(state, inputs, { query: 'x_query' }) : ['import torch', 'torch.set_grad_enabled(False)', 'torch.set_printoptions(precision=4, sci_mode=False)', '',
+      `# x_query: ${source}, (Tq=${inputs.tokens.length}, d_in=${state.dModel})`,
       `x_query = ${pyTensor(inputs.x, { labels: inputs.tokens })}`,
-      `# x_context: the page's seeded embeddings of the context sentence, (Tk=${inputs.contextTokens.length}, d_in=${state.dModel})`,
+      `# x_context: ${inputs.trained ? 'the same layer\'s attention input for the context sentence' : "the page's seeded embeddings of the context sentence"}, written out, (Tk=${inputs.contextTokens.length}, d_in=${state.dModel})`,
       `x_context = ${pyTensor(inputs.xContext, { labels: inputs.contextTokens })}`,
       'Tq, d_in = x_query.shape',
-      'Tk = x_context.shape[0]',
-      ...weightLines(state, { editNames: ['crossWq', 'crossWk', 'crossWv'] }), '',
+      'Tk = x_context.shape[0]'];
+    return [...start,
+      ...weightLines(state, { editNames: ['crossWq', 'crossWk', 'crossWv'], inputs: inputs.trained ? { ...inputs, weights: inputs.crossWeights } : null }), '',
       `B, H = 1, ${state.heads}`,
       'd_head = d_out // H',
-      `q = ${project(state, 'query', 'x_query.unsqueeze(0)')}.view(B, Tq, H, d_head).transpose(1, 2)   # (B, H, Tq, d_head)`,
-      `k = ${project(state, 'key', 'x_context.unsqueeze(0)')}.view(B, Tk, H, d_head).transpose(1, 2)   # (B, H, Tk, d_head)`,
-      `v = ${project(state, 'value', 'x_context.unsqueeze(0)')}.view(B, Tk, H, d_head).transpose(1, 2)`,
+      `q = ${project(state, 'query', 'x_query.unsqueeze(0)', inputs)}.view(B, Tq, H, d_head).transpose(1, 2)   # (B, H, Tq, d_head)`,
+      `k = ${project(state, 'key', 'x_context.unsqueeze(0)', inputs)}.view(B, Tk, H, d_head).transpose(1, 2)   # (B, H, Tk, d_head)`,
+      `v = ${project(state, 'value', 'x_context.unsqueeze(0)', inputs)}.view(B, Tk, H, d_head).transpose(1, 2)`,
       `weights = torch.softmax(q @ k.transpose(-2, -1)${scaleText(state, 'd_head')}, dim=-1)   # (B, H, Tq, Tk), no mask`,
       'output = (weights @ v).transpose(1, 2).reshape(B, Tq, d_out)',
       'print(weights)', 'print(output)'].join('\n');

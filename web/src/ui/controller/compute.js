@@ -2,7 +2,6 @@
 import { buildInputs } from '../inputs.js';
 import { STEP_BY_ID } from '../steps.js';
 import { STRINGS, format } from '../strings.js';
-import { loadWalkModel, trainedInputs, trainedState, TRAINED_STEPS } from '../trained/walk-model.js';
 
 // A backend that switches under the page (a lost device moving 'auto' or 'webgpu' to WASM) repaints the
 // badge and says why; subscribed once per loaded Attention object.
@@ -37,21 +36,17 @@ export async function compute(page, stale) {
   // The state the step computes with: the learner's, or the trained model's sentence and sizes.
   let runState = state;
   let inputs;
-  if (state.model === 'trained' && TRAINED_STEPS.includes(step.id)) {
+  if (page.trainedWalk.applies(state, step.id)) {
     try {
-      const model = await loadWalkModel();
+      const run = await page.trainedWalk.run(state, step.id);
       if (stale()) return null;
-      if (!page.walkModel) {
-        page.walkModel = model;
-        page.renderStep(); // the controls show the model's sizes
-      }
+      if (run.loaded) page.renderStep(); // the controls show the model's sizes
+      ({ state: runState, inputs } = run);
     } catch (error) {
       if (stale()) return null;
       page.showError(error);
       return null;
     }
-    runState = trainedState(state, page.walkModel);
-    inputs = trainedInputs(buildInputs(runState), page.walkModel, state.edits);
   } else {
     inputs = buildInputs(state);
   }

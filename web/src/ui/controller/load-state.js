@@ -5,7 +5,7 @@ import { STEP_BY_ID } from '../steps.js';
 import { refreshChoices } from '../controls.js';
 import { STRINGS } from '../strings.js';
 import { applyChrome } from './chrome.js';
-import { controlsOf } from './render-step.js';
+import { controlsOf, refreshTrained, trainedKey } from './render-step.js';
 
 /**
  * Applies a partial state (validated against the table) and repaints.
@@ -26,9 +26,13 @@ export function loadState(page, changes, { fromControl = false, force = false, p
   if (push || stepChanged) page.url.write(true);
   else page.url.schedule();
   applyChrome(page);
-  const controlsChanged = controlsOf(STEP_BY_ID.get(state.step), state).join() !== page.renderedControls.join();
+  const trained = page.trainedWalk.controlsView(state, state.step);
+  const controlsChanged = controlsOf(STEP_BY_ID.get(state.step), state, trained).join() !== page.renderedControls.join();
   if (stepChanged || !fromControl || adjusted.length || state.layout !== before.layout || controlsChanged) page.renderStep();
-  else refreshChoices(shell.controls, state);
+  else {
+    if (trained && trainedKey(trained) !== page.renderedTrained) refreshTrained(page, trained);
+    refreshChoices(shell.controls, trained?.state ?? state);
+  }
   page.sideViews.syncTraining({ fromControl });
   page.sideViews.syncModel();
   if (stepChanged) {

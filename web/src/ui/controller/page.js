@@ -14,6 +14,7 @@ import { loadState } from './load-state.js';
 import { renderStep } from './render-step.js';
 import { repaint } from './repaint.js';
 import { createSideViews } from './side-views.js';
+import { createTrainedWalk } from '../trained/walk-switch.js';
 
 /**
  * @param {HTMLElement} root
@@ -28,12 +29,13 @@ export function createPage(root, { state, fixture, loadOptions, benchmarkUrl }) 
     loadOptions,
     state,
     backends: createBackends(loadOptions),
-    walkModel: null, // the shipped trained model (trained/walk-model.js), once loaded
+    trainedWalk: createTrainedWalk(), // model=trained: one layer of the English model (or a carried model)
     generation: 0, // counts repaints: a result from an older one is dropped
     lastRun: null, // the last repaint on the page, complete (its tables written): what lastRun() and onRender give
     latestRun: null, // the last computation, set as soon as its figures are built (for the repaints it triggers)
     renderedStep: null,
     renderedControls: [],
+    renderedTrained: '', // what the controls show of the trained model (render-step.js trainedKey)
     renderedSnippetStep: null,
     snippetTimer: null,
     availableWidth: 800, // the results column's content width (view-tools.js watchWidth)

@@ -9,18 +9,41 @@ import { splitExplanation, stepCountText } from '../shell.js';
 import { renderControls } from '../controls.js';
 import { clearInspected } from '../cell-inspection.js';
 import { element } from '../dom-sync.js';
-import { STRINGS, format } from '../strings.js';
-import { trainedState, TRAINED_LOCKS, TRAINED_STEPS } from '../trained/walk-model.js';
+import { STRINGS } from '../strings.js';
+import { TRAINED_LOCKS } from '../trained/walk-inputs.js';
 
 // The controls that change something on this step: before the projections (steps 2–5) the seed only
 // reaches words without the book's vectors, so it shows only when the sentence has one (or d_in ≠ 3).
 const SEED_FOR_EMBEDDINGS_ONLY = ['loop', 'matmul', 'softmax', 'self-attention'];
-export function controlsOf(step, current) {
-  return (step.controls ?? []).filter((name) => name !== 'model').filter((name) => name !== 'seed' || !SEED_FOR_EMBEDDINGS_ONLY.includes(step.id) || seedChangesEmbeddings(current));
+// With model=trained, the Layer and Head controls join the step's (page.trainedWalk.controlsView).
+export function controlsOf(step, current, trainedView = null) {
+  const own = (step.controls ?? []).filter((name) => name !== 'model').filter((name) => name !== 'seed' || !SEED_FOR_EMBEDDINGS_ONLY.includes(step.id) || seedChangesEmbeddings(current));
+  return [...own, ...(trainedView?.controls ?? [])];
+}
+
+// What the controls show of a trained model: its sizes and its notes (layer, head).
+export const trainedKey = (view) => (view ? JSON.stringify([view.state.T, view.state.dOut, view.notes]) : '');
+
+const trainedNoteNodes = (view) => (view?.notes ?? []).map(({ note, text }) => element('p', { class: 'trained-note', 'data-note': note }, text));
+
+/**
+ * A trained model's sizes or notes changed under a control (another sentence has another count of tokens; another
+ * layer or head): the locked controls' values and the notes are written in place, so the control in use keeps focus.
+ */
+export function refreshTrained(page, view) {
+  const { controls } = page.shell;
+  for (const name of TRAINED_LOCKS) {
+    for (const input of controls.querySelectorAll(`[data-control="${name}"], [data-control-number="${name}"]`)) {
+      if (input.value !== String(view.state[name])) input.value = String(view.state[name]);
+    }
+  }
+  for (const old of controls.querySelectorAll('.trained-note')) old.remove();
+  controls.append(...trainedNoteNodes(view));
+  page.renderedTrained = trainedKey(view);
 }
 
 export function renderStep(page) {
-  const { shell, state, walkModel } = page;
+  const { shell, state } = page;
   const step = STEP_BY_ID.get(state.step);
   const strings = STRINGS.steps[step.id];
   shell.stepCount.textContent = stepCountText(step.number);
@@ -35,19 +58,12 @@ export function renderStep(page) {
   shell.cellMath.reset();
   clearInspected();
   shell.cpp.textContent = CPP_PANELS[step.id]; // regions of cpp/attention/*.cpp, cut out at build time
-  // With the trained weights, the sizes the model fixes are shown and locked, with a note saying why.
-  const trained = state.model === 'trained';
-  const fixed = trained && TRAINED_STEPS.includes(step.id);
-  const shown = fixed && walkModel ? { ...trainedState(state, walkModel), lock: [...new Set([...state.lock, ...TRAINED_LOCKS])] } : state;
-  const notes = [];
-  if (fixed) {
-    const text = walkModel?.carried
-      ? format(STRINGS.carriedNote, { dModel: walkModel.dModel, heads: walkModel.heads, sentence: walkModel.sentence })
-      : format(STRINGS.trainedNote, { sentence: walkModel?.sentence ?? '' });
-    notes.push(element('p', { class: 'trained-note', 'data-note': walkModel?.carried ? 'carried' : 'trained' }, text));
-  }
-  if (trained && step.id === 'cross') notes.push(element('p', { class: 'trained-note', 'data-note': 'trained-cross' }, STRINGS.trainedCrossNote));
-  page.renderedControls = controlsOf(step, state);
+  // With the trained weights, the sizes the model fixes are shown and locked, with notes saying why.
+  const trained = page.trainedWalk.controlsView(state, step.id);
+  const shown = trained?.state ?? state;
+  const notes = trainedNoteNodes(trained);
+  page.renderedControls = controlsOf(step, state, trained);
+  page.renderedTrained = trainedKey(trained);
   const labels = STRINGS.stepControlLabels[step.id];
   shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true }), labels), ...notes);
   shell.tocLinks.forEach((link) => {

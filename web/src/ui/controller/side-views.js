@@ -1,6 +1,5 @@
 // The views beside the walk's step, each loaded when first needed (the walk does not pay for them): the Training
 // tab and step 12's demo (training/view.js), step 10's English heads (model=trained), the Real model view.
-import { carriedModel } from '../trained/walk-model.js';
 import { STRINGS, format } from '../strings.js';
 
 export function createSideViews(page) {
@@ -35,14 +34,14 @@ export function createSideViews(page) {
 
   // A model trained on the tab's text task becomes the walk's "trained" weights, if it knows every word.
   function carryToWalk(bytes, vocabulary) {
-    const { model, missing } = carriedModel(bytes, vocabulary, page.state.sentence);
-    if (missing) {
-      page.showNotices([format(STRINGS.training.carryMissing, { words: missing.map((w) => `“${w}”`).join(', ') })]);
-      return;
-    }
-    page.walkModel = model;
-    page.loadState({ view: 'walk', step: 'weights', model: 'trained' }, { push: true, force: true });
-    page.renderStep();
+    return page.trainedWalk.carry(bytes, vocabulary, page.state.sentence).then(({ missing }) => {
+      if (missing) {
+        page.showNotices([format(STRINGS.training.carryMissing, { words: missing.map((w) => `“${w}”`).join(', ') })]);
+        return;
+      }
+      page.loadState({ view: 'walk', step: 'weights', model: 'trained' }, { push: true, force: true });
+      page.renderStep();
+    }).catch(page.showError);
   }
 
   function syncTraining({ fromControl: changedByControl = false } = {}) {
