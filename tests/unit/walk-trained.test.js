@@ -140,6 +140,19 @@ describe('model=trained: one layer of the English model', () => {
     expect(trainedNotes(walk, run.state, run.inputs, 'weights').map((n) => n.note)).toEqual(['trained', 'trained-weights']);
   });
 
+  test('a layer or head beyond the model\'s is said in a note, not clamped silently', () => {
+    const { state } = parseState('step=causal&model=trained&model-layer=4&model-head=8');
+    const run = trainedRun(walk, state, 'causal');
+    const clamped = trainedNotes(walk, run.state, run.inputs, 'causal', state).find((n) => n.note === 'trained-clamped');
+    expect(clamped.text).toBe(`model-layer 4: this model has 2 layers, so model-layer 2 is shown. model-head 8: this model has ${H} heads per layer, so model-head ${H} is shown.`);
+    const inside = parseState('step=causal&model=trained&model-layer=2&model-head=1').state;
+    const runInside = trainedRun(walk, inside, 'causal');
+    expect(trainedNotes(walk, runInside.state, runInside.inputs, 'causal', inside).map((n) => n.note)).not.toContain('trained-clamped');
+    const all = parseState('step=multihead&model=trained&model-head=8').state; // step 10 shows every head: no head note
+    const runAll = trainedRun(walk, all, 'multihead');
+    expect(trainedNotes(walk, runAll.state, runAll.inputs, 'multihead', all).map((n) => n.note)).not.toContain('trained-clamped');
+  });
+
   test('a layer or head beyond the model\'s is clamped to its last; edits reach x and the weights', () => {
     const { state } = parseState('step=causal&model=trained&model-layer=4&model-head=8&edits=1.100:0.5,Wq.2.3:-0.75');
     const run = trainedRun(walk, state, 'causal');

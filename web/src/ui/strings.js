@@ -243,6 +243,7 @@ export const STRINGS = {
   },
   // Steps 6–11 with model=trained (trained/walk-inputs.js): what x and the weights are, and why sizes are locked.
   trainedNote: 'Trained weights: layer {layer} of the shipped English model (docs/model.md: {layers} layers × {heads} heads, d_model {dModel}, trained on public-domain English). The sentence is in the model\'s own tokens (T = {T}); x is the layer\'s attention input after its LayerNorm (the model is pre-LN: each layer normalises the residual stream before its attention), and W_query, W_key, W_value {which}, with their biases (Q = x·W_q + b_q). T, d_in, d_out, heads and the seed are fixed by the model, so they are locked.',
+  trainedClamped: '{name} {asked}: this model has {count} {what}, so {name} {shown} is shown.',
   trainedHeadOne: 'are head {head}\'s d_head = {dHead} rows of the layer\'s projections',
   trainedHeadAll: 'are the layer\'s whole projections, {heads} heads of d_head = {dHead}',
   trainedStepNotes: {

@@ -140,7 +140,7 @@ export function trainedControls(stepId) {
  * The notes beside the locked controls for a trained run (trainedRun's state and inputs): what x and the weights
  * are and why the sizes are locked, then what is particular to the step. [{note, text}], `note` naming each for tests.
  */
-export function trainedNotes(walk, runState, inputs, stepId) {
+export function trainedNotes(walk, runState, inputs, stepId, asked = runState) {
   const { config } = walk.model;
   const { layer, head, heads } = inputs.trained;
   const dHead = config.dModel / heads;
@@ -150,5 +150,11 @@ export function trainedNotes(walk, runState, inputs, stepId) {
     : { note: 'trained', text: format(STRINGS.trainedNote, { layer, layers: config.layers, heads, dModel: config.dModel, T: runState.T, which }) }];
   const particular = STRINGS.trainedStepNotes[stepId];
   if (particular) notes.push({ note: `trained-${stepId}`, text: particular });
+  // a layer or head beyond the model's (a URL or an embed may ask for one) is shown as the model's last, and said
+  const shown = { 'model-layer': layer, 'model-head': head };
+  const beyond = (head === 0 ? ['model-layer'] : ['model-layer', 'model-head']).filter((name) => asked[name] > shown[name]);
+  if (beyond.length) {
+    notes.push({ note: 'trained-clamped', text: beyond.map((name) => format(STRINGS.trainedClamped, { name, asked: asked[name], shown: shown[name], count: name === 'model-layer' ? config.layers : heads, what: name === 'model-layer' ? 'layers' : 'heads per layer' })).join(' ') });
+  }
   return notes;
 }

@@ -58,7 +58,7 @@ export function createTrainedWalk() {
       try {
         const run = trainedRun(walk, state, stepId);
         const sizes = { modelLayers: walk.model.config.layers, modelHeads: walk.model.config.heads }; // the Layer and Head choices
-        return { state: { ...run.state, ...sizes, lock }, controls, notes: trainedNotes(walk, run.state, run.inputs, stepId) };
+        return { state: { ...run.state, ...sizes, lock }, controls, notes: trainedNotes(walk, run.state, run.inputs, stepId, state) };
       } catch {
         return { state: { ...state, lock }, controls, notes: [] }; // compute shows the error
       }
