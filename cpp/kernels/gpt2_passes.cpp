@@ -8,7 +8,8 @@
 
 namespace ap::kernels::gpt2 {
 
-void layer_norm(const float* x, const float* gamma, const float* beta, int rows, int d, float eps, float* y) {
+void layer_norm(const float* x, const float* gamma, const float* beta, int rows, int d, float eps, float* y,
+                float* xhat, float* rstd) {
   for (int n = 0; n < rows; ++n) {
     const float* in = x + static_cast<std::size_t>(n) * d;
     float* out = y + static_cast<std::size_t>(n) * d;
@@ -18,7 +19,16 @@ void layer_norm(const float* x, const float* gamma, const float* beta, int rows,
     double variance = 0;
     for (int i = 0; i < d; ++i) variance += (in[i] - mean) * (in[i] - mean);
     const double inverse_std = 1.0 / std::sqrt(variance / d + eps);
-    for (int i = 0; i < d; ++i) out[i] = static_cast<float>((in[i] - mean) * inverse_std) * gamma[i] + beta[i];
+    if (rstd != nullptr) rstd[n] = static_cast<float>(inverse_std);
+    if (xhat == nullptr) {
+      for (int i = 0; i < d; ++i) out[i] = static_cast<float>((in[i] - mean) * inverse_std) * gamma[i] + beta[i];
+      continue;
+    }
+    float* hat = xhat + static_cast<std::size_t>(n) * d;
+    for (int i = 0; i < d; ++i) {
+      hat[i] = static_cast<float>((in[i] - mean) * inverse_std);
+      out[i] = hat[i] * gamma[i] + beta[i];
+    }
   }
 }
 

@@ -9,8 +9,11 @@
 
 namespace ap::kernels::gpt2 {
 
-// y (rows, d) = (x − mean)/√(var + eps)·γ + β per row, the biased variance, as torch's LayerNorm.
-void layer_norm(const float* x, const float* gamma, const float* beta, int rows, int d, float eps, float* y);
+// y (rows, d) = (x − mean)/√(var + eps)·γ + β per row, the biased variance, as torch's LayerNorm. Where given,
+// xhat (rows, d) keeps x̂ = (x − mean)/√(var + eps) and rstd (rows) 1/√(var + eps), for a backward (the
+// attention-only trainer's, attention_only_training.cpp).
+void layer_norm(const float* x, const float* gamma, const float* beta, int rows, int d, float eps, float* y,
+                float* xhat = nullptr, float* rstd = nullptr);
 
 // y ← gelu_tanh(y) elementwise: 0.5·y·(1 + tanh(√(2/π)·(y + 0.044715·y³))).
 void gelu_tanh_in_place(float* y, std::size_t count);
