@@ -138,4 +138,32 @@ void ablate_heads(const unsigned char* flags, int heads, int d_head, int t, floa
   }
 }
 
+std::size_t Activations::activation_floats(std::size_t t, std::size_t C, std::size_t width, std::size_t mlp,
+                                          std::size_t vocab, std::size_t heads, bool attention) const {
+  std::size_t floats = t * (2 * C + 3 * width + width + mlp + vocab);
+  if (attention) floats += weights_.size() * heads * t * t;
+  return floats;
+}
+
+std::size_t Activations::held_floats() const {
+  std::size_t held = x_.capacity() + normed_.capacity() + qkv_.capacity() + context_.capacity() + hidden_.capacity() +
+                     logits_.capacity();
+  for (const auto& weights : weights_) held += weights.capacity();
+  return held;
+}
+
+void Activations::size_activations(std::size_t t, std::size_t C, std::size_t width, std::size_t mlp, std::size_t vocab,
+                                   std::size_t heads, bool attention) {
+  x_.resize(t * C);
+  normed_.resize(t * C);
+  qkv_.resize(t * 3 * width);
+  context_.resize(t * width);
+  hidden_.resize(t * mlp);
+  logits_.resize(t * vocab);
+  for (auto& weights : weights_) {
+    if (attention) weights.resize(heads * t * t);
+    else std::vector<float>().swap(weights);
+  }
+}
+
 }  // namespace ap::kernels::gpt2

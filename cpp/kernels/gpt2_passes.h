@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "gemm.h"
 
@@ -33,5 +34,24 @@ void causal_attention_with_weights(const float* qkv, int stride, int t, int head
 // Replaces the context columns of the heads `flags` switches off (flags[h]: 0 on, 1 zeros, 2 the head's
 // context averaged over the t positions), heads [0, heads) of a (t, ·) context of row stride `stride`.
 void ablate_heads(const unsigned char* flags, int heads, int d_head, int t, float* context, int stride);
+
+// The activations of a forward over t rows, as the whole model and one worker's share both keep them: the
+// residual stream x and a LayerNorm's output (t, C), [q k v] (t, 3·width), the context (t, width), the MLP's
+// hidden layer (t, mlp), the logits (t, vocab), and per layer its attention weights (heads, t, t) when asked for.
+// width, mlp, vocab and heads are the share's (the whole model's: C, d_mlp, V, H).
+class Activations {
+ protected:
+  explicit Activations(int layers) : weights_(layers) {}
+  // The floats they need for t rows (the weights of every layer with attention), and those they hold now.
+  std::size_t activation_floats(std::size_t t, std::size_t C, std::size_t width, std::size_t mlp, std::size_t vocab,
+                                std::size_t heads, bool attention) const;
+  std::size_t held_floats() const;
+  // Sizes them for t rows; without attention the weights are given back.
+  void size_activations(std::size_t t, std::size_t C, std::size_t width, std::size_t mlp, std::size_t vocab,
+                        std::size_t heads, bool attention);
+
+  std::vector<float> x_, normed_, qkv_, context_, hidden_, logits_;
+  std::vector<std::vector<float>> weights_;
+};
 
 }  // namespace ap::kernels::gpt2
