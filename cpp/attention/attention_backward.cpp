@@ -36,6 +36,42 @@ InputGradients projections_backward(const Tensor& x_query, const Tensor& x_conte
   accumulate(dk.x, dv.x);
   return {std::move(dq.x), std::move(dk.x)};
 }
+
+// 1. Q = X_q·Wq + bq, K = X_c·Wk + bk, V = X_c·Wv + bv (as the forward), 2ᵀ. attend_heads backwards,
+// 1ᵀ. the projections backwards: dX_q, dX_c and every weight's gradient (out_* absent when the forward had none).
+struct AttentionGradients {
+  InputGradients inputs;
+  ProjectionWeights weights;
+};
+AttentionGradients projected_attention_backward(const Tensor& x_query, const Tensor& x_context,
+                                                const ProjectionWeights& weights, int heads, const Tensor& out_weight,
+                                                const Tensor& out_bias, const Tensor& grad_output,
+                                                const AttentionOptions& options, WeightLayout layout) {
+  const Tensor query = project(x_query, weights.query, weights.query_bias, layout);
+  const Tensor key = project(x_context, weights.key, weights.key_bias, layout);
+  const Tensor value = project(x_context, weights.value, weights.value_bias, layout);
+  const HeadsGradients attended =
+      attend_heads_backward(query, key, value, heads, out_weight, out_bias, grad_output, options);
+  AttentionGradients gradients;
+  gradients.inputs = projections_backward(x_query, x_context, weights, attended.projected, layout, gradients.weights);
+  gradients.weights.out_weight = attended.out_weight;
+  gradients.weights.out_bias = attended.out_bias;
+  return gradients;
+}
+
+// Self-attention and split: X feeds Q, K and V, so dX = dQ·Wqᵀ + dK·Wkᵀ + dV·Wvᵀ.
+ProjectionGradients self_projected_attention_backward(const Tensor& x, const ProjectionWeights& weights, int heads,
+                                                      const Tensor& out_weight, const Tensor& out_bias,
+                                                      const Tensor& grad_output, const AttentionOptions& options,
+                                                      WeightLayout layout) {
+  AttentionGradients attended =
+      projected_attention_backward(x, x, weights, heads, out_weight, out_bias, grad_output, options, layout);
+  accumulate(attended.inputs.x_query, attended.inputs.x_context);
+  ProjectionGradients gradients;
+  gradients.x = std::move(attended.inputs.x_query);
+  gradients.weights = std::move(attended.weights);
+  return gradients;
+}
 }  // namespace
 
 ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
@@ -46,18 +82,9 @@ ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWei
 
 ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
                                                       const Tensor& grad_output, const AttentionOptions& options) {
-  // 1. project (as the forward) and 2. attend as one head, backwards: (B, T, d_out) is (B, T, 1·d_out)
-  const Tensor query = project(x, weights.query, weights.query_bias, options.layout);
-  const Tensor key = project(x, weights.key, weights.key_bias, options.layout);
-  const Tensor value = project(x, weights.value, weights.value_bias, options.layout);
-  const HeadsGradients heads = attend_heads_backward(query, key, value, 1, {}, {}, grad_output, options);
-
-  // 1ᵀ. X feeds Q, K and V: dX = dQ·Wqᵀ + dK·Wkᵀ + dV·Wvᵀ
-  ProjectionGradients gradients;
-  InputGradients inputs = projections_backward(x, x, weights, heads.projected, options.layout, gradients.weights);
-  accumulate(inputs.x_query, inputs.x_context);
-  gradients.x = std::move(inputs.x_query);
-  return gradients;
+  // 1. project (as the forward) and 2. attend as one head, without an output projection, backwards:
+  // (B, T, d_out) is (B, T, 1·d_out)
+  return self_projected_attention_backward(x, weights, 1, {}, {}, grad_output, options, options.layout);
 }
 
 ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
@@ -69,22 +96,10 @@ ProjectionGradients multihead_attention_split_backward(const Tensor& x, const Pr
 ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
                                                                  const Tensor& grad_output,
                                                                  const AttentionOptions& options) {
-  // 1. one projection each for Q, K, V: (B, T, d_in)·(d_in, d_out) -> (B, T, d_out)
-  const Tensor query = project(x, weights.query, weights.query_bias);
-  const Tensor key = project(x, weights.key, weights.key_bias);
-  const Tensor value = project(x, weights.value, weights.value_bias);
-  // 2ᵀ. the output projection, merge, attention per head and split, backwards
-  const HeadsGradients heads =
-      attend_heads_backward(query, key, value, options.heads, weights.out_weight, weights.out_bias, grad_output, options);
-
-  // 1ᵀ. dX = dQ·Wqᵀ + dK·Wkᵀ + dV·Wvᵀ, dW = Xᵀ·d(QKV), db = Σ_rows d(QKV)
-  ProjectionGradients gradients;
-  InputGradients inputs = projections_backward(x, x, weights, heads.projected, WeightLayout::Matrix, gradients.weights);
-  accumulate(inputs.x_query, inputs.x_context);
-  gradients.x = std::move(inputs.x_query);
-  gradients.weights.out_weight = heads.out_weight;
-  gradients.weights.out_bias = heads.out_bias;
-  return gradients;
+  // 1. one projection each for Q, K, V: (B, T, d_in)·(d_in, d_out) -> (B, T, d_out); 2ᵀ. the output
+  // projection, merge, attention per head and split, backwards; 1ᵀ. dW = Xᵀ·d(QKV), db = Σ_rows d(QKV)
+  return self_projected_attention_backward(x, weights, options.heads, weights.out_weight, weights.out_bias,
+                                           grad_output, options, WeightLayout::Matrix);
 }
 
 StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
@@ -98,15 +113,9 @@ StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x,
                                                                 const AttentionOptions& options) {
   const int heads = static_cast<int>(weights.heads.size());
   // 1. every head projects on its own, and 2. the heads lie side by side (split's layout), as the forward
-  std::vector<Tensor> queries, keys, values;
-  for (const ProjectionWeights& head : weights.heads) {
-    queries.push_back(project(x, head.query, head.query_bias));
-    keys.push_back(project(x, head.key, head.key_bias));
-    values.push_back(project(x, head.value, head.value_bias));
-  }
-  const HeadsGradients joined =
-      attend_heads_backward(concatenate_columns(queries), concatenate_columns(keys), concatenate_columns(values),
-                            heads, weights.out_weight, weights.out_bias, grad_output, options);
+  const QueryKeyValue projected = project_heads(x, weights.heads);
+  const HeadsGradients joined = attend_heads_backward(projected.query, projected.key, projected.value, heads,
+                                                      weights.out_weight, weights.out_bias, grad_output, options);
 
   // 2ᵀ. joining the heads side by side: head h's gradient is column block h, (B, T, d_out) -> (B, T, d_head)
   // 1ᵀ. each head's projections backwards; X feeds every head: dX = Σ_h (dQ_h·Wq_hᵀ + dK_h·Wk_hᵀ + dV_h·Wv_hᵀ)
@@ -168,21 +177,15 @@ CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Te
 CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query, const Tensor& x_context,
                                                            const ProjectionWeights& weights, const Tensor& grad_output,
                                                            const AttentionOptions& options) {
-  // 1. queries from one sequence, keys and values from the other, as the forward
-  const Tensor query = project(x_query, weights.query, weights.query_bias);
-  const Tensor key = project(x_context, weights.key, weights.key_bias);
-  const Tensor value = project(x_context, weights.value, weights.value_bias);
-  const HeadsGradients heads =
-      attend_heads_backward(query, key, value, options.heads, weights.out_weight, weights.out_bias, grad_output, options);
-
-  // 1ᵀ. dX_q = dQ·Wqᵀ;  dX_c = dK·Wkᵀ + dV·Wvᵀ
+  // 1. queries from one sequence, keys and values from the other, as the forward, and backwards:
+  // dX_q = dQ·Wqᵀ;  dX_c = dK·Wkᵀ + dV·Wvᵀ
+  AttentionGradients attended =
+      projected_attention_backward(x_query, x_context, weights, options.heads, weights.out_weight, weights.out_bias,
+                                   grad_output, options, WeightLayout::Matrix);
   CrossAttentionGradients gradients;
-  InputGradients inputs =
-      projections_backward(x_query, x_context, weights, heads.projected, WeightLayout::Matrix, gradients.weights);
-  gradients.x_query = std::move(inputs.x_query);
-  gradients.x_context = std::move(inputs.x_context);
-  gradients.weights.out_weight = heads.out_weight;
-  gradients.weights.out_bias = heads.out_bias;
+  gradients.x_query = std::move(attended.inputs.x_query);
+  gradients.x_context = std::move(attended.inputs.x_context);
+  gradients.weights = std::move(attended.weights);
   return gradients;
 }
 

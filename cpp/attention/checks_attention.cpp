@@ -80,6 +80,21 @@ std::string check_counter_and_memory(const AxisSizes& sizes, const Tensor& x, co
   return check_memory(function, sizes_text(batch, heads, rows, cols, cross, fused),
                       estimate_floats(function, fused ? "fused" : "teaching", memory), max_bytes);
 }
+
+// The rest of a split, fused or cross call once its weights are known: the options, options.heads | d_out, the
+// masks against (B, H, Tq, Tk), then the dropout counter and memory.
+std::string check_heads_and_memory(const Tensor& x, const Tensor& context, const AttentionOptions& options,
+                                   std::size_t max_bytes, AxisSizes& sizes) {
+  const std::string& function = sizes.function();
+  if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
+  if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;
+  sizes.bind("H", options.heads);
+  if (auto message = check_masks(function, options, sizes["B"], options.heads, x.shape[1], context.shape[1]);
+      !message.empty()) {
+    return message;
+  }
+  return check_counter_and_memory(sizes, x, context, options.heads, options, max_bytes);
+}
 }  // namespace
 
 std::string check_self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options,
@@ -118,17 +133,10 @@ std::string check_multihead_attention_stacked(const Tensor& x, const StackedWeig
 
 std::string check_multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
                                             const AttentionOptions& options, std::size_t max_bytes, AxisSizes& sizes) {
-  const std::string& function = sizes.function();
   if (auto message = sizes.check("x", x); !message.empty()) return message;
   if (auto message = check_projections(sizes, weights, false, false); !message.empty()) return message;
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;
-  if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
-  if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;
-  sizes.bind("H", options.heads);
-  if (auto message = check_masks(function, options, sizes["B"], options.heads, x.shape[1], x.shape[1]); !message.empty()) {
-    return message;
-  }
-  return check_counter_and_memory(sizes, x, x, options.heads, options, max_bytes);
+  return check_heads_and_memory(x, x, options, max_bytes, sizes);
 }
 
 std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
@@ -145,18 +153,11 @@ std::string check_multihead_attention_fused(const Tensor& x, const FusedWeights&
   sizes.bind("d_out", in.shape[1] / 3);
   if (auto message = sizes.check_optional("weights.inBias", weights.in_bias); !message.empty()) return message;
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;
-  if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
-  if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;
-  sizes.bind("H", options.heads);
-  if (auto message = check_masks(function, options, sizes["B"], options.heads, x.shape[1], x.shape[1]); !message.empty()) {
-    return message;
-  }
-  return check_counter_and_memory(sizes, x, x, options.heads, options, max_bytes);
+  return check_heads_and_memory(x, x, options, max_bytes, sizes);
 }
 
 std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
                                   const AttentionOptions& options, std::size_t max_bytes, AxisSizes& sizes) {
-  const std::string& function = sizes.function();
   if (auto message = sizes.check("xQuery", x_query); !message.empty()) return message;
   if (auto message = sizes.check("xContext", x_context); !message.empty()) return message;
   // options.xValue (B, Tk, d_xv): the values' own input, with the batch and Tk of xContext
@@ -165,13 +166,7 @@ std::string check_cross_attention(const Tensor& x_query, const Tensor& x_context
   }
   if (auto message = check_projections(sizes, weights, false, options.x_value.present()); !message.empty()) return message;
   if (auto message = check_out_projection(sizes, weights.out_weight, weights.out_bias); !message.empty()) return message;
-  if (auto message = check_attention_options(function, options, true); !message.empty()) return message;
-  if (auto message = sizes.check_divides("heads", options.heads); !message.empty()) return message;
-  sizes.bind("H", options.heads);
-  if (auto message = check_masks(function, options, sizes["B"], options.heads, sizes["Tq"], sizes["Tk"]); !message.empty()) {
-    return message;
-  }
-  return check_counter_and_memory(sizes, x_query, x_context, options.heads, options, max_bytes);
+  return check_heads_and_memory(x_query, x_context, options, max_bytes, sizes);
 }
 
 // The public checks: the same, their sizes left unread.

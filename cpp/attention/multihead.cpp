@@ -19,18 +19,13 @@ AttentionResult multihead_attention_stacked_unchecked(const Tensor& x, const Sta
                                                       const AttentionOptions& options) {
   const int heads = static_cast<int>(weights.heads.size());
 
-  // 1. every head projects on its own: Q_h = X·Wq_h + bq_h, (B, T, d_head), and likewise K_h, V_h
-  std::vector<Tensor> queries, keys, values;
-  for (const ProjectionWeights& head : weights.heads) {
-    queries.push_back(project(x, head.query, head.query_bias));
-    keys.push_back(project(x, head.key, head.key_bias));
-    values.push_back(project(x, head.value, head.value_bias));
-  }
+  // 1. every head projects on its own: Q_h = X·Wq_h + bq_h, (B, T, d_head), and likewise K_h, V_h;
   // 2. lay the heads side by side, H × (B, T, d_head) -> (B, T, H·d_head): head h is column block h,
   //    exactly where split's single projection puts it; attention never mixes heads, so running them
   //    together below is the same as running them one by one
-  return attend_heads(concatenate_columns(queries), concatenate_columns(keys), concatenate_columns(values), heads,
-                      weights.out_weight, weights.out_bias, options);
+  const QueryKeyValue projected = project_heads(x, weights.heads);
+  return attend_heads(projected.query, projected.key, projected.value, heads, weights.out_weight, weights.out_bias,
+                      options);
 }
 
 AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,

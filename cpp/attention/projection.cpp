@@ -79,4 +79,14 @@ Tensor concatenate_columns(const std::vector<Tensor>& parts) {
   return joined;
 }
 
+QueryKeyValue project_heads(const Tensor& x, const std::vector<ProjectionWeights>& heads) {
+  std::vector<Tensor> queries, keys, values;
+  for (const ProjectionWeights& head : heads) {
+    queries.push_back(project(x, head.query, head.query_bias));
+    keys.push_back(project(x, head.key, head.key_bias));
+    values.push_back(project(x, head.value, head.value_bias));
+  }
+  return {concatenate_columns(queries), concatenate_columns(keys), concatenate_columns(values)};
+}
+
 }  // namespace ap

@@ -5,6 +5,7 @@
 
 #include "attention/options.h"
 #include "attention/tensor.h"
+#include "attention/weights.h"
 
 namespace ap {
 
@@ -25,5 +26,16 @@ Tensor column_block(const Tensor& matrix_or_bias, int first, int count);
 
 // Each (B, T, d_i) → (B, T, Σ d_i), side by side along the last axis.
 Tensor concatenate_columns(const std::vector<Tensor>& parts);
+
+struct QueryKeyValue {
+  Tensor query;
+  Tensor key;
+  Tensor value;
+};
+
+// x: (B, T, d_in), H heads' own weights (d_in, d_head) → Q, K, V, each (B, T, H·d_head). Every head projects
+// on its own, Q_h = X·Wq_h + bq_h (B, T, d_head), and likewise K_h, V_h; the heads lie side by side, head h
+// in column block h, exactly where split's single projection puts it.
+QueryKeyValue project_heads(const Tensor& x, const std::vector<ProjectionWeights>& heads);
 
 }  // namespace ap

@@ -10,6 +10,7 @@
 #include "attention_heads.h"
 #include "attention_heads_backward.h"
 #include "gemm.h"
+#include "gpt2_passes.h"
 #include "simd.h"
 
 namespace ap::kernels {
@@ -38,27 +39,6 @@ void linear_weight_gradients(const float* x, const float* grad_y, int rows, int 
   for (int i = 0; i < rows; ++i) {
     const float* row = grad_y + static_cast<std::size_t>(i) * out;
     for (int j = 0; j < out; ++j) grad_bias[j] += row[j];
-  }
-}
-
-// LayerNorm over rows of d (biased variance, eps 1e-5): y = x̂·γ + β, keeping x̂ and 1/σ for the backward.
-void layer_norm_forward(const float* x, const float* gamma, const float* beta, int rows, int d, float* y, float* xhat,
-                        float* rstd) {
-  for (int n = 0; n < rows; ++n) {
-    const float* in = x + static_cast<std::size_t>(n) * d;
-    double mean = 0;
-    for (int i = 0; i < d; ++i) mean += in[i];
-    mean /= d;
-    double variance = 0;
-    for (int i = 0; i < d; ++i) variance += (in[i] - mean) * (in[i] - mean);
-    const double r = 1.0 / std::sqrt(variance / d + kLayerNormEps);
-    rstd[n] = static_cast<float>(r);
-    float* hat = xhat + static_cast<std::size_t>(n) * d;
-    float* out = y + static_cast<std::size_t>(n) * d;
-    for (int i = 0; i < d; ++i) {
-      hat[i] = static_cast<float>((in[i] - mean) * r);
-      out[i] = hat[i] * gamma[i] + beta[i];
-    }
   }
 }
 
@@ -223,7 +203,9 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
     const float* h = hidden_[l].data();
     const float* a = h;
     if (config_.layer_norm) {
-      layer_norm_forward(h, P + w.ln_weight, P + w.ln_bias, N, d, normed_[l].data(), xhat_[l].data(), rstd_[l].data());
+      // LayerNorm (biased variance, eps 1e-5): y = x̂·γ + β, keeping x̂ and 1/σ for the backward
+      gpt2::layer_norm(h, P + w.ln_weight, P + w.ln_bias, N, d, kLayerNormEps, normed_[l].data(), xhat_[l].data(),
+                       rstd_[l].data());
       a = normed_[l].data();
     }
     // [q k v] = a·[W_q; W_k; W_v]ᵀ + [b_q b_k b_v]: one GEMM with n = 3d
@@ -246,8 +228,8 @@ TrainingLoss AttentionOnlyTraining::run(const int* inputs, const int* targets, i
   // 3. logits and the cross-entropy; with gradients, logits_ becomes dLoss/dlogits = (softmax − onehot)/count
   const float* final_hidden = hidden_[L].data();
   if (config_.layer_norm) {
-    layer_norm_forward(final_hidden, P + ln_final_weight_, P + ln_final_bias_, N, d, final_normed_.data(),
-                       final_xhat_.data(), final_rstd_.data());
+    gpt2::layer_norm(final_hidden, P + ln_final_weight_, P + ln_final_bias_, N, d, kLayerNormEps, final_normed_.data(),
+                     final_xhat_.data(), final_rstd_.data());
     final_hidden = final_normed_.data();
   }
   float* logits = logits_.data();

@@ -21,7 +21,7 @@ std::size_t Gpt2Inference::add(std::size_t size) {
   return offset;
 }
 
-Gpt2Inference::Gpt2Inference(const Gpt2Config& config) : config_(config) {
+Gpt2Inference::Gpt2Inference(const Gpt2Config& config) : Activations(config.layers), config_(config) {
   const std::size_t C = config.d_model, M = config.d_mlp;
   wte_ = add(static_cast<std::size_t>(config.vocab_size) * C);
   wpe_ = add(static_cast<std::size_t>(config.context_length) * C);
@@ -43,7 +43,6 @@ Gpt2Inference::Gpt2Inference(const Gpt2Config& config) : config_(config) {
   }
   ln_f_weight_ = add(C);
   ln_f_bias_ = add(C);
-  attention_.resize(config.layers);
 }
 
 void Gpt2Inference::pack() {
@@ -69,34 +68,22 @@ std::size_t Gpt2Inference::packed_floats() const {
 }
 
 std::size_t Gpt2Inference::scratch_growth(int t, bool attention) const {
-  const std::size_t T = t, C = config_.d_model, M = config_.d_mlp, V = config_.vocab_size;
-  std::size_t need = T * (3 * C + 3 * C + M + V);
-  if (attention) need += static_cast<std::size_t>(config_.layers) * config_.heads * T * T;
-  std::size_t held = x_.capacity() + normed_.capacity() + qkv_.capacity() + context_.capacity() + hidden_.capacity() +
-                     logits_.capacity();
-  for (const auto& weights : attention_) held += weights.capacity();
+  const std::size_t C = config_.d_model;
+  const std::size_t need = activation_floats(t, C, C, config_.d_mlp, config_.vocab_size, config_.heads, attention);
+  const std::size_t held = held_floats();
   return need > held ? need - held : 0;
 }
 
 void Gpt2Inference::reserve(int t, bool attention) {
-  const std::size_t T = t, C = config_.d_model;
-  x_.resize(T * C);
-  normed_.resize(T * C);
-  qkv_.resize(T * 3 * C);
-  context_.resize(T * C);
-  hidden_.resize(T * config_.d_mlp);
-  logits_.resize(T * config_.vocab_size);
-  for (auto& weights : attention_) {
-    if (attention) weights.resize(static_cast<std::size_t>(config_.heads) * T * T);
-    else std::vector<float>().swap(weights);
-  }
+  const std::size_t C = config_.d_model;
+  size_activations(t, C, C, config_.d_mlp, config_.vocab_size, config_.heads, attention);
   t_ = t;
 }
 
 // Layer l's attention with its weights kept (heads, t, t).
 void Gpt2Inference::attention_with_weights(int l, int t) {
   const int C = config_.d_model, H = config_.heads;
-  gpt2::causal_attention_with_weights(qkv_.data(), 3 * C, t, H, C / H, attention_[l].data(), context_.data(), C);
+  gpt2::causal_attention_with_weights(qkv_.data(), 3 * C, t, H, C / H, weights_[l].data(), context_.data(), C);
 }
 
 void Gpt2Inference::forward(const int* tokens, int t, const unsigned char* heads_off, bool attention) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gemm.h"
+#include "gpt2_passes.h"
 
 namespace ap::kernels {
 
@@ -28,7 +29,7 @@ struct Gpt2Config {
   float layer_norm_eps = 1e-5f;
 };
 
-class Gpt2Inference {
+class Gpt2Inference : private gpt2::Activations {
  public:
   // Expects a validated config (web/src/gpt2/checkpoint.js gpt2Config): d_model divisible by heads.
   explicit Gpt2Inference(const Gpt2Config& config);
@@ -54,7 +55,7 @@ class Gpt2Inference {
 
   // After forward(): the logits (t, vocab), and layer l's attention weights (heads, t, t) when asked for.
   const float* logits() const { return logits_.data(); }
-  const float* attention(int layer) const { return attention_[layer].data(); }
+  const float* attention(int layer) const { return weights_[layer].data(); }
 
  private:
   struct Layer {
@@ -72,11 +73,8 @@ class Gpt2Inference {
   // pack()'s panels, per layer c_attn, attn.c_proj, c_fc, mlp.c_proj; and wteᵀ for the unembedding.
   std::vector<PackedMatrix> c_attn_, attn_proj_, c_fc_, mlp_proj_;
   PackedMatrix unembedding_;
-  // Activations for t_ rows: the residual stream, a LayerNorm's output, [q k v], the context, the MLP's hidden
-  // layer, the logits; per layer its weights when asked for.
+  // The activations (gpt2::Activations) are sized for t_ rows.
   int t_ = 0;
-  std::vector<float> x_, normed_, qkv_, context_, hidden_, logits_;
-  std::vector<std::vector<float>> attention_;
 };
 
 }  // namespace ap::kernels

@@ -8,7 +8,8 @@
 
 namespace ap::kernels::gpt2 {
 
-void layer_norm(const float* x, const float* gamma, const float* beta, int rows, int d, float eps, float* y) {
+void layer_norm(const float* x, const float* gamma, const float* beta, int rows, int d, float eps, float* y,
+                float* xhat, float* rstd) {
   for (int n = 0; n < rows; ++n) {
     const float* in = x + static_cast<std::size_t>(n) * d;
     float* out = y + static_cast<std::size_t>(n) * d;
@@ -18,7 +19,16 @@ void layer_norm(const float* x, const float* gamma, const float* beta, int rows,
     double variance = 0;
     for (int i = 0; i < d; ++i) variance += (in[i] - mean) * (in[i] - mean);
     const double inverse_std = 1.0 / std::sqrt(variance / d + eps);
-    for (int i = 0; i < d; ++i) out[i] = static_cast<float>((in[i] - mean) * inverse_std) * gamma[i] + beta[i];
+    if (rstd != nullptr) rstd[n] = static_cast<float>(inverse_std);
+    if (xhat == nullptr) {
+      for (int i = 0; i < d; ++i) out[i] = static_cast<float>((in[i] - mean) * inverse_std) * gamma[i] + beta[i];
+      continue;
+    }
+    float* hat = xhat + static_cast<std::size_t>(n) * d;
+    for (int i = 0; i < d; ++i) {
+      hat[i] = static_cast<float>((in[i] - mean) * inverse_std);
+      out[i] = hat[i] * gamma[i] + beta[i];
+    }
   }
 }
 
@@ -125,6 +135,34 @@ void ablate_heads(const unsigned char* flags, int heads, int d_head, int t, floa
       }
       for (int i = 0; i < t; ++i) column[static_cast<std::size_t>(i) * stride] = static_cast<float>(mean);
     }
+  }
+}
+
+std::size_t Activations::activation_floats(std::size_t t, std::size_t C, std::size_t width, std::size_t mlp,
+                                          std::size_t vocab, std::size_t heads, bool attention) const {
+  std::size_t floats = t * (2 * C + 3 * width + width + mlp + vocab);
+  if (attention) floats += weights_.size() * heads * t * t;
+  return floats;
+}
+
+std::size_t Activations::held_floats() const {
+  std::size_t held = x_.capacity() + normed_.capacity() + qkv_.capacity() + context_.capacity() + hidden_.capacity() +
+                     logits_.capacity();
+  for (const auto& weights : weights_) held += weights.capacity();
+  return held;
+}
+
+void Activations::size_activations(std::size_t t, std::size_t C, std::size_t width, std::size_t mlp, std::size_t vocab,
+                                   std::size_t heads, bool attention) {
+  x_.resize(t * C);
+  normed_.resize(t * C);
+  qkv_.resize(t * 3 * width);
+  context_.resize(t * width);
+  hidden_.resize(t * mlp);
+  logits_.resize(t * vocab);
+  for (auto& weights : weights_) {
+    if (attention) weights.resize(heads * t * t);
+    else std::vector<float>().swap(weights);
   }
 }
 

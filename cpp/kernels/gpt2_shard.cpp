@@ -15,7 +15,7 @@ std::size_t Gpt2Shard::add(std::size_t size) {
 }
 
 Gpt2Shard::Gpt2Shard(const Gpt2Config& config, const Gpt2ShardRange& range, int parts)
-    : config_(config), range_(range) {
+    : Activations(config.layers), config_(config), range_(range) {
   const std::size_t C = config.d_model;
   heads_ = range.head_end - range.head_begin;
   width_ = heads_ * (config.d_model / config.heads);
@@ -37,7 +37,6 @@ Gpt2Shard::Gpt2Shard(const Gpt2Config& config, const Gpt2ShardRange& range, int 
   ln_f_bias_ = add(C);
   packed_.resize(matrix_count());
   parts_.resize(parts);
-  weights_.resize(config.layers);
 }
 
 void Gpt2Shard::matrix_shape(int i, int& rows, int& cols) const {
@@ -89,28 +88,16 @@ std::size_t Gpt2Shard::staging_floats() const {
 
 std::size_t Gpt2Shard::scratch_growth(int t, bool attention) const {
   const std::size_t T = t, C = config_.d_model;
-  std::size_t need = T * (2 * C + 3 * width_ + width_ + mlp_ + vocab_ + parts_.size() * C);
-  if (attention) need += static_cast<std::size_t>(config_.layers) * heads_ * T * T;
-  std::size_t held = x_.capacity() + normed_.capacity() + qkv_.capacity() + context_.capacity() + hidden_.capacity() +
-                     logits_.capacity();
+  const std::size_t need = activation_floats(T, C, width_, mlp_, vocab_, heads_, attention) + T * parts_.size() * C;
+  std::size_t held = held_floats();
   for (const auto& part : parts_) held += part.capacity();
-  for (const auto& weights : weights_) held += weights.capacity();
   return need > held ? need - held : 0;
 }
 
 void Gpt2Shard::begin(int t, bool attention) {
   const std::size_t T = t, C = config_.d_model;
-  x_.resize(T * C);
-  normed_.resize(T * C);
-  qkv_.resize(T * 3 * width_);
-  context_.resize(T * width_);
-  hidden_.resize(T * mlp_);
-  logits_.resize(T * vocab_);
+  size_activations(T, C, width_, mlp_, vocab_, heads_, attention);
   for (auto& part : parts_) part.resize(T * C);
-  for (auto& weights : weights_) {
-    if (attention) weights.resize(static_cast<std::size_t>(heads_) * T * T);
-    else std::vector<float>().swap(weights);
-  }
   keep_weights_ = attention;
   t_ = t;
 }

@@ -29,7 +29,7 @@ struct Gpt2ShardRange {
   int vocab_begin = 0, vocab_end = 0;  // [v0, v1) of config.vocab_size
 };
 
-class Gpt2Shard {
+class Gpt2Shard : private gpt2::Activations {
  public:
   // Expects a validated config and ranges inside it (web/src/gpt2/worker-plan.js), `parts` ≥ 1 workers.
   Gpt2Shard(const Gpt2Config& config, const Gpt2ShardRange& range, int parts);
@@ -92,8 +92,8 @@ class Gpt2Shard {
   // pack_staged()'s panels: matrix i of the order above.
   std::vector<PackedMatrix> packed_;
   int t_ = 0;
-  std::vector<float> x_, normed_, qkv_, context_, hidden_, logits_;
-  std::vector<std::vector<float>> parts_, weights_;
+  // The activations (gpt2::Activations) are sized for t_ rows, and so is each worker's part (t, C).
+  std::vector<std::vector<float>> parts_;
   bool keep_weights_ = false;
 };
 

@@ -10,6 +10,7 @@
 #include "attention/multihead.h"
 #include "kernels/attention_heads.h"
 #include "kernels/multihead_fast.h"
+#include "paths/multihead_problem.h"
 
 namespace ap {
 
@@ -19,17 +20,16 @@ bool runs_fused_kernel(const AttentionOptions& options) {
 }
 
 namespace {
-
 const float* data_or_null(const Tensor& tensor) { return tensor.present() ? tensor.data.data() : nullptr; }
+}  // namespace
 
-// A (d_in, d_out) matrix with its own row stride, and its bias (d_out) or none.
 kernels::Projection projection_of(const Tensor& weight, const Tensor& bias) {
   return {data_or_null(weight), weight.present() ? weight.shape[1] : 0, data_or_null(bias)};
 }
 
-// The problem's sizes and inputs; the caller fills in the query, key and value projections.
-kernels::MultiheadProblem problem_for(const Tensor& x_query, const Tensor& x_context, int d_out, int heads,
-                                      const Tensor& out_weight, const Tensor& out_bias, const AttentionOptions& options) {
+kernels::MultiheadProblem multihead_problem(const Tensor& x_query, const Tensor& x_context, int d_out, int heads,
+                                            const Tensor& out_weight, const Tensor& out_bias,
+                                            const AttentionOptions& options) {
   kernels::MultiheadProblem problem;
   problem.x_query = x_query.data.data();
   problem.x_context = x_context.data.data();
@@ -48,6 +48,8 @@ kernels::MultiheadProblem problem_for(const Tensor& x_query, const Tensor& x_con
   problem.score_scale = (options.scale ? 1.0f / std::sqrt(static_cast<float>(d_head)) : 1.0f) / options.temperature;
   return problem;
 }
+
+namespace {
 
 // Runs the fused pipeline → {output: (B, Tq, d_out)}.
 AttentionResult run(const kernels::MultiheadProblem& problem) {
@@ -89,7 +91,7 @@ Tensor join_biases(const std::vector<ProjectionWeights>& heads, const Tensor Pro
 AttentionResult fused_kernel_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
                                        const AttentionOptions& options) {
   kernels::MultiheadProblem problem =
-      problem_for(x_query, x_context, weights.query.shape[1], options.heads, weights.out_weight, weights.out_bias, options);
+      multihead_problem(x_query, x_context, weights.query.shape[1], options.heads, weights.out_weight, weights.out_bias, options);
   problem.query = projection_of(weights.query, weights.query_bias);
   problem.key = projection_of(weights.key, weights.key_bias);
   problem.value = projection_of(weights.value, weights.value_bias);
@@ -98,7 +100,7 @@ AttentionResult fused_kernel_attention(const Tensor& x_query, const Tensor& x_co
 
 AttentionResult fused_kernel_attention(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options) {
   const int stride = weights.in_projection.shape[1], d_out = stride / 3;
-  kernels::MultiheadProblem problem = problem_for(x, x, d_out, options.heads, weights.out_weight, weights.out_bias, options);
+  kernels::MultiheadProblem problem = multihead_problem(x, x, d_out, options.heads, weights.out_weight, weights.out_bias, options);
   // Q, K and V are the three column blocks of [Wq | Wk | Wv], read in place with the full row stride.
   const float* in = weights.in_projection.data.data();
   const float* bias = data_or_null(weights.in_bias);
@@ -118,7 +120,7 @@ AttentionResult fused_kernel_attention(const Tensor& x, const StackedWeights& we
   joined.key_bias = join_biases(weights.heads, &ProjectionWeights::key_bias, d_head);
   joined.value_bias = join_biases(weights.heads, &ProjectionWeights::value_bias, d_head);
   kernels::MultiheadProblem problem =
-      problem_for(x, x, heads * d_head, heads, weights.out_weight, weights.out_bias, options);
+      multihead_problem(x, x, heads * d_head, heads, weights.out_weight, weights.out_bias, options);
   problem.query = projection_of(joined.query, joined.query_bias);
   problem.key = projection_of(joined.key, joined.key_bias);
   problem.value = projection_of(joined.value, joined.value_bias);

@@ -1,11 +1,11 @@
 #include "paths/fast_attention_backward.h"
 
-#include <cmath>
 #include <vector>
 
 #include "paths/fast_attention.h"
 #include "attention/projection.h"
 #include "kernels/multihead_backward_fast.h"
+#include "paths/multihead_problem.h"
 
 namespace ap {
 
@@ -23,20 +23,7 @@ kernels::MultiheadBackwardProblem problem_for(const Tensor& x_query, const Tenso
                                               const Tensor& grad_output, const AttentionOptions& options,
                                               Tensor& grad_out_weight, Tensor& grad_out_bias) {
   kernels::MultiheadBackwardProblem g;
-  kernels::MultiheadProblem& p = g.forward;
-  p.x_query = x_query.data.data();
-  p.x_context = x_context.data.data();
-  p.batch = x_query.shape[0];
-  p.tq = x_query.shape[1];
-  p.tk = x_context.shape[1];
-  p.d_query_in = x_query.shape[2];
-  p.d_context_in = x_context.shape[2];
-  p.d_out = d_out;
-  p.heads = heads;
-  p.out = {data_or_null(out_weight), out_weight.present() ? out_weight.shape[1] : 0, data_or_null(out_bias)};
-  p.causal = options.causal;
-  p.score_scale =
-      (options.scale ? 1.0f / std::sqrt(static_cast<float>(d_out / heads)) : 1.0f) / options.temperature;
+  g.forward = multihead_problem(x_query, x_context, d_out, heads, out_weight, out_bias, options);
   g.grad_output = grad_output.data.data();
   grad_out_weight = zeros_like(out_weight);
   grad_out_bias = zeros_like(out_bias);
@@ -49,7 +36,7 @@ void set_projection(const Tensor& weight, const Tensor& bias, Tensor& grad_weigh
                     kernels::Projection& forward, kernels::ProjectionGradient& gradient) {
   grad_weight = zeros(weight.shape);
   grad_bias = zeros_like(bias);
-  forward = {weight.data.data(), weight.shape[1], data_or_null(bias)};
+  forward = projection_of(weight, bias);
   gradient = {grad_weight.data.data(), weight.shape[1], data_or_null(grad_bias)};
 }
 

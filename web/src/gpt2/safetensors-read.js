@@ -3,8 +3,14 @@
 // little-endian and row-major. Float tensors are widened to float32 here; every problem is an Error that
 // names the file and the tensor.
 
+import { float16Bits, float16Table } from '../base/float16.js';
+
 /** Bytes per element of the dtypes this reader widens to float32. */
 export const FLOAT_DTYPES = Object.freeze({ F32: 4, F16: 2, BF16: 2 });
+
+/** float16 bits → float32, every one of the 65,536 (a table: widening is a lookup). */
+export const halfToFloatTable = float16Table;
+
 const MAX_HEADER_BYTES = 100 * 2 ** 20;
 
 /** {headerBytes, entries: {name: {dtype, shape, begin, end}}, metadata, dataBytes} from the file's first bytes. */
@@ -42,52 +48,6 @@ export function readSafetensorsHeader(bytes, source) {
   return { headerBytes: 8 + length, entries, metadata: header.__metadata__ ?? {}, dataBytes };
 }
 
-/** float16 bits → float32 value (subnormals, infinities and NaN included). */
-function halfToFloat(h) {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exponent = (h >> 10) & 0x1f;
-  const fraction = h & 0x3ff;
-  if (exponent === 0) return sign * fraction * 2 ** -24;
-  if (exponent === 31) return fraction ? NaN : sign * Infinity;
-  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
-}
-let halfTable = null;
-
-/** float16 bits → float32, every one of the 65,536 (a table: widening is a lookup). */
-export function halfToFloatTable() {
-  if (!halfTable) { halfTable = new Float32Array(65536); for (let h = 0; h < 65536; h++) halfTable[h] = halfToFloat(h); }
-  return halfTable;
-}
-
-const scratch = new Float32Array(1);
-const scratchBits = new Uint32Array(scratch.buffer);
-
-/** float32 value → float16 bits, rounded to nearest, ties to even (as torch's .half()); ±∞ beyond 65504. */
-export function floatToHalf(value) {
-  scratch[0] = value;
-  const x = scratchBits[0];
-  const sign = (x >>> 16) & 0x8000;
-  const exponent = ((x >>> 23) & 0xff) - 127 + 15;
-  let mantissa = x & 0x7fffff;
-  if (exponent === 128 + 15) return sign | 0x7c00 | (mantissa ? 0x200 : 0); // ∞ and NaN
-  if (exponent >= 0x1f) return sign | 0x7c00;
-  let shift = 13;
-  let half;
-  if (exponent <= 0) {
-    // a subnormal float16: the 24-bit significand shifted to units of 2⁻²⁴
-    if (exponent < -10) return sign;
-    mantissa |= 0x800000;
-    shift = 14 - exponent;
-    half = mantissa >>> shift;
-  } else {
-    half = (exponent << 10) | (mantissa >>> 13);
-  }
-  const rest = mantissa & ((1 << shift) - 1);
-  const halfway = 1 << (shift - 1);
-  if (rest > halfway || (rest === halfway && (half & 1))) half++; // a carry into the exponent is the right rounding
-  return sign | half;
-}
-
 /**
  * One tensor of the file as float32: {data: Float32Array, shape}. bytes holds the whole file (or at least up
  * to the tensor's end); dtype F32, F16 or BF16.
@@ -109,7 +69,7 @@ export function readTensor(bytes, header, name, source) {
   if (entry.dtype === 'F32') {
     for (let i = 0; i < count; i++) data[i] = view.getFloat32(4 * i, true);
   } else if (entry.dtype === 'F16') {
-    const table = halfToFloatTable();
+    const table = float16Table();
     for (let i = 0; i < count; i++) data[i] = table[view.getUint16(2 * i, true)];
   } else {
     const bits = new Uint32Array(data.buffer);
@@ -126,7 +86,7 @@ export function readTensorHalf(bytes, header, name, source) {
   const entry = header.entries[name];
   if (entry?.dtype !== 'F16') {
     const { data, shape } = readTensor(bytes, header, name, source);
-    return { data: Uint16Array.from(data, floatToHalf), shape, dtype: 'F16' };
+    return { data: Uint16Array.from(data, float16Bits), shape, dtype: 'F16' };
   }
   const start = header.headerBytes + entry.begin;
   if (header.headerBytes + entry.end > bytes.length) readTensor(bytes, header, name, source); // its truncation error

@@ -75,10 +75,7 @@ export function checkSelfAttention(x, weights, options) {
   const fn = 'selfAttention';
   // the axes of x and the weights are the registry's (AxisSizes); the 'linear' layout is written here, as in
   // the C++ core: the table does not say it
-  const axes = new AxisSizes(fn);
-  const [B, T, dIn] = axes.sequence('x', x);
-  axes.weightsObject(weights);
-  checkAttentionOptions(fn, options);
+  const { axes, B, T, dIn } = attentionAxes(fn, x, weights, options);
   const linear = options.layout === 'linear';
   // The math layout is (d_in, d_out) used as X·W; the Linear layout (d_out, d_in) used as X·Wᵀ.
   for (const key of ['query', 'key', 'value']) {
@@ -139,6 +136,15 @@ function checkMultiheadMemory(fn, x, sizes, options, context = x) {
 
 const PROJECTION_BIASES = ['queryBias', 'keyBias', 'valueBias'];
 
+/** Every attention check's start: x (B, T, d_in), then the weights object's keys, then the options. */
+function attentionAxes(fn, x, weights, options) {
+  const axes = new AxisSizes(fn);
+  const [B, T, dIn] = axes.sequence('x', x);
+  axes.weightsObject(weights);
+  checkAttentionOptions(fn, options);
+  return { axes, B, T, dIn };
+}
+
 /** The optional output projection (d_out, d_out) and its bias (d_out), once d_out is named. */
 function checkOutProjection(axes, weights) {
   for (const key of ['outWeight', 'outBias']) {
@@ -146,12 +152,32 @@ function checkOutProjection(axes, weights) {
   }
 }
 
+/**
+ * weights.query, .key, .value and their optional biases, by the registry's rules `${prefix}query`, …; a
+ * message names them as `${shown}.query`, …; the value's d_in is said as xValue's when it has its own input.
+ */
+function checkProjections(axes, weights, { prefix = '', shown = 'weights', valueWhen = null } = {}) {
+  for (const key of ['query', 'key', 'value']) {
+    axes.weight(`${prefix}${key}`, weights[key], { shown: `${shown}.${key}`, when: key === 'value' ? valueWhen : null });
+  }
+  for (const key of PROJECTION_BIASES) {
+    if (isPresent(weights[key])) axes.weight(`${prefix}${key}`, weights[key], { shown: `${shown}.${key}` });
+  }
+}
+
+/** options.heads divides d_out; then the masks (B, H, Tq, Tk) and the memory estimate: H. */
+function checkHeads(fn, x, sizes, options, context = x) {
+  const { B, Tq, Tk, dOut } = sizes;
+  const H = options.heads;
+  checkDivides(fn, 'heads', H, { d_out: dOut });
+  checkMasks(fn, options, { B, H, Tq, Tk });
+  checkMultiheadMemory(fn, x, { ...sizes, H }, options, context);
+  return H;
+}
+
 export function checkMultiheadAttentionStacked(x, weights, options) {
   const fn = 'multiheadAttentionStacked';
-  const axes = new AxisSizes(fn);
-  const [B, T, dIn] = axes.sequence('x', x);
-  axes.weightsObject(weights);
-  checkAttentionOptions(fn, options);
+  const { axes, B, T, dIn } = attentionAxes(fn, x, weights, options);
   const { heads } = weights;
   if (!Array.isArray(heads) || heads.length === 0) {
     fail(fn, 'type', 'weights.heads', heads, 'an array of H ≥ 1 heads {query, key, value, …}');
@@ -165,10 +191,7 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
     }
     checkKnownKeys(fn, name, head, ['query', 'key', 'value', ...PROJECTION_BIASES]);
     // every head's d_head is the first head's: the registry's weights.heads[].query, .key, .value
-    for (const key of ['query', 'key', 'value']) axes.weight(`heads[].${key}`, head[key], { shown: `${name}.${key}` });
-    for (const bias of PROJECTION_BIASES) {
-      if (isPresent(head[bias])) axes.weight(`heads[].${bias}`, head[bias], { shown: `${name}.${bias}` });
-    }
+    checkProjections(axes, head, { prefix: 'heads[].', shown: name });
   });
   const dHead = axes.get('d_head');
   const dOut = H * dHead;
@@ -181,29 +204,17 @@ export function checkMultiheadAttentionStacked(x, weights, options) {
 
 export function checkMultiheadAttentionSplit(x, weights, options) {
   const fn = 'multiheadAttentionSplit';
-  const axes = new AxisSizes(fn);
-  const [B, T, dIn] = axes.sequence('x', x);
-  axes.weightsObject(weights);
-  checkAttentionOptions(fn, options);
-  for (const key of ['query', 'key', 'value']) axes.weight(key, weights[key]);
-  for (const key of PROJECTION_BIASES) {
-    if (isPresent(weights[key])) axes.weight(key, weights[key]);
-  }
+  const { axes, B, T, dIn } = attentionAxes(fn, x, weights, options);
+  checkProjections(axes, weights);
   checkOutProjection(axes, weights);
   const dOut = axes.get('d_out');
-  const H = options.heads;
-  checkDivides(fn, 'heads', H, { d_out: dOut });
-  checkMasks(fn, options, { B, H, Tq: T, Tk: T });
-  checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
+  const H = checkHeads(fn, x, { B, Tq: T, Tk: T, dIn, dOut }, options);
   return { B, T, dIn, dOut, H, dHead: dOut / H };
 }
 
 export function checkMultiheadAttentionFused(x, weights, options) {
   const fn = 'multiheadAttentionFused';
-  const axes = new AxisSizes(fn);
-  const [B, T, dIn] = axes.sequence('x', x);
-  axes.weightsObject(weights);
-  checkAttentionOptions(fn, options);
+  const { axes, B, T, dIn } = attentionAxes(fn, x, weights, options);
   // inProjection (d_in, 3·d_out) by the registry; its width a multiple of 3, which no axis rule says
   const [, width] = axes.weight('inProjection', weights.inProjection);
   if (width % 3 !== 0) {
@@ -213,10 +224,7 @@ export function checkMultiheadAttentionFused(x, weights, options) {
   axes.bind('d_out', dOut);
   if (isPresent(weights.inBias)) axes.weight('inBias', weights.inBias);
   checkOutProjection(axes, weights);
-  const H = options.heads;
-  checkDivides(fn, 'heads', H, { d_out: dOut });
-  checkMasks(fn, options, { B, H, Tq: T, Tk: T });
-  checkMultiheadMemory(fn, x, { B, Tq: T, Tk: T, dIn, dOut, H }, options);
+  const H = checkHeads(fn, x, { B, Tq: T, Tk: T, dIn, dOut }, options);
   return { B, T, dIn, dOut, H, dHead: dOut / H };
 }
 
@@ -231,16 +239,10 @@ export function checkCrossAttention(xQuery, xContext, weights, options) {
   // weights.value (d_xv, d_out)
   const ownValues = isPresent(options.xValue);
   const dValue = ownValues ? axes.option('xValue', options.xValue)[2] : dContext;
-  for (const key of ['query', 'key', 'value']) axes.weight(key, weights[key], { when: key === 'value' && ownValues ? 'xValue' : null });
-  for (const key of PROJECTION_BIASES) {
-    if (isPresent(weights[key])) axes.weight(key, weights[key]);
-  }
+  checkProjections(axes, weights, { valueWhen: ownValues ? 'xValue' : null });
   checkOutProjection(axes, weights);
   const dOut = axes.get('d_out');
-  const H = options.heads;
-  checkDivides(fn, 'heads', H, { d_out: dOut });
-  checkMasks(fn, options, { B, H, Tq, Tk });
-  checkMultiheadMemory(fn, xQuery, { B, Tq, Tk, dIn: dQuery, dOut, H }, options, xContext);
+  const H = checkHeads(fn, xQuery, { B, Tq, Tk, dIn: dQuery, dOut }, options, xContext);
   return { B, Tq, Tk, dQuery, dContext, dValue, dOut, H, dHead: dOut / H };
 }
 
