@@ -13,7 +13,7 @@ namespace {
 // the forward on the fused path; the teaching backward recomputes it with its stages.
 AttentionOptions forward_path(const AttentionOptions& options) {
   AttentionOptions forward = options;
-  forward.intermediates = !plans_fused_kernel(options);
+  forward.intermediates = !plans_fused_backward(options);
   return forward;
 }
 
@@ -52,7 +52,7 @@ std::string check_gradient_and_memory(const std::string& forward_message, const 
   if (heads > 1) sizes += ", H=" + std::to_string(heads);
   sizes += cross ? ", Tq=" + std::to_string(rows) + ", Tk=" + std::to_string(cols) : ", T=" + std::to_string(rows);
   return check_memory(function, sizes,
-                      estimate_floats(function, plans_fused_kernel(options) ? "fused" : "teaching", memory), max_bytes);
+                      estimate_floats(function, plans_fused_backward(options) ? "fused" : "teaching", memory), max_bytes);
 }
 }  // namespace
 

@@ -19,6 +19,20 @@ std::string check_planned_path(const std::string& function, const AttentionOptio
          "(intermediates, dropout, mask, attnMask or xValue): the planner and the kernel disagree";
 }
 
+bool fused_backward_applies(const AttentionOptions& options) {
+  return fused_kernel_applies(options) && !options.key_padding_mask.present();
+}
+
+bool plans_fused_backward(const AttentionOptions& options) {
+  return options.path == PlannedPath::ByRule ? fused_backward_applies(options) : options.path == PlannedPath::Fused;
+}
+
+std::string check_planned_backward_path(const std::string& function, const AttentionOptions& options) {
+  if (options.path != PlannedPath::Fused || fused_backward_applies(options)) return "";
+  return function + ": the call was planned onto the fused backward kernel, whose rule does not take its options "
+         "(intermediates, dropout, mask, attnMask, xValue or keyPaddingMask): the planner and the kernel disagree";
+}
+
 bool sdpa_fused_applies(int E, int Ev, const SdpaOptions& options) {
   const float scale = options.has_scale ? options.scale : 1.0f / std::sqrt(static_cast<float>(E));
   return !options.intermediates && options.dropout_p == 0.0f && !options.mask.present() && Ev == E && scale > 0.0f;

@@ -16,6 +16,14 @@ namespace ap {
 // takes neither; it skips the keys key_padding_mask marks). Otherwise the teaching code runs.
 bool fused_kernel_applies(const AttentionOptions& options);
 
+// The fused backward's rule: fused_kernel_applies and no key_padding_mask (the backward kernel recomputes the
+// weights from the forward's row statistics without skipping padded keys).
+bool fused_backward_applies(const AttentionOptions& options);
+// Whether a backward call runs the fused kernel: the planned path where one is given, else fused_backward_applies.
+bool plans_fused_backward(const AttentionOptions& options);
+// check_planned_path's message for a backward planned onto the fused kernel that fused_backward_applies refuses.
+std::string check_planned_backward_path(const std::string& function, const AttentionOptions& options);
+
 // Whether a call runs the fused kernel: the planned path (options.path) where one is given, else the rule.
 bool plans_fused_kernel(const AttentionOptions& options);
 // "" unless the call is planned onto the fused kernel (options.path Fused) and the kernel's rule refuses it, or

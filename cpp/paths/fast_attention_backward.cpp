@@ -1,7 +1,9 @@
 #include "paths/fast_attention_backward.h"
 
+#include <stdexcept>
 #include <vector>
 
+#include "attention/fused_rule.h"
 #include "paths/fast_attention.h"
 #include "attention/projection.h"
 #include "kernels/multihead_backward_fast.h"
@@ -10,6 +12,13 @@
 namespace ap {
 
 namespace {
+
+// The fused backward where the planned path (or its rule) says so; a plan its rule refuses is a bug, said loudly.
+bool runs_fused_backward(const AttentionOptions& options) {
+  if (auto message = check_planned_backward_path("the fused backward kernel", options); !message.empty())
+    throw std::logic_error(message);
+  return plans_fused_backward(options);
+}
 
 const float* data_or_null(const Tensor& tensor) { return tensor.present() ? tensor.data.data() : nullptr; }
 float* data_or_null(Tensor& tensor) { return tensor.present() ? tensor.data.data() : nullptr; }
@@ -169,26 +178,26 @@ StackedGradients fused_kernel_backward_stacked(const Tensor& x, const StackedWei
 
 StackedGradients multihead_attention_stacked_backward_fast(const Tensor& x, const StackedWeights& weights,
                                                            const Tensor& grad_output, const AttentionOptions& options) {
-  if (runs_fused_kernel(options)) return fused_kernel_backward_stacked(x, weights, grad_output, options);
+  if (runs_fused_backward(options)) return fused_kernel_backward_stacked(x, weights, grad_output, options);
   return multihead_attention_stacked_backward_unchecked(x, weights, grad_output, options);
 }
 
 ProjectionGradients multihead_attention_split_backward_fast(const Tensor& x, const ProjectionWeights& weights,
                                                             const Tensor& grad_output, const AttentionOptions& options) {
-  if (runs_fused_kernel(options)) return fused_kernel_backward_split(x, weights, grad_output, options);
+  if (runs_fused_backward(options)) return fused_kernel_backward_split(x, weights, grad_output, options);
   return multihead_attention_split_backward_unchecked(x, weights, grad_output, options);
 }
 
 FusedGradients multihead_attention_fused_backward_fast(const Tensor& x, const FusedWeights& weights,
                                                        const Tensor& grad_output, const AttentionOptions& options) {
-  if (runs_fused_kernel(options)) return fused_kernel_backward_fused(x, weights, grad_output, options);
+  if (runs_fused_backward(options)) return fused_kernel_backward_fused(x, weights, grad_output, options);
   return multihead_attention_fused_backward_unchecked(x, weights, grad_output, options);
 }
 
 CrossAttentionGradients cross_attention_backward_fast(const Tensor& x_query, const Tensor& x_context,
                                                       const ProjectionWeights& weights, const Tensor& grad_output,
                                                       const AttentionOptions& options) {
-  if (runs_fused_kernel(options)) {
+  if (runs_fused_backward(options)) {
     return fused_kernel_backward_cross(x_query, x_context, weights, grad_output, options);
   }
   return cross_attention_backward_unchecked(x_query, x_context, weights, grad_output, options);

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "attention/fused_rule.h"
 #include "paths/fast_attention_backward.h"
 #include "fixture_loader.h"
 #include "test_support.h"
@@ -217,6 +218,28 @@ void run_backward_fixture_as_binding(const std::string& function) {
     });
   }
   ADD_FAILURE() << "no backward runner for " << function;
+}
+
+// A key_padding_mask takes the teaching backward even with intermediates false: the fused backward kernel
+// recomputes the weights from the forward's row statistics without skipping padded keys.
+TEST(FastBackward, KeyPaddingMaskTakesTheTeachingBackward) {
+  const Tensor x = testing::random_tensor({2, 4, 8}, 1), grad = testing::random_tensor({2, 4, 8}, 2);
+  ProjectionWeights weights;
+  weights.query = testing::random_tensor({8, 8}, 3);
+  weights.key = testing::random_tensor({8, 8}, 4);
+  weights.value = testing::random_tensor({8, 8}, 5);
+  AttentionOptions options;
+  options.heads = 2;
+  options.causal = false;
+  options.key_padding_mask = testing::tensor({2, 4}, {0, 0, 1, 1, 0, 0, 0, 1});
+  EXPECT_FALSE(fused_backward_applies([&] { AttentionOptions lean = options; lean.intermediates = false; return lean; }()));
+  const ProjectionGradients teaching = multihead_attention_split_backward_unchecked(x, weights, grad, options);
+  options.intermediates = false;
+  const ProjectionGradients fast = multihead_attention_split_backward_fast(x, weights, grad, options);
+  EXPECT_TRUE(all_close(fast.x, teaching.x, 1e-5f));
+  EXPECT_TRUE(all_close(fast.weights.key, teaching.weights.key, 1e-5f));
+  EXPECT_TRUE(all_close(fast.weights.query, teaching.weights.query, 1e-5f));
+  EXPECT_TRUE(all_close(fast.weights.value, teaching.weights.value, 1e-5f));
 }
 
 }  // namespace ap
