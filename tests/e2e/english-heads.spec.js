@@ -93,6 +93,27 @@ test('switching the English model\'s induction heads off raises the loss on a re
   expect(problems).toEqual([]);
 });
 
+test('step 11 with the trained switch shows the heads panel under its picture; switching a head off changes the loss', async ({ page }) => {
+  const problems = watchConsole(page);
+  await openPage(page, '?step=cross&model=trained&model-layer=1');
+  await page.evaluate(() => window.attentionPlayground.heads());
+  await expect(page.locator(`${panel} figure`)).toHaveCount(4);
+  await expect(page.locator(`[data-main-figure] ${panel}`)).toHaveCount(0); // under the picture, not in it
+  const figureBottom = await page.locator('[data-main-figure]').evaluate((node) => node.getBoundingClientRect().bottom);
+  const panelTop = await page.locator(panel).evaluate((node) => node.getBoundingClientRect().top);
+  expect(panelTop).toBeGreaterThanOrEqual(figureBottom);
+  const previous = page.locator(`${panel} figure[data-label="previous token"]`);
+  await expect(previous).toHaveCount(1);
+  const before = Number(await page.locator(`${panel} tr[data-heads="before"] td[data-loss]`).getAttribute('data-loss'));
+  await previous.locator('input[data-heads="off"]').check();
+  await page.evaluate(() => window.attentionPlayground.heads());
+  const after = Number(await page.locator(`${panel} tr[data-heads="after"] td[data-loss]`).getAttribute('data-loss'));
+  expect(after).not.toBe(before);
+  const head = await previous.getAttribute('data-head');
+  expect(await page.evaluate(() => window.attentionPlayground.getState()['heads-off'])).toBe(`1.${head}`);
+  expect(problems).toEqual([]);
+});
+
 test('the English model works in the single-file page from file:// and at 390 px', async ({ page }) => {
   const problems = watchConsole(page);
   await page.setViewportSize({ width: 390, height: 844 });

@@ -72,7 +72,7 @@ export const STATE_TABLE = [
   // single-head steps (6–9, 11) which head's slice of its projections is shown.
   { name: 'model-layer', type: 'int', min: 1, max: 4, default: 1, control: true, choices: modelLayerChoices, doc: 'Steps 6–11 with model=trained: the English model\'s layer shown (1-based): its attention input x and its projections.' },
   { name: 'model-head', type: 'int', min: 1, max: 8, default: 1, control: true, choices: modelHeadChoices, doc: 'Steps 6–9 and 11 with model=trained: which of the layer\'s heads gives W_query, W_key and W_value (its d_head rows; 1-based).' },
-  { name: 'heads-off', type: 'text', maxLength: MAX_TEXT, default: '', doc: 'Step 10 with model=trained: the English model\'s heads switched off, as layer.head, comma separated (e.g. 2.2,2.3).' },
+  { name: 'heads-off', type: 'text', maxLength: MAX_TEXT, default: '', doc: 'Steps 10 and 11 with model=trained: the English model\'s heads switched off, as layer.head, comma separated (e.g. 2.2,2.3).' },
   // Step 12 ('learn'): what its one-layer model trains on.
   { name: 'learn-task', type: 'enum', values: LEARN_TASKS, default: 'previous', control: true, doc: 'What step 12\'s model learns.' },
   // Step 12's seed: the model's initial weights (mulberry32, docs/api.md "Training") and its batches.

@@ -2,6 +2,9 @@
 // tab and step 12's demo (training/view.js), step 10's English heads (model=trained), the Real model view.
 import { STRINGS, format } from '../strings.js';
 
+/** The steps that show the English model's heads panel (its head labels and switches) with model=trained. */
+const HEADS_PANEL_STEPS = ['multihead', 'cross'];
+
 export function createSideViews(page) {
   const { shell } = page;
   let trainingModule = null;
@@ -19,11 +22,12 @@ export function createSideViews(page) {
     return view;
   }
 
-  // Step 10 with model=trained: the English model's heads, loaded when first shown.
+  // Steps 10 and 11 with model=trained: the English model's heads, loaded when first shown (step 10 draws them in
+  // its picture, step 11 under it: its picture is the cross-attention the model never does itself).
   let headsPanel = null;
   function syncHeads() {
     const { state } = page;
-    const visible = state.view !== 'train' && state.step === 'multihead' && state.model === 'trained';
+    const visible = state.view !== 'train' && HEADS_PANEL_STEPS.includes(state.step) && state.model === 'trained';
     if (!visible && !headsPanel) return Promise.resolve(null);
     return import('../trained/heads-panel.js').then(({ createHeadsPanel }) => {
       headsPanel ??= createHeadsPanel({ update: fromControl });
