@@ -17,6 +17,12 @@ constexpr Choice<MaskMode> mask_modes[] = {
 constexpr Choice<WeightLayout> layouts[] = {{"matrix", WeightLayout::Matrix}, {"linear", WeightLayout::Linear}};
 constexpr Choice<DropoutRng> dropout_rngs[] = {{"counter", DropoutRng::Counter}, {"torch", DropoutRng::Torch}};
 
+// Each option's table, found by its enum type.
+constexpr const auto& choices_of(Normalization) { return normalizations; }
+constexpr const auto& choices_of(MaskMode) { return mask_modes; }
+constexpr const auto& choices_of(WeightLayout) { return layouts; }
+constexpr const auto& choices_of(DropoutRng) { return dropout_rngs; }
+
 // "'a', 'b' or 'c'"
 template <typename Enum, std::size_t N>
 std::string list_choices(const Choice<Enum> (&choices)[N]) {
@@ -49,27 +55,33 @@ const char* name_of(const Choice<Enum> (&choices)[N], Enum value) {
 }
 }  // namespace
 
-std::string parse_option(const std::string& function, const std::string& argument, const std::string& text,
-                         Normalization& out) {
-  return parse(normalizations, function, argument, text, out);
+template <typename Enum>
+std::string parse_option(const std::string& function, const std::string& argument, const std::string& text, Enum& out) {
+  return parse(choices_of(out), function, argument, text, out);
 }
-std::string parse_option(const std::string& function, const std::string& argument, const std::string& text,
-                         MaskMode& out) {
-  return parse(mask_modes, function, argument, text, out);
+template <typename Enum>
+const char* option_name(Enum value) {
+  return name_of(choices_of(value), value);
 }
-std::string parse_option(const std::string& function, const std::string& argument, const std::string& text,
-                         WeightLayout& out) {
-  return parse(layouts, function, argument, text, out);
-}
-
-std::string parse_option(const std::string& function, const std::string& argument, const std::string& text,
-                         DropoutRng& out) {
-  return parse(dropout_rngs, function, argument, text, out);
+template <typename Enum>
+std::string option_choices(Enum any) {
+  return list_choices(choices_of(any));
 }
 
-const char* option_name(Normalization value) { return name_of(normalizations, value); }
-const char* option_name(MaskMode value) { return name_of(mask_modes, value); }
-const char* option_name(WeightLayout value) { return name_of(layouts, value); }
-const char* option_name(DropoutRng value) { return name_of(dropout_rngs, value); }
+// The option enums: one instantiation each, here beside their tables.
+template std::string parse_option(const std::string&, const std::string&, const std::string&, Normalization&);
+template std::string parse_option(const std::string&, const std::string&, const std::string&, MaskMode&);
+template std::string parse_option(const std::string&, const std::string&, const std::string&, WeightLayout&);
+template std::string parse_option(const std::string&, const std::string&, const std::string&, DropoutRng&);
+
+template const char* option_name(Normalization);
+template const char* option_name(MaskMode);
+template const char* option_name(WeightLayout);
+template const char* option_name(DropoutRng);
+
+template std::string option_choices(Normalization);
+template std::string option_choices(MaskMode);
+template std::string option_choices(WeightLayout);
+template std::string option_choices(DropoutRng);
 
 }  // namespace ap

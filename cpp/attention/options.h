@@ -82,22 +82,21 @@ struct CompareOptions {
   double rtol = 1e-5;
 };
 
+// The option enums (Normalization, MaskMode, WeightLayout, DropoutRng): each has one table of its JS spellings
+// in options.cpp, and these three read it.
+
 // Parse a JS option string. Returns "" and sets `out`, or returns the message, e.g.
 // "selfAttention: options.mask='none'; expected 'neg_inf', 'renormalize' or 'zero'".
 // `function` is the JS API name, `argument` the option's path ("options.mask").
-std::string parse_option(const std::string& function, const std::string& argument,
-                         const std::string& text, Normalization& out);
-std::string parse_option(const std::string& function, const std::string& argument,
-                         const std::string& text, MaskMode& out);
-std::string parse_option(const std::string& function, const std::string& argument,
-                         const std::string& text, WeightLayout& out);
-std::string parse_option(const std::string& function, const std::string& argument,
-                         const std::string& text, DropoutRng& out);
+template <typename Enum>
+std::string parse_option(const std::string& function, const std::string& argument, const std::string& text, Enum& out);
 
 // The JS spelling of each value: "stable", "neg_inf", "linear", …
-const char* option_name(Normalization value);
-const char* option_name(MaskMode value);
-const char* option_name(WeightLayout value);
-const char* option_name(DropoutRng value);
+template <typename Enum>
+const char* option_name(Enum value);
+
+// Every spelling of `any`'s option, as a message lists them: "'stable', 'naive' or 'sum'".
+template <typename Enum>
+std::string option_choices(Enum any);
 
 }  // namespace ap

@@ -98,29 +98,6 @@ void read_heads(Call& call, const val& heads, const registry::Argument& spec, St
   }
 }
 
-// Every value of each choice, in the order messages list them.
-constexpr Normalization kNormalizations[] = {Normalization::Stable, Normalization::Naive, Normalization::Sum};
-constexpr MaskMode kMaskModes[] = {MaskMode::NegInf, MaskMode::Renormalize, MaskMode::Zero};
-constexpr WeightLayout kLayouts[] = {WeightLayout::Matrix, WeightLayout::Linear};
-constexpr DropoutRng kDropoutRngs[] = {DropoutRng::Counter, DropoutRng::Torch};
-const auto& all_values(Normalization) { return kNormalizations; }
-const auto& all_values(MaskMode) { return kMaskModes; }
-const auto& all_values(WeightLayout) { return kLayouts; }
-const auto& all_values(DropoutRng) { return kDropoutRngs; }
-
-// "'stable', 'naive' or 'sum'"
-template <typename Enum>
-std::string choices(Enum any) {
-  const auto& values = all_values(any);
-  const std::size_t count = std::size(values);
-  std::string text;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (i > 0) text += i + 1 == count ? " or " : ", ";
-    text += std::string("'") + option_name(values[i]) + "'";
-  }
-  return text;
-}
-
 }  // namespace
 
 // One present option's value into its member, by the member's type.
@@ -156,10 +133,10 @@ void read_value(Call& call, const val& value, const OptionPath& path, const regi
   read_number(call, value, path, spec, out, given);
 }
 
-// A choice spelled as a JS string; the core's parse_option words the message and lists the choices.
+// A choice spelled as a JS string; the core's option tables word the message and list the choices.
 template <typename Enum>
 void read_choice(Call& call, const val& value, const OptionPath& path, Enum& out) {
-  if (!value.isString()) return call.fail_value(path, value, choices(out));
+  if (!value.isString()) return call.fail_value(path, value, option_choices(out));
   call.fail(parse_option(call.function(), path, value.as<std::string>(), out));
 }
 void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, Normalization& out, bool*) {
