@@ -1,9 +1,8 @@
 // Steps 5–7: softmax and attention without weights, trainable projections, the causal mask.
 import { maskFuture, randomTensor, tensorOf } from '../tensors.js';
-import { answerEntry, answerSource, edit } from './authoring.js';
+import { answerEntry, answerSource, edit, sequence } from './authoring.js';
 
 const matrix = (rows, cols, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [rows, cols], scale) } });
-const sequence = (B, T, C, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [B, T, C], scale) } });
 const projected = (B, T, dIn, dOut, names) => (next) => {
   const inputs = { x: randomTensor(next, [B, T, dIn]) };
   for (const name of names) inputs[name] = randomTensor(next, [dIn, dOut], 0.7);

@@ -1,6 +1,7 @@
 // What the bank's entries are written with. A starter or a wrong answer is its exercise's solution with a
 // change or two, so it is written as those changes: the bug the learner must find is the visible difference,
 // and the solution and its variants cannot drift apart. A predict exercise's answer is one number.
+import { randomTensor } from '../tensors.js';
 
 /**
  * `source` with each [from, to] applied in turn; every `from` must stand exactly once in the text it edits
@@ -21,3 +22,6 @@ export const answerSource = (expression) => `export default () => ({ data: Float
 
 /** The entry of a predict exercise: a function `answer()` that returns `returns`. */
 export const answerEntry = (returns) => ({ name: 'answer', params: [], returns });
+
+/** A case's inputs: one random sequence x of shape (B, T, C), its values times `scale`. */
+export const sequence = (B, T, C, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [B, T, C], scale) } });

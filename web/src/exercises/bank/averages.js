@@ -1,8 +1,6 @@
 // Steps 2–4: the causal average by a loop, by a matrix, and by a softmax over a −∞ mask.
-import { maskedCells, randomTensor, tensorOf } from '../tensors.js';
-import { answerEntry, answerSource, edit } from './authoring.js';
-
-const sequence = (B, T, C, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [B, T, C], scale) } });
+import { maskedCells, tensorOf } from '../tensors.js';
+import { answerEntry, answerSource, edit, sequence } from './authoring.js';
 
 const RUNNING_MEAN = `export default function causalAverage(x) {
   const [B, T, C] = x.shape;
