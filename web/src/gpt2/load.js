@@ -97,8 +97,10 @@ export async function loadGpt2FromFiles(files, { limitBytes } = {}) {
  * Node: loads from a directory (config.json, model.safetensors or modelFile, and the tokenizer's files).
  */
 export async function loadGpt2FromDirectory(directory, { modelFile = 'model.safetensors', limitBytes } = {}) {
-  const { readFile, access } = await import('node:fs/promises');
-  const path = await import('node:path');
+  // through variables, as core/backends/wasm.js does, so that browser bundles do not try to resolve Node's modules
+  const [fsModule, pathModule] = ['node:fs/promises', 'node:path'];
+  const { readFile, access } = await import(/* @vite-ignore */ fsModule);
+  const path = await import(/* @vite-ignore */ pathModule);
   const at = (name) => path.join(directory, name);
   const exists = (name) => access(at(name)).then(() => true, () => false);
   const useJson = await exists('tokenizer.json');
