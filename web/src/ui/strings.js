@@ -68,7 +68,7 @@ export const STRINGS = {
   editCell: 'New value for {name}[{row}, {col}]',
   locked: '(locked)',
   // The picture's weights switch (model-switch.js), bound to the `model` parameter.
-  modelSwitch: { label: 'Weights:', random: 'the book’s random weights', trained: 'a trained model' },
+  modelSwitch: { label: 'Weights:', random: 'the book’s random weights', trained: 'a trained model', notesSummary: 'x, W: a layer of the trained model; sizes locked' },
   exportAs: 'Export {name} as',
   valuesTable: 'Show the {count} values as a table',
   maxAbsError: 'max abs error',
