@@ -371,7 +371,8 @@ export const STEPS = [
     torch: SNIPPETS['cross'],
     torchChecks: SNIPPET_CHECKS['cross'],
     controls: ['sentence', 'context', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'scale', 'temperature', 'model'],
-    formula: String.raw`Q = X_{\text{query}} W_q,\;\; K = X_{\text{context}} W_k,\;\; V = X_{\text{context}} W_v, \qquad W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_{\text{head}}}}\Big) \in \mathbf{R}^{T_q \times T_k}`,
+    // two lines: on one, the formula was wider than its column at 1280 px and scrolled sideways
+    formula: String.raw`\begin{gathered} Q = X_{\text{query}} W_q,\;\; K = X_{\text{context}} W_k,\;\; V = X_{\text{context}} W_v, \\ W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_{\text{head}}}}\Big) \in \mathbf{R}^{T_q \times T_k} \end{gathered}`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { heads: state.heads });
       const result = await api.crossAttention(inputs.x, inputs.xContext, inputs.crossProjection, options);

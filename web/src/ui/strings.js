@@ -382,7 +382,7 @@ export const STRINGS = {
       dropout: 'p: the dropout probability; m: the mask of kept weights (1 kept, 0 dropped); u: a uniform random number from the seed.',
       check: 'a: the page’s output, b: PyTorch’s; atol and rtol: the absolute and relative tolerance.',
       multihead: 'H: the number of heads; Q_h, K_h, V_h: head h’s columns of Q, K, V; d_head: the size of one head.',
-      cross: 'X_query: the sentence’s embeddings; X_context: the context sentence’s; T_q, T_k: their lengths.',
+      cross: 'X_query: the sentence’s embeddings; X_context: the context sentence’s; T_q, T_k: their lengths; d_head: the size of one head.',
       learn: 'L: the loss; h_t: the model’s state at position t; W_unembed: the map to word scores; θ: every weight.',
     },
     codeTabs: 'The code of this step',
