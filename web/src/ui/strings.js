@@ -397,7 +397,7 @@ export const STRINGS = {
     scaleModes: { linear: 'linear', row: 'per row', log: 'log' },
     flowOps: {
       query: '· W_q', key: '· W_k', value: '· W_v', scores: 'Q·Kᵀ', scoresOfX: 'X·Xᵀ', scaled: '/ (√d_k · τ)', masked: '+ mask',
-      weights: 'softmax', dropped: 'dropout', output: '· V', outputOfX: '· X', context: '· V, heads joined',
+      weights: 'softmax', dropped: 'dropout', output: '· V', outputOfX: 'W·X', context: '· V, heads joined',
       split: 'split into {H} heads of d_head={dHead}', headWeights: 'softmax(Q·Kᵀ / √d_head)', average: 'average of rows ≤ t',
     },
     diagram: {
