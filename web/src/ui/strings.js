@@ -400,6 +400,13 @@ export const STRINGS = {
       weights: 'softmax', dropped: 'dropout', output: '· V', outputOfX: 'W·X', context: '· V, heads joined',
       split: 'split into {H} heads of d_head={dHead}', headWeights: 'softmax(Q·Kᵀ / √d_head)', average: 'average of rows ≤ t',
     },
+    // Thumbnails' names where the full one would break over several lines of their narrow column.
+    thumbNames: {
+      'weights before the mask': 'W, no mask',
+      'scores (unscaled, Q·Kᵀ)': 'Q·Kᵀ',
+      'masked (unscaled scores, as the book prints them)': 'Q·Kᵀ + M',
+      'context (stacked heads)': 'stacked',
+    },
     diagram: {
       label: 'The computation of “{title}”, from its inputs to its output',
       newPrefix: 'new:',
