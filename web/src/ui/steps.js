@@ -334,7 +334,7 @@ export const STEPS = [
     cpp: ['split-heads', 'attend-heads', 'multihead-split'],
     torch: SNIPPETS['multihead'],
     torchChecks: SNIPPET_CHECKS['multihead'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'causal', 'scale', 'temperature', 'model'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'temperature', 'causal', 'scale', 'model'],
     formula: String.raw`\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^{\top}}{\sqrt{d_{\text{head}}}}\Big) V_h, \qquad Z = [\operatorname{head}_1, \dots, \operatorname{head}_H], \qquad d_{\text{head}} = d_{\text{out}} / H`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { causal: state.causal, heads: state.heads });
