@@ -121,6 +121,16 @@ for (const { width, height } of [{ width: 1280, height: 800 }, { width: 390, hei
       const parts = await firstScreenParts(page);
       if (width === 1280) {
         for (const part of parts) if (part.top < 0 || part.bottom > height || part.right > width) findings.push(`${id}: ${part.name} is off the first screen (${Math.round(part.top)}–${Math.round(part.bottom)})`);
+        const formula = await page.locator('.formula').evaluate((node) => node.scrollWidth - node.clientWidth);
+        if (formula > 1) findings.push(`${id}: the formula scrolls ${formula} px sideways`);
+        // A thumbnail's name on one line: a long one broke into a column of words beside its small heatmap.
+        const broken = await picture.locator('.diagram-node.is-thumb .tensor-short').evaluateAll((names) => names
+          .filter((name) => {
+            const range = document.createRange();
+            range.selectNodeContents(name);
+            return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
+          }).map((name) => name.textContent));
+        for (const name of broken) findings.push(`${id}: the thumbnail name "${name}" breaks over lines`);
         for (const part of parts) if (part.name.endsWith('heatmap') && part.bottom > height - FIRST_SCREEN_MARGIN && part.bottom <= height) findings.push(`${id}: ${part.name} ends ${Math.round(height - part.bottom)} px above the first screen's bottom (at least ${FIRST_SCREEN_MARGIN})`);
         // The new computation's tensors at full size: cells of 22 px or more, the size that carries their numbers.
         const cells = await picture.locator('.diagram-node.fresh canvas').evaluateAll((canvases) => canvases.map((c) => [c.closest('figure').dataset.tensor, Number(c.dataset.grid.split(',')[2])]));

@@ -55,6 +55,24 @@ test('step 7: the trained switch shows layer 1 of the English model, locks its s
   expect(problems).toEqual([]);
 });
 
+test('on a phone the trained notes are one tap from the Weights switch, with Controls folded, and the picture still first', async ({ page }) => {
+  const problems = watchConsole(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openPage(page, '?step=causal&model=trained');
+  await expect(page.locator('[data-note="trained"]')).toBeHidden(); // in the folded Controls
+  const notes = page.locator('[data-main-figure] [data-model-switch] .model-notes');
+  await expect(notes).toBeVisible();
+  const firstHeatmap = await page.locator('[data-main-figure] canvas').evaluateAll((canvases) => Math.min(...canvases.map((c) => c.getBoundingClientRect().top)));
+  expect(firstHeatmap).toBeLessThan(844);
+  await notes.locator('summary').click();
+  await expect(notes).toContainText('pre-LN');
+  await expect(notes).toContainText('so they are locked');
+  // With the book's weights there is nothing to explain.
+  await page.locator('[data-main-figure] [data-model-switch] button[data-model="random"]').click();
+  await expect(notes).toBeHidden();
+  expect(problems).toEqual([]);
+});
+
 test('step 11 with the trained switch: the sentence\'s queries over the context\'s keys, with a note that says what it is', async ({ page }) => {
   const problems = watchConsole(page);
   await openPage(page, '?step=cross&model=trained&model-head=2');

@@ -60,6 +60,13 @@ describe('the step view (issue 21)', async () => {
     expect(splitExplanation(long).lead).toBe(`A${'a'.repeat(200)}.`);
     expect(splitExplanation('exp(0) = 1, so 0.5 is kept. Next one.').lead).toBe('exp(0) = 1, so 0.5 is kept. Next one.');
   });
+  test('step 3\'s arrow from weights and x to the output names the product W·X, not x · X', async () => {
+    const { flowStages } = await import('../../web/src/ui/flow.js');
+    const view = (name, shape) => ({ name, tensor: { shape } });
+    const stages = flowStages([view('weights', [6, 6]), view('x', [6, 3]), view('output', [6, 3])]);
+    expect(stages.map((stage) => stage.views.map((v) => v.name))).toEqual([['weights', 'x'], ['output']]);
+    expect(stages[1].op).toBe('W·X');
+  });
   test('a pointed cell\'s box goes inside the viewport, near the cell, clear of its row and column', () => {
     const viewport = { width: 1280, height: 800 };
     const grid = { left: 100, top: 100, right: 244, bottom: 244 };

@@ -1,6 +1,8 @@
 // The picture's weights switch: "the book's random weights | a trained model", two toggle buttons at the top of
 // the step's main figure on every step the `model` state parameter changes (steps 6–11). It writes the
-// same `model` parameter as the URL and the element's attribute; `lock=model` disables it.
+// same `model` parameter as the URL and the element's attribute; `lock=model` disables it. With the trained
+// model it carries the notes of the Controls panel (what x and W are, why sizes are locked) in a one-line fold,
+// shown where that panel is folded or hidden (a phone, an embed without controls).
 import { element } from './dom-sync.js';
 import { STRINGS } from './strings.js';
 
@@ -19,9 +21,22 @@ export function createModelSwitch(onChange) {
   const locked = element('span', { class: 'locked', hidden: '' }, STRINGS.locked);
   const choices = element('span', { class: 'model-switch-choices' });
   choices.append(...buttons);
-  node.append(label, ' ', choices, ' ', locked);
+  const notesText = element('div', { class: 'model-notes-text' });
+  const notes = element('details', { class: 'model-notes', hidden: '' });
+  notes.append(element('summary', {}, words.notesSummary), notesText);
+  node.append(label, ' ', choices, ' ', locked, notes);
+  let shownNotes = '';
   return {
     node,
+    /** The trained model's notes ([{note, text}], trained/walk-inputs.js trainedNotes); none with the book's weights. */
+    showNotes(list) {
+      const key = JSON.stringify(list.map(({ text }) => text));
+      if (key === shownNotes) return;
+      shownNotes = key;
+      notesText.replaceChildren(...list.map(({ text }) => element('p', {}, text)));
+      notes.hidden = list.length === 0;
+      if (notes.hidden) notes.open = false;
+    },
     /** Shows the state's value and lock; writes only what differs. */
     sync(state) {
       const lock = state.lock.includes('model');

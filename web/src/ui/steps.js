@@ -334,7 +334,7 @@ export const STEPS = [
     cpp: ['split-heads', 'attend-heads', 'multihead-split'],
     torch: SNIPPETS['multihead'],
     torchChecks: SNIPPET_CHECKS['multihead'],
-    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'causal', 'scale', 'temperature', 'model'],
+    controls: ['sentence', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'temperature', 'causal', 'scale', 'model'],
     formula: String.raw`\operatorname{head}_h = \operatorname{softmax}\!\Big(\frac{Q_h K_h^{\top}}{\sqrt{d_{\text{head}}}}\Big) V_h, \qquad Z = [\operatorname{head}_1, \dots, \operatorname{head}_H], \qquad d_{\text{head}} = d_{\text{out}} / H`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { causal: state.causal, heads: state.heads });
@@ -371,7 +371,8 @@ export const STEPS = [
     torch: SNIPPETS['cross'],
     torchChecks: SNIPPET_CHECKS['cross'],
     controls: ['sentence', 'context', 'T', 'dModel', 'dOut', 'heads', 'head', 'seed', 'layout', 'scale', 'temperature', 'model'],
-    formula: String.raw`Q = X_{\text{query}} W_q,\;\; K = X_{\text{context}} W_k,\;\; V = X_{\text{context}} W_v, \qquad W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_{\text{head}}}}\Big) \in \mathbf{R}^{T_q \times T_k}`,
+    // two lines: on one, the formula was wider than its column at 1280 px and scrolled sideways
+    formula: String.raw`\begin{gathered} Q = X_{\text{query}} W_q,\;\; K = X_{\text{context}} W_k,\;\; V = X_{\text{context}} W_v, \\ W = \operatorname{softmax}\!\Big(\frac{QK^{\top}}{\sqrt{d_{\text{head}}}}\Big) \in \mathbf{R}^{T_q \times T_k} \end{gathered}`,
     async run({ api, inputs, state }) {
       const options = attentionOptions(state, { heads: state.heads });
       const result = await api.crossAttention(inputs.x, inputs.xContext, inputs.crossProjection, options);

@@ -68,7 +68,7 @@ export const STRINGS = {
   editCell: 'New value for {name}[{row}, {col}]',
   locked: '(locked)',
   // The picture's weights switch (model-switch.js), bound to the `model` parameter.
-  modelSwitch: { label: 'Weights:', random: 'the book’s random weights', trained: 'a trained model' },
+  modelSwitch: { label: 'Weights:', random: 'the book’s random weights', trained: 'a trained model', notesSummary: 'x, W: a layer of the trained model; sizes locked' },
   exportAs: 'Export {name} as',
   valuesTable: 'Show the {count} values as a table',
   maxAbsError: 'max abs error',
@@ -382,7 +382,7 @@ export const STRINGS = {
       dropout: 'p: the dropout probability; m: the mask of kept weights (1 kept, 0 dropped); u: a uniform random number from the seed.',
       check: 'a: the page’s output, b: PyTorch’s; atol and rtol: the absolute and relative tolerance.',
       multihead: 'H: the number of heads; Q_h, K_h, V_h: head h’s columns of Q, K, V; d_head: the size of one head.',
-      cross: 'X_query: the sentence’s embeddings; X_context: the context sentence’s; T_q, T_k: their lengths.',
+      cross: 'X_query: the sentence’s embeddings; X_context: the context sentence’s; T_q, T_k: their lengths; d_head: the size of one head.',
       learn: 'L: the loss; h_t: the model’s state at position t; W_unembed: the map to word scores; θ: every weight.',
     },
     codeTabs: 'The code of this step',
@@ -397,8 +397,15 @@ export const STRINGS = {
     scaleModes: { linear: 'linear', row: 'per row', log: 'log' },
     flowOps: {
       query: '· W_q', key: '· W_k', value: '· W_v', scores: 'Q·Kᵀ', scoresOfX: 'X·Xᵀ', scaled: '/ (√d_k · τ)', masked: '+ mask',
-      weights: 'softmax', dropped: 'dropout', output: '· V', outputOfX: '· X', context: '· V, heads joined',
+      weights: 'softmax', dropped: 'dropout', output: '· V', outputOfX: 'W·X', context: '· V, heads joined',
       split: 'split into {H} heads of d_head={dHead}', headWeights: 'softmax(Q·Kᵀ / √d_head)', average: 'average of rows ≤ t',
+    },
+    // Thumbnails' names where the full one would break over several lines of their narrow column.
+    thumbNames: {
+      'weights before the mask': 'W, no mask',
+      'scores (unscaled, Q·Kᵀ)': 'Q·Kᵀ',
+      'masked (unscaled scores, as the book prints them)': 'Q·Kᵀ + M',
+      'context (stacked heads)': 'stacked',
     },
     diagram: {
       label: 'The computation of “{title}”, from its inputs to its output',

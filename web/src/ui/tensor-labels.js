@@ -1,8 +1,18 @@
-// What a tensor is called on the page: its figure's id and its shape with the axes' names.
+// What a tensor is called on the page: its figure's id, its thumbnail's name and its shape with the axes' names.
+import { STRINGS } from './strings.js';
 
 /** The id of a tensor's figure on the page (the flow picture links to it). */
 export function figureId(name) {
   return `tensor-${name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '')}`;
+}
+
+/**
+ * A thumbnail's caption: W_q for W_query.weight (cross), and a short name for a long one ("Q·Kᵀ + M" for the
+ * book's masked unscaled scores), so that a thumbnail's narrow column keeps it on one line. The figure keeps the
+ * full name (its data-tensor, its label, the caption's title).
+ */
+export function thumbName(name) {
+  return STRINGS.views.thumbNames[name] ?? name.replace(/^W_(query|key|value)(\.weight)?( \(cross\))?$/, (whole, role) => `W_${role[0]}`);
 }
 
 /** The axis names written on a shape: `weights (H=2, T=6, T=6)`. */

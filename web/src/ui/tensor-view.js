@@ -10,7 +10,7 @@ import { setShownViews } from './cell-sources.js';
 import { EXPORT_ACTIONS, rememberPainted } from './figure-export.js';
 import { updateEagerTables, updateLazyTables, valuesTableHtml } from './values-tables.js';
 import { element, setAttribute, setHidden, setText } from './dom-sync.js';
-import { figureId, shapeText } from './tensor-labels.js';
+import { figureId, shapeText, thumbName } from './tensor-labels.js';
 import { STRINGS, format } from './strings.js';
 
 const EDITABLE_CELLS = 512;
@@ -127,9 +127,11 @@ function pooledFigure(name) {
   const exportSummary = element('summary', { 'aria-label': format(STRINGS.views.exportMenuLabel, { name }) }, STRINGS.views.exportMenu);
   const exports = element('span', { class: 'export', role: 'group', 'aria-label': format(STRINGS.exportAs, { name }) });
   exportMenu.append(exportSummary, exports);
-  // A thumbnail's caption is its short name (W_q for W_query.weight (cross)); the figure keeps its full name.
-  const short = name.replace(/^W_(query|key|value)(\.weight)?( \(cross\))?$/, (whole, role) => `W_${role[0]}`);
-  caption.append(element('span', { class: 'tensor-name' }, name), element('span', { class: 'tensor-short', 'aria-hidden': 'true' }, short), ' ', shape, legend, exportMenu);
+  // A thumbnail's caption is its short name (tensor-labels.js thumbName); the figure keeps its full name.
+  const short = thumbName(name);
+  const shortNode = element('span', { class: 'tensor-short', 'aria-hidden': 'true' }, short);
+  if (short !== name) shortNode.title = name;
+  caption.append(element('span', { class: 'tensor-name' }, name), shortNode, ' ', shape, legend, exportMenu);
   const panelsRow = element('div', { class: 'panels' });
   const tooltip = element('div', { class: 'tooltip', role: 'status', 'aria-live': 'polite' });
   tooltip.hidden = true;

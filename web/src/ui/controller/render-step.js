@@ -39,6 +39,7 @@ export function refreshTrained(page, view) {
   }
   for (const old of controls.querySelectorAll('.trained-note')) old.remove();
   controls.append(...trainedNoteNodes(view));
+  page.modelSwitch.showNotes(view.notes ?? []);
   page.renderedTrained = trainedKey(view);
 }
 
@@ -64,6 +65,7 @@ export function renderStep(page) {
   const notes = trainedNoteNodes(trained);
   page.renderedControls = controlsOf(step, state, trained);
   page.renderedTrained = trainedKey(trained);
+  page.modelSwitch.showNotes(trained?.notes ?? []);
   const labels = STRINGS.stepControlLabels[step.id];
   shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true }), labels), ...notes);
   shell.tocLinks.forEach((link) => {
