@@ -48,14 +48,7 @@ export function cellComputation(view, panel, row, col) {
   const cellIndex = panel.index * panel.rows * panel.cols + row * panel.cols + col;
   const lines = [];
   if (query && key) {
-    const q = rowOf(query, panel.index, panel.rows, row);
-    const k = rowOf(key, panel.index, panel.cols, col);
-    lines.push({ kind: 'query', text: format(w.cellMathQuery, { row, values: list(q, MAX_TERMS) }) });
-    lines.push({ kind: 'key', text: format(w.cellMathKey, { col, values: list(k, MAX_TERMS) }) });
-    const terms = [];
-    for (let c = 0; c < Math.min(q.length, MAX_TERMS); c++) terms.push(`${factor(q[c])}×${factor(k[c])}`);
-    if (q.length > MAX_TERMS) terms.push(`… ${q.length - MAX_TERMS} more`);
-    lines.push({ kind: 'terms', text: format(w.cellMathTerms, { terms: terms.join(' + ') }) });
+    lines.push(...dotProductLines(w, rowOf(query, panel.index, panel.rows, row), rowOf(key, panel.index, panel.cols, col), row, col));
   }
   if (scores) lines.push({ kind: 'score', text: format(w.cellMathScore, { value: formatValue(scores.data[cellIndex]) }) });
   if (scaled) {
@@ -81,6 +74,18 @@ export function cellComputation(view, panel, row, col) {
   return { title, lines };
 }
 
+// The query row, the key row and their dot product term by term: the first lines of a score's computation.
+function dotProductLines(w, q, k, row, col) {
+  const terms = [];
+  for (let c = 0; c < Math.min(q.length, MAX_TERMS); c++) terms.push(`${factor(q[c])}×${factor(k[c])}`);
+  if (q.length > MAX_TERMS) terms.push(`… ${q.length - MAX_TERMS} more`);
+  return [
+    { kind: 'query', text: format(w.cellMathQuery, { row, values: list(q, MAX_TERMS) }) },
+    { kind: 'key', text: format(w.cellMathKey, { col, values: list(k, MAX_TERMS) }) },
+    { kind: 'terms', text: format(w.cellMathTerms, { terms: terms.join(' + ') }) },
+  ];
+}
+
 // A score (q·k, term by term), a masked score (the scaled one, kept or −∞), or a context value (the weights
 // row times the value column, term by term): from the step's shown tensors, when it shows them.
 function otherComputation(role, view, panel, row, col) {
@@ -93,14 +98,7 @@ function otherComputation(role, view, panel, row, col) {
     const query = shownView('query') ?? shownView('x');
     const key = shownView('key') ?? shownView('x');
     if (!query || !key || !view.cols) return null;
-    const q = rowOf(query.tensor, panel.index, panel.rows, row);
-    const k = rowOf(key.tensor, panel.index, panel.cols, col);
-    lines.push({ kind: 'query', text: format(w.cellMathQuery, { row, values: list(q, MAX_TERMS) }) });
-    lines.push({ kind: 'key', text: format(w.cellMathKey, { col, values: list(k, MAX_TERMS) }) });
-    const terms = [];
-    for (let c = 0; c < Math.min(q.length, MAX_TERMS); c++) terms.push(`${factor(q[c])}×${factor(k[c])}`);
-    if (q.length > MAX_TERMS) terms.push(`… ${q.length - MAX_TERMS} more`);
-    lines.push({ kind: 'terms', text: format(w.cellMathTerms, { terms: terms.join(' + ') }) });
+    lines.push(...dotProductLines(w, rowOf(query.tensor, panel.index, panel.rows, row), rowOf(key.tensor, panel.index, panel.cols, col), row, col));
     lines.push({ kind: 'score', text: format(w.cellMathScoreValue, { row, col, value: formatValue(value) }) });
   } else if (role === 'masked') {
     const before = shownView('scaled') ?? shownView('scores');
