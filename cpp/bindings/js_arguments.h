@@ -54,6 +54,7 @@ void read_value(Call&, const val&, const OptionPath& path, const registry::Optio
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, MaskMode& out, bool*);
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, WeightLayout& out, bool*);
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, DropoutRng& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, GeluApproximation& out, bool*);
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, Tensor& out, bool* boolean);
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, PlannedPath& out, bool*);
 
@@ -112,6 +113,8 @@ void visit_members(LayerNormOptions& o, Visit&& visit) {
   visit("bias", o.bias);
   visit("eps", o.eps);
 }
+template <typename Visit>
+void visit_members(GeluOptions& o, Visit&& visit) { visit("approximate", o.approximate); }
 template <typename Visit>
 void visit_members(MatmulOptions& o, Visit&& visit) { visit("transposeB", o.transpose_b); }
 

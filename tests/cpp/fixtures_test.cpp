@@ -125,6 +125,9 @@ void read(const json& j, LayerNormOptions& out) {
   if (j.contains("bias")) out.bias = to_tensor(j.at("bias"));
   out.eps = j.value("eps", 1e-5f);
 }
+void read(const json& j, GeluOptions& out) {
+  if (j.contains("approximate")) EXPECT_EQ(parse_option("gelu", "options.approximate", j.at("approximate"), out.approximate), "");
+}
 void read(const json& j, paths::MatmulOptions& out) { out.transpose_b = j.value("transposeB", false); }
 
 // An unbatched case ((T, C) sequences, a (Tk) keyPaddingMask, a (Tk, d_xv) xValue) runs with B = 1, as the API

@@ -6,6 +6,7 @@ import { attentionDropout } from './dropout.js';
 import { causalAverageLoop, causalAverageMatmul, causalAverageSoftmax } from './causal-average.js';
 import { compare } from './compare.js';
 import { crossAttention } from './cross-attention.js';
+import { gelu } from './gelu.js';
 import { layerNorm } from './layer-norm.js';
 import { matmul } from './linalg.js';
 import { multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked } from './multihead.js';
@@ -21,14 +22,14 @@ import { FUNCTION_NAMES } from '../registry.js';
 
 export {
   attentionDropout, attentionWithoutWeights, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, compare,
-  crossAttention, layerNorm, matmul, multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked,
+  crossAttention, gelu, layerNorm, matmul, multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked,
   nextTokenPairs, scaledDotProductAttention, selfAttention, softmax,
 };
 
 const IMPLEMENTATIONS = {
   nextTokenPairs, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, softmax, attentionWithoutWeights,
   selfAttention, attentionDropout, compare, multiheadAttentionStacked, multiheadAttentionSplit, multiheadAttentionFused,
-  crossAttention, scaledDotProductAttention, layerNorm, matmul, selfAttentionBackward, multiheadAttentionStackedBackward, multiheadAttentionSplitBackward,
+  crossAttention, scaledDotProductAttention, layerNorm, gelu, matmul, selfAttentionBackward, multiheadAttentionStackedBackward, multiheadAttentionSplitBackward,
   multiheadAttentionFusedBackward, crossAttentionBackward,
 };
 
