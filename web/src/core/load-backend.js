@@ -56,7 +56,10 @@ export async function loadBackend(plan) {
       reasons.push(`WebGPU is unavailable: its module could not load: ${reasonOf(error)}`);
     }
     try {
-      if (webgpu) engine = await webgpu.loadWebGpuBackend({ adapter: (await probeAdapter()).adapter, gpuCrossover: plan.gpu.crossover });
+      if (webgpu) {
+        const { adapter } = await probeAdapter();
+        engine = await webgpu.loadWebGpuBackend({ adapter, gpuCrossover: plan.gpu.crossover });
+      }
     } catch (error) {
       if (!isDeviceFailure(error)) throw new Error(`loadAttention: backend 'webgpu' failed to load (a bug, not a missing GPU): ${error?.message ?? error}`, { cause: error });
       reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
@@ -77,20 +80,25 @@ export async function loadBackend(plan) {
   // not cross-origin isolated, no Worker (Node), workers that cannot start (file://, CSP, a module that fails
   // to load). The fallback to one thread is silent: the caller reads `threads` and `threadsReason`.
   let threadsReason = plan.engine === 'webgpu' ? WEBGPU_THREADS_REASON : null;
-  if (plan.threads && !engine.build) threadsReason = `the ${engine.name} backend runs on the main thread`;
-  else if (plan.threads && plan.threads.count < 2) threadsReason = plan.threads.reason;
-  else if (plan.threads) {
-    try {
-      const { threadsLayer } = await import('./backends/threads.js');
-      const { pool } = await startWorkerPool(plan.threads.count, {
-        build: engine.build,
-        binaryUrl: plan.wasm.locateFile?.(`attention-${engine.build}.wasm`, GLUE_DIRECTORY),
-        wasmBinary: plan.wasm.wasmBinary,
-        memoryLimit: plan.wasm.memoryLimit,
-      });
-      layers.push(threadsLayer(pool));
-    } catch (error) {
-      threadsReason = `the workers could not start (${reasonOf(error)}); one thread`;
+  if (plan.threads) {
+    const { count, reason } = plan.threads;
+    if (!engine.build) {
+      threadsReason = `the ${engine.name} backend runs on the main thread`;
+    } else if (count < 2) {
+      threadsReason = reason;
+    } else {
+      try {
+        const { threadsLayer } = await import('./backends/threads.js');
+        const { pool } = await startWorkerPool(count, {
+          build: engine.build,
+          binaryUrl: plan.wasm.locateFile?.(`attention-${engine.build}.wasm`, GLUE_DIRECTORY),
+          wasmBinary: plan.wasm.wasmBinary,
+          memoryLimit: plan.wasm.memoryLimit,
+        });
+        layers.push(threadsLayer(pool));
+      } catch (error) {
+        threadsReason = `the workers could not start (${reasonOf(error)}); one thread`;
+      }
     }
   }
 
