@@ -55,6 +55,8 @@ const CASES = {
   "gelu: options.approximate='fast'; expected 'none' or 'tanh'": () => attention.gelu(tensor([2]), { approximate: 'fast' }),
   "loadAttention: options.gpuProbe='yes'; expected true or false": () => loadAttention({ gpuProbe: 'yes' }),
   'setGpuCrossover: thresholdN=0; expected a positive integer or null': async () => (await loadAttention()).setGpuCrossover(0),
+  "loadAttention: unknown option 'foo'; expected one of backend, threads, wasmBinary, locateFile, gpuCrossover, gpuProbe, memoryLimit":
+    () => loadAttention({ foo: 1 }),
   "loadAttention: options.threads=0; expected 'auto' or an integer from 1 to 64": () => loadAttention({ threads: 0 }),
   // x [1, 512, 3072], (3072, 1024) projections; the wasm-simd module at load has 53 MiB left of 64 MiB.
   'selfAttention: B=1, T=512 needs 28.3 MB for its results and workspace and 44.0 MB for the copies of its inputs; the memory limit is 53 MiB':
