@@ -11,6 +11,10 @@ import { HEAD_SCORE_MULTIPLE, TEXT_HELD_OUT_SHARE, ablate, headScores, loadEngli
   from '../../web/src/model/index.js';
 import { inductionScore, makeBatch } from '../../web/src/train/index.js';
 import { REGISTRY } from '../../web/src/core/registry.js';
+import { INTERMEDIATES_LIMIT, POOL_CROSSOVER } from '../../web/src/core/planner.js';
+import { AUTO_MAX_THREADS, MAX_THREADS } from '../../web/src/core/backends/thread-plan.js';
+import { PROBE_BUDGET_MS } from '../../web/src/gpu/crossover-probe.js';
+import { AUTO_MIN_WORK } from '../../web/src/train/shards.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const api = readFileSync(`${ROOT}docs/api.md`, 'utf8');
@@ -182,5 +186,45 @@ describe('results have the keys and shapes docs/api.md gives them', () => {
     expect((await trainer.predict(batch.inputs)).shape).toEqual([2, 6, 5]);
     const induction = inductionScore(weights[0], batch.inputs);
     expect([Object.keys(induction), induction.heads.length]).toEqual([['heads', 'score', 'head'], 2]);
+  });
+});
+
+describe('the figures docs/api.md states are the code\'s constants', () => {
+  const text = api.replace(/\s*\n\s*/g, ' ');
+  test.each([
+    ['the intermediates default', INTERMEDIATES_LIMIT, 65536, 'stage holds at most 65,536 values'],
+    ["the workers' crossover: multiply-adds per float moved", POOL_CROSSOVER.workPerFloat, 200, 'doing at least 200 multiply-adds per float'],
+    ["the workers' crossover: multiply-adds per call", POOL_CROSSOVER.minWork, 100e6, 'at least 100 M multiply-adds'],
+    ["threads 'auto': at most", AUTO_MAX_THREADS, 4, 'min(`navigator.hardwareConcurrency`, 4)'],
+    ['threads: at most', MAX_THREADS, 64, 'an integer from 1 to 64'],
+    ["the GPU probe's budget", PROBE_BUDGET_MS, 300, 'within 300 ms (`PROBE_BUDGET_MS`'],
+    ["the trainer's threads 'auto': a sequence's forward", AUTO_MIN_WORK, 20e6, 'at least 20 M forward multiply-adds'],
+  ])('%s', (_, constant, value, phrase) => {
+    expect(text).toContain(phrase);
+    expect(constant).toBe(value);
+  });
+
+  test('the multi-head functions return output alone above 65,536 values per stage', async () => {
+    const attention = await loadAttention({ backend: 'js' });
+    const x = (T) => ({ data: new Float32Array(T * 2).fill(0.1), shape: [T, 2] });
+    const weights = { query: { data: new Float32Array(4).fill(0.5), shape: [2, 2] } };
+    weights.key = weights.query;
+    weights.value = weights.query;
+    expect(Object.keys(attention.multiheadAttentionSplit(x(256), weights))).toContain('weights');
+    expect(Object.keys(attention.multiheadAttentionSplit(x(257), weights))).toEqual(['output']);
+    expect(Object.keys(attention.multiheadAttentionSplit(x(4), weights, { intermediates: false }))).toEqual(['output']);
+  });
+
+  test('multi-head results: masked only when causal or masked, dropped only with dropout, context and output (B, Tq, d_out)', async () => {
+    const attention = await loadAttention({ backend: 'js' });
+    const x = { data: Float32Array.from({ length: 16 }, (_, i) => (i % 5) / 5), shape: [1, 4, 4] };
+    const matrix = { data: Float32Array.from({ length: 16 }, (_, i) => (i % 3) / 3), shape: [4, 4] };
+    const weights = { query: matrix, key: matrix, value: matrix };
+    const plain = attention.multiheadAttentionSplit(x, weights, { heads: 2 });
+    expect(Object.keys(plain)).toEqual(['query', 'key', 'value', 'scores', 'scaled', 'weights', 'context', 'output']);
+    expect([plain.query.shape, plain.weights.shape, plain.context.shape, plain.output.shape]).toEqual([[1, 2, 4, 2], [1, 2, 4, 4], [1, 4, 4], [1, 4, 4]]);
+    expect(plain.output.data).toEqual(plain.context.data);
+    expect(Object.keys(attention.multiheadAttentionSplit(x, weights, { heads: 2, causal: true, dropout: 0.5 })))
+      .toEqual(['query', 'key', 'value', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'context', 'output']);
   });
 });
