@@ -1,5 +1,5 @@
 // Types of the models entry point (docs/api.md "Models").
-import type { Tensor } from '../core/index.js';
+import type { IntTensor, Tensor } from '../core/index.js';
 
 /** [layer, head], 0-based. */
 export type HeadRef = [number, number];
@@ -53,6 +53,8 @@ export interface ForwardResult {
 /** The model interface every explained model implements. */
 export interface Model {
   name: string;
+  /** 'attention-only' (the trainer's model, the shipped English model) or 'gpt2'. */
+  kind: string;
   tokenizer: Tokenizer | null;
   config: ModelConfig;
   forward(tokens: ArrayLike<number>, options?: ForwardOptions): ForwardResult;
@@ -60,6 +62,8 @@ export interface Model {
 }
 
 export interface EnglishModel extends Model {
+  /** The parameters under the trainer's state_dict names, float32. */
+  parameters: Record<string, Tensor>;
   figures: Record<string, unknown>;
   sample: string;
   recipe: Record<string, unknown>;
@@ -85,7 +89,7 @@ export const HEAD_LABELS: Record<'previousToken' | 'induction' | 'sink' | 'self'
 
 export interface TopToken { id: number; text: string; probability: number }
 export function sequenceLoss(model: Model, tokens: ArrayLike<number>, options?: { headsOff?: HeadRef[]; ablation?: 'zero' | 'mean'; from?: number }): { loss: number; count: number; losses: Float64Array };
-export function batchLoss(model: Model, batch: { inputs: Tensor; targets: Tensor }, options?: { headsOff?: HeadRef[]; ablation?: 'zero' | 'mean' }): number;
+export function batchLoss(model: Model, batch: { inputs: IntTensor; targets: IntTensor }, options?: { headsOff?: HeadRef[]; ablation?: 'zero' | 'mean' }): number;
 export function textLoss(model: Model, ids: Int32Array): { loss: number; count: number };
 export function topTokens(model: Model, logits: Tensor, t: number, k?: number): TopToken[];
 export interface AblationSide { loss: number; losses: Float64Array; top: TopToken[] }
@@ -101,8 +105,8 @@ export interface TextTask {
   heldOut: Int32Array;
   /** The windows' length T′ = min(contextLength, train.length − 1). */
   length: number;
-  batch(options: { batch: number; seed?: number; step?: number }): { inputs: Tensor; targets: Tensor };
-  heldOutBatch(): { inputs: Tensor; targets: Tensor };
+  batch(options: { batch: number; seed?: number; step?: number }): { inputs: IntTensor; targets: IntTensor };
+  heldOutBatch(): { inputs: IntTensor; targets: IntTensor };
 }
 export const TEXT_HELD_OUT_SHARE: number;
 export function textTask(ids: ArrayLike<number>, options: { contextLength: number; heldOutShare?: number }): TextTask;
