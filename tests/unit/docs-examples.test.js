@@ -4,7 +4,7 @@
 // line `console.log(value); // → expected…` must log `expected` (a JS literal; a number to the digits written,
 // the words after it are prose). A block that cannot run in Node is skipped for the reason listed below.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
@@ -137,6 +137,13 @@ describe('the README', () => {
       .filter((name) => !['install', 'pack', 'run'].includes(name));
     expect(commands).toContain('start');
     for (const name of new Set(commands)) expect(Object.keys(scripts), `npm ${name}`).toContain(name);
+  });
+
+  test('every file of the repository it or docs/api.md names exists', () => {
+    const api = readFileSync(`${ROOT}docs/api.md`, 'utf8');
+    const named = [...`${readme}\n${api}`.matchAll(/`((?:web|cpp|tests|scripts|bench|docs|examples)\/[\w.\-/]*)`/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(40);
+    for (const path of new Set(named)) expect(existsSync(`${ROOT}${path}`), path).toBe(true);
   });
 
   test('links only to files of the repository, and stays short', () => {
