@@ -162,11 +162,13 @@ describe('results have the keys and shapes docs/api.md gives them', () => {
     expect(Object.keys(losses)).toEqual(['loss', 'count', 'losses']);
     expect([losses.losses.length, Number.isNaN(losses.losses[0]), losses.count]).toEqual([T, true, T - 1]);
     expect(Object.keys(textLoss(model, ids))).toEqual(['loss', 'count']);
+    expect(sequenceLoss(model, ids, { from: 3 }).count).toBe(T - 3);
     expect(Object.keys(topTokens(model, full.logits, 2)[0])).toEqual(['id', 'text', 'probability']);
     expect(topTokens(model, full.logits, 2)).toHaveLength(5);
     const ablation = ablate(model, ids, [[0, 1]]);
     expect([Object.keys(ablation), Object.keys(ablation.after), ablation.ablation]).toEqual([['headsOff', 'ablation', 'before', 'after'], ['loss', 'losses', 'top'], 'zero']);
-    const scores = headScores(model, { count: 2 });
+    const scores = headScores(model); // count [8], length [min(64, contextLength)]
+    expect([scores.probes.length, scores.probes[0].length]).toEqual([8, Math.min(64, model.config.contextLength)]);
     expect(Object.keys(scores)).toEqual(['probes', 'uniform', 'thresholds', 'multiple', 'heads']);
     expect(Object.keys(scores.heads[0])).toEqual(['layer', 'head', 'previousToken', 'induction', 'sink', 'self', 'entropy', 'labels', 'label']);
     expect([scores.heads.length, scores.multiple]).toEqual([L * H, 6]);
