@@ -95,19 +95,7 @@ void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, Attent
 
   // 5. attention: dQ, dK, dV (B·T, d_out), P recomputed from the lse
   Buffer grad_query(query_size), grad_key(context_size), grad_value(context_size);
-  AttentionHeadsBackward backward;
-  backward.forward = heads;
-  backward.grad_context = grad_context.data();
-  backward.grad_context_stride = d;
-  backward.row_max = row_max.data();
-  backward.log_sum = log_sum.data();
-  backward.grad_query = grad_query.data();
-  backward.grad_query_stride = d;
-  backward.grad_key = grad_key.data();
-  backward.grad_key_stride = d;
-  backward.grad_value = grad_value.data();
-  backward.grad_value_stride = d;
-  attention_backward(backward);
+  attention_backward(packed_backward(heads, grad_context.data(), grad_query.data(), grad_key.data(), grad_value.data()));
 
   // 6. dWo = contextᵀ·dOut, with the context itself: O = O' + v̄
   if (p.out.weight != nullptr) {
