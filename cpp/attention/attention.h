@@ -63,4 +63,13 @@ struct LayerNormOptions {
 std::string check_layer_norm(const Tensor& x, const LayerNormOptions& options, std::size_t max_bytes = no_memory_limit);
 Tensor layer_norm(const Tensor& x, const LayerNormOptions& options = {});
 
+// gelu's options (docs/api.md): approximate 'none' (erf) or 'tanh' (GPT-2's), as PyTorch's F.gelu.
+struct GeluOptions {
+  GeluApproximation approximate = GeluApproximation::None;
+};
+
+// x of any rank ≥ 1 → output of its shape: PyTorch's F.gelu(x, approximate), elementwise.
+std::string check_gelu(const Tensor& x, const GeluOptions& options, std::size_t max_bytes = no_memory_limit);
+Tensor gelu(const Tensor& x, const GeluOptions& options = {});
+
 }  // namespace ap

@@ -1,5 +1,5 @@
 // GPT-2's forward (gpt2.h) from the steps: layer_norm, multihead_attention_fused (step 10c, causal) and
-// Conv1D products x·W + b on Eigen.
+// Conv1D products x·W + b on Eigen; gelu_tanh is gelu's (gelu.cpp).
 #include "attention/gpt2.h"
 
 #include <cmath>
@@ -8,11 +8,6 @@
 #include "attention/eigen_views.h"
 
 namespace ap {
-
-float gelu_tanh(float x) {
-  const double inner = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
-  return static_cast<float>(0.5 * x * (1.0 + std::tanh(inner)));
-}
 
 namespace {
 

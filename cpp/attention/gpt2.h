@@ -41,7 +41,7 @@ struct Gpt2Result {
   std::vector<Tensor> attention;
 };
 
-// GELU with GPT-2's tanh approximation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+// GELU with GPT-2's tanh approximation: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (gelu.cpp, gelu's tanh form).
 float gelu_tanh(float x);
 
 // tokens: T ids in [0, V), 1 ≤ T ≤ P. Expects weights of consistent shapes (the caller's loader checks them).

@@ -16,12 +16,14 @@ constexpr Choice<MaskMode> mask_modes[] = {
     {"neg_inf", MaskMode::NegInf}, {"renormalize", MaskMode::Renormalize}, {"zero", MaskMode::Zero}};
 constexpr Choice<WeightLayout> layouts[] = {{"matrix", WeightLayout::Matrix}, {"linear", WeightLayout::Linear}};
 constexpr Choice<DropoutRng> dropout_rngs[] = {{"counter", DropoutRng::Counter}, {"torch", DropoutRng::Torch}};
+constexpr Choice<GeluApproximation> gelu_forms[] = {{"none", GeluApproximation::None}, {"tanh", GeluApproximation::Tanh}};
 
 // Each option's table, found by its enum type.
 constexpr const auto& choices_of(Normalization) { return normalizations; }
 constexpr const auto& choices_of(MaskMode) { return mask_modes; }
 constexpr const auto& choices_of(WeightLayout) { return layouts; }
 constexpr const auto& choices_of(DropoutRng) { return dropout_rngs; }
+constexpr const auto& choices_of(GeluApproximation) { return gelu_forms; }
 
 // "'a', 'b' or 'c'"
 template <typename Enum, std::size_t N>
@@ -73,15 +75,18 @@ template std::string parse_option(const std::string&, const std::string&, const 
 template std::string parse_option(const std::string&, const std::string&, const std::string&, MaskMode&);
 template std::string parse_option(const std::string&, const std::string&, const std::string&, WeightLayout&);
 template std::string parse_option(const std::string&, const std::string&, const std::string&, DropoutRng&);
+template std::string parse_option(const std::string&, const std::string&, const std::string&, GeluApproximation&);
 
 template const char* option_name(Normalization);
 template const char* option_name(MaskMode);
 template const char* option_name(WeightLayout);
 template const char* option_name(DropoutRng);
+template const char* option_name(GeluApproximation);
 
 template std::string option_choices(Normalization);
 template std::string option_choices(MaskMode);
 template std::string option_choices(WeightLayout);
 template std::string option_choices(DropoutRng);
+template std::string option_choices(GeluApproximation);
 
 }  // namespace ap

@@ -35,6 +35,12 @@ enum class DropoutRng {
   Torch,    // 'torch':   torch.nn.Dropout's mask after torch.manual_seed(seed) (CPU, torch 1.13), in flat order
 };
 
+// Which form of GELU gelu computes (PyTorch's F.gelu approximate).
+enum class GeluApproximation {
+  None,  // 'none': x·Φ(x) with erf
+  Tanh,  // 'tanh': GPT-2's tanh approximation
+};
+
 // The path a call runs: the JS planner's choice (web/src/core/planner.js), which the bindings pass down, or,
 // for a native caller that gives none, the fused kernel's rule decides (fused_rule.h).
 enum class PlannedPath {
@@ -82,7 +88,7 @@ struct CompareOptions {
   double rtol = 1e-5;
 };
 
-// The option enums (Normalization, MaskMode, WeightLayout, DropoutRng): each has one table of its JS spellings
+// The option enums (Normalization, MaskMode, WeightLayout, DropoutRng, GeluApproximation): each has one table of its JS spellings
 // in options.cpp, and these three read it.
 
 // Parse a JS option string. Returns "" and sets `out`, or returns the message, e.g.

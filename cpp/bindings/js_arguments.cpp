@@ -151,6 +151,10 @@ void read_value(Call& call, const val& value, const OptionPath& path, const regi
 void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, DropoutRng& out, bool*) {
   read_choice(call, value, path, out);
 }
+void read_value(Call& call, const val& value, const OptionPath& path, const registry::Option&, GeluApproximation& out,
+                bool*) {
+  read_choice(call, value, path, out);
+}
 
 // A tensor option; a 'mask' crosses as float (a Uint8Array's 0/1 copied into a Float32Array, which the core's
 // check holds to 0 or 1), its flag saying it came as a Uint8Array.

@@ -2,7 +2,7 @@
 // generated attention/registry.h: kArguments, kOptions), so a new function needs no reader of its own:
 // - an argument is read by the core parameter's type: a tensor, token ids, a weights object by its keys;
 // - the options object by each of the function's options, in registry order, into the options struct's member
-//   of that name (visit_members below lists each struct's members by their JS names).
+//   of that name (visit_members, paths/option_members.h, lists each struct's members by their JS names).
 // Missing and null options mean "default". A present option of the wrong JS type, or an unknown string for a
 // choice, is an error naming the option, its value and what was expected; ranges (dropout in [0, 1), heads ≥ 1)
 // are the core's checks, so every layer words them the same.
@@ -20,6 +20,7 @@
 #include "attention/registry.h"
 #include "js_tensor.h"
 #include "paths/matmul.h"
+#include "paths/option_members.h"
 
 namespace ap::bindings {
 
@@ -54,76 +55,9 @@ void read_value(Call&, const val&, const OptionPath& path, const registry::Optio
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, MaskMode& out, bool*);
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, WeightLayout& out, bool*);
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, DropoutRng& out, bool*);
+void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, GeluApproximation& out, bool*);
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, Tensor& out, bool* boolean);
 void read_value(Call&, const val&, const OptionPath& path, const registry::Option&, PlannedPath& out, bool*);
-
-// ---- Each options struct's members by their JS names: the one place a new options struct is listed ----------
-// visit(name, member) or visit(name, member, flag): a mask's flag says its data came as a Uint8Array (0/1); a
-// number's flag says it was given (a nullable option whose default is computed: sdpa's scale).
-
-template <typename Visit>
-void visit_members(AttentionOptions& o, Visit&& visit) {
-  visit("scale", o.scale);
-  visit("temperature", o.temperature);
-  visit("causal", o.causal);
-  visit("mask", o.mask);
-  visit("dropout", o.dropout);
-  visit("seed", o.seed);
-  visit("dropoutRng", o.dropout_rng);
-  visit("layout", o.layout);
-  visit("heads", o.heads);
-  visit("intermediates", o.intermediates);
-  visit("attnMask", o.attn_mask, &o.attn_mask_boolean);
-  visit("keyPaddingMask", o.key_padding_mask);
-  visit("xValue", o.x_value);
-  visit("path", o.path);
-}
-template <typename Visit>
-void visit_members(SoftmaxOptions& o, Visit&& visit) {
-  visit("normalization", o.normalization);
-  visit("scale", o.scale);
-}
-template <typename Visit>
-void visit_members(Normalization& o, Visit&& visit) { visit("normalization", o); }
-template <typename Visit>
-void visit_members(DropoutOptions& o, Visit&& visit) {
-  visit("dropout", o.dropout);
-  visit("seed", o.seed);
-  visit("dropoutRng", o.dropout_rng);
-}
-template <typename Visit>
-void visit_members(CompareOptions& o, Visit&& visit) {
-  visit("atol", o.atol);
-  visit("rtol", o.rtol);
-}
-template <typename Visit>
-void visit_members(SdpaOptions& o, Visit&& visit) {
-  visit("attnMask", o.mask, &o.mask_boolean);
-  visit("isCausal", o.is_causal);
-  visit("scale", o.scale, &o.has_scale);
-  visit("dropoutP", o.dropout_p);
-  visit("seed", o.seed);
-  visit("intermediates", o.intermediates);
-  visit("path", o.path);
-}
-template <typename Visit>
-void visit_members(LayerNormOptions& o, Visit&& visit) {
-  visit("weight", o.weight);
-  visit("bias", o.bias);
-  visit("eps", o.eps);
-}
-template <typename Visit>
-void visit_members(MatmulOptions& o, Visit&& visit) { visit("transposeB", o.transpose_b); }
-
-// A type is an options struct when it lists its members above.
-struct AnyMember {
-  template <typename Member>
-  void operator()(const char*, Member&, bool* = nullptr) const {}
-};
-template <typename T, typename = void>
-inline constexpr bool kIsOptions = false;
-template <typename T>
-inline constexpr bool kIsOptions<T, std::void_t<decltype(visit_members(std::declval<T&>(), AnyMember{}))>> = true;
 
 // Whether there is an options object to read: absent is fine (all defaults); anything else must be a plain object.
 bool options_object(Call& call, const val& js);

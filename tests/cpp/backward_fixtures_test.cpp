@@ -95,7 +95,7 @@ void check_backward_fixture(const std::string& function, const std::function<Gra
 TEST(BackwardFixtures, SelfAttentionBackwardMatchesAutograd) {
   check_backward_fixture("selfAttentionBackward", [](const json& args) {
     return named(self_attention_backward(to_tensor(args[0]), testing::to_projection_weights(args[1]),
-                                         to_tensor(args[2]), testing::to_attention_options(args[3])));
+                                         to_tensor(args[2]), testing::to_options<AttentionOptions>(args[3])));
   });
 }
 
@@ -103,7 +103,7 @@ TEST(BackwardFixtures, SelfAttentionBackwardMatchesAutograd) {
 // check, as a binding calls them) with intermediates false, which run the fused backward wherever the options
 // allow it (no dropout; causal only with the '-inf' mask), the teaching code elsewhere: both meet every case.
 AttentionOptions options_for(const json& value, bool fast) {
-  AttentionOptions options = testing::to_attention_options(value);
+  AttentionOptions options = testing::to_options<AttentionOptions>(value);
   options.intermediates = !fast;
   return options;
 }
@@ -170,7 +170,7 @@ INSTANTIATE_TEST_SUITE_P(TeachingAndFused, BackwardPaths, ::testing::Values(fals
 // with the case's options as given.
 void run_backward_fixture_as_binding(const std::string& function) {
   const auto options_of = [](const json& args, std::size_t index) {
-    return testing::to_attention_options(args.size() > index ? args[index] : json::object());
+    return testing::to_options<AttentionOptions>(args.size() > index ? args[index] : json::object());
   };
   if (function == "selfAttentionBackward") {
     return check_backward_fixture(function, [&](const json& args) {

@@ -86,62 +86,33 @@ FusedWeights to_fused_weights(const json& value) {
 }
 
 namespace {
+template <typename Number>
+void read_number(const json& value, Number& out, bool* given) {
+  out = value.get<Number>();
+  if (given) *given = true;
+}
 template <typename Enum>
-Enum parse_enum(const json& options, const char* key, Enum fallback) {
-  if (!options.contains(key)) return fallback;
-  Enum value = fallback;
-  const std::string message = parse_option("fixture", std::string("options.") + key, options.at(key).get<std::string>(), value);
+void read_choice(const json& value, const char* name, Enum& out) {
+  const std::string message = parse_option("fixture", std::string("options.") + name, value.get<std::string>(), out);
   if (!message.empty()) throw std::runtime_error(message);
-  return value;
 }
 }  // namespace
 
-AttentionOptions to_attention_options(const json& value) {
-  AttentionOptions options;
-  options.scale = value.value("scale", options.scale);
-  options.temperature = value.value("temperature", options.temperature);
-  options.causal = value.value("causal", options.causal);
-  options.mask = parse_enum(value, "mask", options.mask);
-  options.dropout = value.value("dropout", options.dropout);
-  options.seed = value.value("seed", options.seed);
-  options.dropout_rng = parse_enum(value, "dropoutRng", options.dropout_rng);
-  options.layout = parse_enum(value, "layout", options.layout);
-  options.heads = value.value("heads", options.heads);
-  options.intermediates = value.value("intermediates", options.intermediates);
-  // the masks (a "uint8" tensor is boolean) and crossAttention's xValue
-  if (value.contains("attnMask")) {
-    options.attn_mask = to_tensor(value.at("attnMask"));
-    options.attn_mask_boolean = value.at("attnMask").value("dtype", "") == "uint8";
-  }
-  if (value.contains("keyPaddingMask")) options.key_padding_mask = to_tensor(value.at("keyPaddingMask"));
-  if (value.contains("xValue")) options.x_value = to_tensor(value.at("xValue"));
-  return options;
+void read_member(const json& value, const char*, bool& out, bool*) { out = value.get<bool>(); }
+void read_member(const json& value, const char*, int& out, bool* given) { read_number(value, out, given); }
+void read_member(const json& value, const char*, float& out, bool* given) { read_number(value, out, given); }
+void read_member(const json& value, const char*, double& out, bool* given) { read_number(value, out, given); }
+void read_member(const json& value, const char*, Tensor& out, bool* boolean) {
+  out = to_tensor(value);
+  if (boolean) *boolean = value.value("dtype", "") == "uint8";  // a mask of 0/1 values
 }
-
-SoftmaxOptions to_softmax_options(const json& value) {
-  SoftmaxOptions options;
-  options.normalization = to_normalization(value);
-  options.scale = value.value("scale", options.scale);
-  return options;
-}
-
-DropoutOptions to_dropout_options(const json& value) {
-  DropoutOptions options;
-  options.dropout = value.value("dropout", options.dropout);
-  options.seed = value.value("seed", options.seed);
-  options.dropout_rng = parse_enum(value, "dropoutRng", options.dropout_rng);
-  return options;
-}
-
-CompareOptions to_compare_options(const json& value) {
-  CompareOptions options;
-  options.atol = value.value("atol", options.atol);
-  options.rtol = value.value("rtol", options.rtol);
-  return options;
-}
-
-Normalization to_normalization(const json& options) {
-  return parse_enum(options, "normalization", Normalization::Stable);
+void read_member(const json& value, const char* name, Normalization& out, bool*) { read_choice(value, name, out); }
+void read_member(const json& value, const char* name, MaskMode& out, bool*) { read_choice(value, name, out); }
+void read_member(const json& value, const char* name, WeightLayout& out, bool*) { read_choice(value, name, out); }
+void read_member(const json& value, const char* name, DropoutRng& out, bool*) { read_choice(value, name, out); }
+void read_member(const json& value, const char* name, GeluApproximation& out, bool*) { read_choice(value, name, out); }
+void read_member(const json&, const char*, PlannedPath&, bool*) {
+  throw std::runtime_error("fixture: options.path is the planner's choice, not a case's");
 }
 
 }  // namespace ap::testing

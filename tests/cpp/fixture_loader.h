@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/attention.h"
+#include "paths/option_members.h"
 
 namespace ap::testing {
 
@@ -22,11 +23,28 @@ ProjectionWeights to_projection_weights(const nlohmann::json& value);
 StackedWeights to_stacked_weights(const nlohmann::json& value);
 FusedWeights to_fused_weights(const nlohmann::json& value);
 
-// Options objects with JS names and defaults; unknown strings fail the parse with the core's message.
-AttentionOptions to_attention_options(const nlohmann::json& value);
-SoftmaxOptions to_softmax_options(const nlohmann::json& value);
-DropoutOptions to_dropout_options(const nlohmann::json& value);
-CompareOptions to_compare_options(const nlohmann::json& value);
-Normalization to_normalization(const nlohmann::json& options);
+// One option's JSON value into its member, by the member's type (fixture_loader.cpp); the flag as in
+// option_members.h. An unknown string for a choice throws the core's message.
+void read_member(const nlohmann::json& value, const char* name, bool& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, int& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, float& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, double& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, Tensor& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, Normalization& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, MaskMode& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, WeightLayout& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, DropoutRng& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, GeluApproximation& out, bool* flag);
+void read_member(const nlohmann::json& value, const char* name, PlannedPath& out, bool* flag);
+
+// An options object (JS names; absent keys keep the defaults) into any options struct, by its visit_members.
+template <typename Options>
+Options to_options(const nlohmann::json& object) {
+  Options options{};
+  visit_members(options, [&](const char* name, auto& member, bool* flag = nullptr) {
+    if (object.contains(name)) read_member(object.at(name), name, member, flag);
+  });
+  return options;
+}
 
 }  // namespace ap::testing

@@ -87,23 +87,6 @@ const json& options_at(const json& args, std::size_t index) {
   return args.size() > index ? args[index] : empty;
 }
 
-// scaledDotProductAttention's options from a fixture case (intermediates as the case asks: true).
-SdpaOptions sdpa_options(const json& given) {
-  SdpaOptions options;
-  if (given.contains("attnMask")) {
-    options.mask = to_tensor(given.at("attnMask"));
-    options.mask_boolean = given.at("attnMask").value("dtype", "") == "uint8";
-  }
-  options.is_causal = given.value("isCausal", false);
-  if (given.contains("scale")) {
-    options.has_scale = true;
-    options.scale = given.at("scale").get<float>();
-  }
-  options.dropout_p = given.value("dropoutP", 0.0f);
-  options.seed = given.value("seed", 0.0);
-  return options;
-}
-
 // ---- Every registry function's cases run by one loop ----------------------------------------------------
 // A case's JSON arguments are read by the C++ parameter types of paths::<cpp> (the path the binding runs: the
 // multi-head forms through their fast entry points, the fused kernel where a case allows it), the call made, and
@@ -114,18 +97,11 @@ void read(const json& j, IntTensor& out) { out = testing::to_int_tensor(j); }
 void read(const json& j, ProjectionWeights& out) { out = testing::to_projection_weights(j); }
 void read(const json& j, StackedWeights& out) { out = testing::to_stacked_weights(j); }
 void read(const json& j, FusedWeights& out) { out = testing::to_fused_weights(j); }
-void read(const json& j, AttentionOptions& out) { out = testing::to_attention_options(j); }
-void read(const json& j, SoftmaxOptions& out) { out = testing::to_softmax_options(j); }
-void read(const json& j, Normalization& out) { out = testing::to_normalization(j); }
-void read(const json& j, DropoutOptions& out) { out = testing::to_dropout_options(j); }
-void read(const json& j, CompareOptions& out) { out = testing::to_compare_options(j); }
-void read(const json& j, SdpaOptions& out) { out = sdpa_options(j); }
-void read(const json& j, LayerNormOptions& out) {
-  if (j.contains("weight")) out.weight = to_tensor(j.at("weight"));
-  if (j.contains("bias")) out.bias = to_tensor(j.at("bias"));
-  out.eps = j.value("eps", 1e-5f);
+// Any options struct (and the bare Normalization attentionWithoutWeights takes), by its members' JS names.
+template <typename Options, std::enable_if_t<kIsOptions<Options>, int> = 0>
+void read(const json& j, Options& out) {
+  out = testing::to_options<Options>(j);
 }
-void read(const json& j, paths::MatmulOptions& out) { out.transpose_b = j.value("transposeB", false); }
 
 // An unbatched case ((T, C) sequences, a (Tk) keyPaddingMask, a (Tk, d_xv) xValue) runs with B = 1, as the API
 // runs it: every sequence argument gains B, and so do the options' batched tensors.
@@ -248,7 +224,7 @@ INSTANTIATE_TEST_SUITE_P(Registry, Fixtures, ::testing::ValuesIn(kFixtureFunctio
 // keyPaddingMask included) and return only the output; it must match
 // PyTorch's output with the same tolerance (the logits-near-1e4 cases included).
 AttentionOptions lean(const json& args, std::size_t index) {
-  AttentionOptions options = testing::to_attention_options(options_at(args, index));
+  AttentionOptions options = testing::to_options<AttentionOptions>(options_at(args, index));
   options.intermediates = false;
   return options;
 }
@@ -289,7 +265,7 @@ TEST(Fixtures, FusedPathMatchesPyTorch) {
   // q, k, v given directly: the fused kernel where sdpa_fused_applies (no attnMask, no dropoutP, Ev == E, scale > 0)
   int fused = 0;
   check_fused_path("scaledDotProductAttention", [&](const json& args) {
-    SdpaOptions lean_sdpa = sdpa_options(options_at(args, 3));
+    SdpaOptions lean_sdpa = testing::to_options<SdpaOptions>(options_at(args, 3));
     lean_sdpa.intermediates = false;
     const Tensor query = to_tensor(args[0]), value = to_tensor(args[2]);
     if (sdpa_fused_applies(query.shape.back(), value.shape.back(), lean_sdpa)) ++fused;

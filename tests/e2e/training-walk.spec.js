@@ -73,6 +73,25 @@ test('on a phone the trained notes are one tap from the Weights switch, with Con
   expect(problems).toEqual([]);
 });
 
+test('with the trained model at 1280×800 the picture starts on the first screen, the notes under the formula; step 10\'s heads end on it', async ({ page }) => {
+  const problems = watchConsole(page);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  for (const step of ['weights', 'causal', 'dropout', 'check', 'multihead', 'cross']) {
+    await openPage(page, `?step=${step}&model=trained`);
+    await expect(page.locator('.intro .trained-notes [data-note]').first(), step).toBeVisible();
+    const top = await page.locator('[data-main-figure] canvas').evaluateAll((canvases) => Math.min(...canvases
+      .filter((c) => c.getClientRects().length > 0).map((c) => c.getBoundingClientRect().top)));
+    expect(top, `${step}: the picture's first heatmap`).toBeLessThan(800 - 24);
+  }
+  // step 10: the layer's heads, each whole, above the screen's bottom
+  await openPage(page, '?step=multihead&model=trained');
+  const heads = page.locator('.heads-panel canvas');
+  await expect(heads).toHaveCount(english.config.heads);
+  const bottoms = await heads.evaluateAll((canvases) => canvases.map((c) => c.getBoundingClientRect().bottom));
+  for (const bottom of bottoms) expect(bottom).toBeLessThanOrEqual(800 - 24);
+  expect(problems).toEqual([]);
+});
+
 test('step 11 with the trained switch: the sentence\'s queries over the context\'s keys, with a note that says what it is', async ({ page }) => {
   const problems = watchConsole(page);
   await openPage(page, '?step=cross&model=trained&model-head=2');

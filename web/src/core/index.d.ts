@@ -156,6 +156,12 @@ export interface LayerNormOptions {
   eps?: number;
 }
 
+/** PyTorch's F.gelu options. */
+export interface GeluOptions {
+  /** 'none': x·Φ(x) with erf; 'tanh': GPT-2's approximation. ['none'] */
+  approximate?: 'none' | 'tanh';
+}
+
 export interface MatmulOptions {
   /** b is stored (N, K) and used as bᵀ. [false] */
   transposeB?: boolean;
@@ -414,6 +420,8 @@ export interface Attention {
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: ScaledDotProductAttentionOptions): MaybePromise<ScaledDotProductAttentionResult>;
   /** PyTorch's F.layer_norm(x, (C,), weight, bias, eps): x (…, C) of any rank ≥ 1 → { output (…, C) }, each row by its mean and biased variance. */
   layerNorm(x: Tensor, options?: LayerNormOptions): MaybePromise<{ output: Tensor }>;
+  /** PyTorch's F.gelu(x, approximate): x of any rank ≥ 1 → { output } of its shape, elementwise. */
+  gelu(x: Tensor, options?: GeluOptions): MaybePromise<{ output: Tensor }>;
   /** Fast path. a (M, K) or (B, M, K); b (K, N), or (N, K) with transposeB → { output (M, N) or (B, M, N) }. Throws when the backend has no matmul. */
   matmul(a: Tensor, b: Tensor, options?: MatmulOptions): MaybePromise<{ output: Tensor }>;
 }
@@ -451,6 +459,7 @@ export interface Backend {
   crossAttentionBackward(xQuery: Tensor, xContext: Tensor, weights: SplitWeights, gradOutput: Tensor, options: Required<MultiheadOptions>): MaybePromise<object>;
   scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options: Required<ScaledDotProductAttentionOptions>): MaybePromise<object>;
   layerNorm(x: Tensor, options: Required<LayerNormOptions>): MaybePromise<object>;
+  gelu(x: Tensor, options: Required<GeluOptions>): MaybePromise<object>;
   matmul(a: Tensor, b: Tensor, options: Required<MatmulOptions>): MaybePromise<object>;
   /** Optional (backends/threads.js): workers in use, why not, and how to stop them. Absent: 1, null, nothing. */
   readonly threads?: number;

@@ -371,6 +371,15 @@ export const REGISTRY = Object.freeze([
     memory: { teaching: [[1, 'size']] },
   },
   {
+    // PyTorch's F.gelu, elementwise: x·Φ(x) with erf, or GPT-2's tanh approximation.
+    name: 'gelu', cpp: 'gelu', step: null,
+    args: [{ name: 'x', kind: 'tensor' }],
+    options: { approximate: { type: 'choice', choices: ['none', 'tanh'], default: 'none' } },
+    results: { output: { batched: false } },
+    paths: ['teaching'], gpu: 'reference', fixture: true,
+    memory: { teaching: [[1, 'size']] },
+  },
+  {
     name: 'matmul', cpp: 'matmul', step: null,
     args: [{ name: 'a', kind: 'sequence', axes: ['B', 'M', 'K'] }, { name: 'b', kind: 'tensor', axes: ['K', 'N'], transposedBy: { transposeB: true } }],
     options: { transposeB: { type: 'boolean', default: false } },

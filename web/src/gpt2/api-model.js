@@ -2,13 +2,11 @@
 // the planner picks for each call (teaching, fused, workers, WebGPU: `lastCall` of each): per block,
 //   a = layerNorm(x, ln_1);  context = multiheadAttentionFused(a, {inProjection: c_attn.W, inBias: c_attn.b},
 //   {causal, heads})  (GPT-2's fused c_attn is the API's inProjection, (in, 3C));  x += matmul(context, c_proj.W) + b;
-//   x += matmul(gelu_tanh(matmul(layerNorm(x, ln_2), c_fc.W) + b), mlp.c_proj.W) + b
-// and logits = matmul(layerNorm(x, ln_f), wte, {transposeB}). The embeddings, biases, GELU and residual adds
-// are elementwise JS. Ablated heads' context columns are replaced (zeros or their mean) before c_proj.
+//   x += matmul(gelu(matmul(layerNorm(x, ln_2), c_fc.W) + b, {approximate: 'tanh'}), mlp.c_proj.W) + b
+// and logits = matmul(layerNorm(x, ln_f), wte, {transposeB}). The embeddings, biases and residual adds are
+// elementwise JS. Ablated heads' context columns are replaced (zeros or their mean) before c_proj.
 
 import { ablate } from './forward-reference.js';
-
-const geluTanh = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
 
 /**
  * GPT-2 over a loaded attention API (loadAttention's object); forward as wasm-model.js's, plus the paths, and
@@ -48,8 +46,8 @@ export function createApiGpt2(attention, config, parameters) {
         ablate(context, flags, l, T, C, H);
         const projected = await linear(context, C, block('attn.c_proj'));
         for (let i = 0; i < x.length; i++) x[i] += projected[i];
-        const hidden = await linear(await norm(x, block('ln_2')), C, block('mlp.c_fc'));
-        for (let i = 0; i < hidden.length; i++) hidden[i] = geluTanh(hidden[i]);
+        const preActivation = await linear(await norm(x, block('ln_2')), C, block('mlp.c_fc'));
+        const hidden = (await call('gelu', { data: preActivation, shape: [T, M] }, { approximate: 'tanh' })).output.data;
         const mlp = await linear(hidden, M, block('mlp.c_proj'));
         for (let i = 0; i < x.length; i++) x[i] += mlp[i];
       }

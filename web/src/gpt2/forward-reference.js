@@ -8,6 +8,7 @@
 //               x = x + concat_h(weights_h·v_h)·attn.c_proj.W + b       ablated heads contribute 0
 //               x = x + gelu_tanh(LN(x; ln_2)·c_fc.W + b)·mlp.c_proj.W + b
 //   logits = LN(x; ln_f)·wteᵀ                                          (T, V), tied unembedding
+import { geluTanh } from '../core/reference/gelu.js';
 import { layerNorm } from '../core/reference/layer-norm.js';
 
 /** y (rows, out) = x (rows, in)·W (in, out) + b. */
@@ -24,7 +25,6 @@ function conv1d(x, rows, { data: W, shape: [inSize, outSize] }, bias) {
 }
 
 /** GPT-2's GELU: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). */
-const geluTanh = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
 
 /**
  * Replaces ablated heads' context columns (T, C) in place: flags[l·H + h] 1 = zeros, 2 = the head's context

@@ -1,8 +1,8 @@
 // The picture's weights switch: "the book's random weights | a trained model", two toggle buttons at the top of
 // the step's main figure on every step the `model` state parameter changes (steps 6–11). It writes the
 // same `model` parameter as the URL and the element's attribute; `lock=model` disables it. With the trained
-// model it carries the notes of the Controls panel (what x and W are, why sizes are locked) in a one-line fold,
-// shown where that panel is folded or hidden (a phone, an embed without controls).
+// model it carries the notes shown under the formula on a wide page (what x and W are, why sizes are locked) in
+// a one-line fold, shown on a phone, where those notes would push the picture off the first screen.
 import { element } from './dom-sync.js';
 import { STRINGS } from './strings.js';
 

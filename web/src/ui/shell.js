@@ -81,7 +81,10 @@ export function createShell(root, { benchmarkUrl }) {
   // Wide formulas and code scroll sideways inside named regions a keyboard can reach (and scroll).
   const formula = element('div', { class: 'formula', role: 'region', tabindex: '0', 'aria-label': STRINGS.views.formulaRegion });
   const symbols = element('p', { class: 'symbols' });
-  intro.append(explanation, formula, symbols);
+  // A trained model's notes (what x and W are, why sizes are locked), under the formula where the page is wide;
+  // on a phone the Weights switch's fold holds them (model-switch.js).
+  const trainedNotes = element('div', { class: 'trained-notes' });
+  intro.append(explanation, formula, symbols, trainedNotes);
   const cellMath = createCellMath();
   // The code, under the picture, in tabs (C++ | PyTorch), one shown at a time; folded on a phone.
   const code = element('details', { class: 'code' });
@@ -183,7 +186,7 @@ export function createShell(root, { benchmarkUrl }) {
   modelRoot.hidden = true;
   root.append(skip, header, notices, layout, trainingRoot, modelRoot);
   const writeTorch = (snippet) => writeLines(torch, snippet);
-  return { playgroundTab, trainingTab, modelTab, modelRoot, learnSlot, headsSlot, trainingRoot, header, backendSelect, badge, settings, settingsBody, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, symbols, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
+  return { playgroundTab, trainingTab, modelTab, modelRoot, learnSlot, headsSlot, trainingRoot, header, backendSelect, badge, settings, settingsBody, notices, toc, tocLinks, main, stepCount, title, explanation, explanationLead, readMore, readMoreText, formula, symbols, trainedNotes, selectCodeTab, cellMath, cpp, torch, writeTorch, code, controls, error, viewTools, scaleSelect, scaleField, figureSvgButton, figurePngButton, results, exercises, previous, next };
 }
 
 // A code panel's text, one element per line, each with its line break: the panel's text is the snippet as written

@@ -22,6 +22,7 @@ import {
 import { withoutMemoryCheck } from '../registry-checks.js';
 import { checkMasks, hasMasks } from './masks.js';
 import { checkAttentionDropout } from './dropout.js';
+import { checkGelu } from './gelu.js';
 import { checkLayerNorm } from './layer-norm.js';
 import { checkScaledDotProductAttention } from './scaled-dot-product-attention.js';
 
@@ -329,6 +330,7 @@ export const CHECKS = Object.freeze({
   crossAttention: checkCrossAttention,
   scaledDotProductAttention: checkScaledDotProductAttention,
   layerNorm: checkLayerNorm,
+  gelu: checkGelu,
   matmul: checkMatmul,
   selfAttentionBackward: backwardCheck('selfAttention', checkSelfAttention),
   multiheadAttentionStackedBackward: backwardCheck('multiheadAttentionStacked', checkMultiheadAttentionStacked),

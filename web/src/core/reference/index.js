@@ -6,6 +6,7 @@ import { attentionDropout } from './dropout.js';
 import { causalAverageLoop, causalAverageMatmul, causalAverageSoftmax } from './causal-average.js';
 import { compare } from './compare.js';
 import { crossAttention } from './cross-attention.js';
+import { gelu } from './gelu.js';
 import { layerNorm } from './layer-norm.js';
 import { matmul } from './linalg.js';
 import { multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked } from './multihead.js';
@@ -19,17 +20,12 @@ import {
 } from './backward/attention.js';
 import { FUNCTION_NAMES } from '../registry.js';
 
-export {
-  attentionDropout, attentionWithoutWeights, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, compare,
-  crossAttention, layerNorm, matmul, multiheadAttentionFused, multiheadAttentionSplit, multiheadAttentionStacked,
-  nextTokenPairs, scaledDotProductAttention, selfAttention, softmax,
-};
-
+// Each registry function's implementation, by its JS name: the one list a new function joins.
 const IMPLEMENTATIONS = {
   nextTokenPairs, causalAverageLoop, causalAverageMatmul, causalAverageSoftmax, softmax, attentionWithoutWeights,
   selfAttention, attentionDropout, compare, multiheadAttentionStacked, multiheadAttentionSplit, multiheadAttentionFused,
-  crossAttention, scaledDotProductAttention, layerNorm, matmul, selfAttentionBackward, multiheadAttentionStackedBackward, multiheadAttentionSplitBackward,
-  multiheadAttentionFusedBackward, crossAttentionBackward,
+  crossAttention, scaledDotProductAttention, layerNorm, gelu, matmul, selfAttentionBackward,
+  multiheadAttentionStackedBackward, multiheadAttentionSplitBackward, multiheadAttentionFusedBackward, crossAttentionBackward,
 };
 
 /** Creates the reference backend object ({ name: 'js', build: null, <one method per registry function> }). */

@@ -37,8 +37,7 @@ export function refreshTrained(page, view) {
       if (input.value !== String(view.state[name])) input.value = String(view.state[name]);
     }
   }
-  for (const old of controls.querySelectorAll('.trained-note')) old.remove();
-  controls.append(...trainedNoteNodes(view));
+  page.shell.trainedNotes.replaceChildren(...trainedNoteNodes(view));
   page.modelSwitch.showNotes(view.notes ?? []);
   page.renderedTrained = trainedKey(view);
 }
@@ -67,7 +66,8 @@ export function renderStep(page) {
   page.renderedTrained = trainedKey(trained);
   page.modelSwitch.showNotes(trained?.notes ?? []);
   const labels = STRINGS.stepControlLabels[step.id];
-  shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true }), labels), ...notes);
+  shell.controls.replaceChildren(renderControls(page.renderedControls, shown, (changes) => page.loadState(changes, { fromControl: true }), labels));
+  shell.trainedNotes.replaceChildren(...notes);
   shell.tocLinks.forEach((link) => {
     if (link.dataset.step === step.id) link.setAttribute('aria-current', 'step');
     else link.removeAttribute('aria-current');

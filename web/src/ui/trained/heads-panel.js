@@ -105,7 +105,8 @@ export function createHeadsPanel({ update }) {
         element('td', {}, side.top.map((t) => `“${t.text}” ${(100 * t.probability).toFixed(1)}%`).join(', ')));
       table.tBodies[0].append(row);
     }
-    node.replaceChildren(title, intro, tokenLine, layerRow, grid, element('p', { class: 'explanation' }, S.labels), table);
+    // picture first: the layer's heads under the title, then what they are drawn on, then their labels and the ablation
+    node.replaceChildren(title, layerRow, grid, intro, tokenLine, element('p', { class: 'explanation' }, S.labels), table);
   }
 
   return {
