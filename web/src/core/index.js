@@ -46,8 +46,8 @@ const LOAD_OPTIONS = ['backend', 'threads', 'wasmBinary', 'locateFile', 'gpuCros
  * The load plan: the options of loadAttention, checked, resolved into what each part of the loader reads
  * (load-backend.js), so no part of it reads the options themselves.
  *   engine       'js', 'wasm', 'webgpu' or 'auto' (the backend option; 'wasm-simd' and 'wasm-baseline' are 'wasm')
- *   build        the WASM build the CPU side loads: 'auto' (SIMD where it validates), 'simd' or 'baseline'
- *   wasm         {wasmBinary, locateFile, memoryLimit}: where the CPU side finds its bytes, and its limit
+ *   wasm         {build, wasmBinary, locateFile, memoryLimit}: the WASM engine's build ('auto': SIMD where it
+ *                validates, 'simd' or 'baseline'), where it finds its bytes, and its limit (backends/wasm.js)
  *   threads      {count, reason}: the workers the CPU side starts where it is WASM (thread-plan.js resolveThreads:
  *                the option against this page), or null: none (js, webgpu)
  *   gpu          {crossover, probe}: the gpuCrossover and gpuProbe options, as given
@@ -77,8 +77,7 @@ function planLoad(options) {
   const { wasmBinary, locateFile, memoryLimit } = options;
   return Object.freeze({
     engine: backend.startsWith('wasm') ? 'wasm' : backend,
-    build: WASM_BUILDS[backend] ?? null,
-    wasm: { wasmBinary, locateFile, memoryLimit },
+    wasm: { build: WASM_BUILDS[backend] ?? null, wasmBinary, locateFile, memoryLimit },
     threads: backend === 'js' || backend === 'webgpu' ? null : resolveThreads(options.threads ?? 'auto', {
       crossOriginIsolated: globalThis.crossOriginIsolated,
       hasWorker: typeof globalThis.Worker === 'function',

@@ -1,14 +1,18 @@
-// Loads the engine loadAttention's plan (index.js planLoad) names, from the plan's values, and says why it
-// is not another. Backends are imported on demand, so a page that only uses the JS reference never loads
-// WebAssembly, and a missing WebGPU never breaks a CPU-only browser.
+// Builds the backend loadAttention's plan (index.js planLoad) names, from the plan's values, in one pass down:
+// the engine (backends/wasm.js, backends/webgpu.js or the JS reference), then the layers over it, in order (the
+// threads, 'auto''s routing, or WebGPU's device-loss fallback), stacked in one place (backends/compose.js); and
+// says why it is not another. Engines and layers are imported on demand, so a page that only uses the JS
+// reference never loads WebAssembly, and a missing WebGPU never breaks a CPU-only browser.
 //   'js'                                  the JS reference, on the main thread
 //   'wasm', 'wasm-simd', 'wasm-baseline'  exactly that WASM build (failing to load it is an Error), with the
 //                                         workers `threads` asks for
 //   'auto'                                WASM, else the JS reference (fallbackReason), with its workers; where
-//                                         navigator.gpu is, routed per call over it and WebGPU (backends/auto.js)
+//                                         navigator.gpu gives an adapter, routed per call over it and WebGPU
 //   'webgpu'                              WebGPU, moving to WASM (else the reference) when its device is lost; with
 //                                         no adapter or device, WASM (else the reference), with fallbackReason
-// The CPU side is loaded first and the GPU side over it; for 'webgpu' the CPU side is loaded only when needed.
+// The adapter is probed once (gpu/device.js probeAdapter), here, and handed to the engine or layer that uses it.
+import { isDeviceFailure, probeAdapter } from '../gpu/device.js';
+import { stackBackend } from './backends/compose.js';
 import { GLUE_DIRECTORY } from './backends/wasm-builds.js';
 import { startWorkerPool } from './backends/worker-pool.js';
 
@@ -25,100 +29,102 @@ const reasonOf = (error) => (error instanceof Error ? error.message : String(err
  */
 export async function loadBackend(plan) {
   if (plan.engine === 'js') return { backend: await loadReference(), reasons: { threadsReason: 'the js backend runs on the main thread' } };
-  // Why the backend asked for does not answer ('auto' and 'webgpu' fall back; 'wasm' raises instead).
-  const reasons = plan.engine === 'auto' || plan.engine === 'webgpu' ? [] : null;
-
-  // 1. 'webgpu': the GPU backend, over a CPU side loaded when its device is lost. No adapter or device: on.
-  const gpu = plan.engine === 'webgpu' ? await loadWebGpu(plan, reasons) : null;
-  if (gpu) return { backend: gpu, reasons: { threadsReason: WEBGPU_THREADS_REASON } };
-
-  // 2. The CPU side: WASM ('webgpu': the build 'auto' takes, on one thread), else the JS reference where
-  // `reasons` allows; 'auto' and 'wasm' may add workers.
-  const cpu = await loadCpuBackend(plan.wasm, { build: plan.build, reasons, threads: plan.threads });
-  if (plan.engine === 'webgpu') return { backend: cpu.backend, reasons: { fallbackReason: cpu.fallbackReason, threadsReason: WEBGPU_THREADS_REASON } };
-  const cpuReasons = { fallbackReason: cpu.fallbackReason, threadsReason: cpu.threadsReason };
-  if (plan.engine !== 'auto') return { backend: cpu.backend, reasons: cpuReasons };
-
-  // 3. 'auto': routed per call over the CPU side and WebGPU; the adapter probe (and the WebGPU modules) only
-  // where there is a navigator.gpu to ask.
-  if (!globalThis.navigator?.gpu) {
-    return { backend: cpu.backend, reasons: { ...cpuReasons, noGpuReason: 'this environment has no WebGPU (navigator.gpu is undefined): every call runs on WASM' } };
-  }
-  const { loadAutoBackend } = await import('./backends/auto.js');
-  return {
-    backend: await loadAutoBackend(cpu.backend, { gpuCrossover: plan.gpu.crossover, gpuProbe: plan.gpu.probe }),
-    reasons: {
-      ...cpuReasons,
-      noGpuReason: plan.gpu.probe === false && !plan.gpu.crossover
-        ? 'gpuProbe is false and no GPU crossover was measured for any adapter kind: every call runs on WASM'
-        : 'no usable WebGPU adapter (none offered, or its limits are too small): every call runs on WASM',
-    },
+  // Why the engine asked for does not answer ('auto' and 'webgpu' fall back; 'wasm' raises instead).
+  const reasons = [];
+  /** The CPU engine: the plan's WASM build, else (but for 'wasm') the JS reference, with the reason pushed onto `why`. */
+  const loadCpu = async (why) => {
+    try {
+      const { loadWasmBackend } = await import('./backends/wasm.js');
+      return await loadWasmBackend(plan.wasm);
+    } catch (error) {
+      if (plan.engine === 'wasm') throw error;
+      why.push(`WebAssembly could not load: ${reasonOf(error)}`);
+      return loadReference();
+    }
   };
+  let engine = null;
+  const layers = [];
+
+  // 1. 'webgpu': the WebGPU engine on the adapter, under its device-loss layer, whose CPU side (one thread) is
+  // loaded when the device is lost. Its module failing to load, or no adapter or device: the CPU engine, with
+  // the reason; any other error is a bug in loading the backend, and is raised.
+  if (plan.engine === 'webgpu') {
+    let webgpu = null;
+    try {
+      webgpu = await import('./backends/webgpu.js');
+    } catch (error) {
+      reasons.push(`WebGPU is unavailable: its module could not load: ${reasonOf(error)}`);
+    }
+    try {
+      if (webgpu) {
+        const { adapter } = await probeAdapter();
+        engine = await webgpu.loadWebGpuBackend({ adapter, gpuCrossover: plan.gpu.crossover });
+      }
+    } catch (error) {
+      if (!isDeviceFailure(error)) throw new Error(`loadAttention: backend 'webgpu' failed to load (a bug, not a missing GPU): ${error?.message ?? error}`, { cause: error });
+      reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
+    }
+    if (engine) {
+      // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see device-loss.js.
+      const { deviceLossLayer } = await import('./backends/device-loss.js');
+      layers.push(deviceLossLayer(() => loadCpu([])));
+    }
+  }
+
+  // 2. The CPU engine, where no GPU engine answers.
+  engine ??= await loadCpu(reasons);
+  const fallbackReason = plan.engine === 'wasm' || !reasons.length ? null : reasons.join('; ');
+
+  // 3. The threads layer, where the plan asks for workers (not 'webgpu') and the engine is WASM: a pool of
+  // `count` workers (backends/threads.js), or one thread with the reason: threads 1, 'auto' on a page that is
+  // not cross-origin isolated, no Worker (Node), workers that cannot start (file://, CSP, a module that fails
+  // to load). The fallback to one thread is silent: the caller reads `threads` and `threadsReason`.
+  let threadsReason = plan.engine === 'webgpu' ? WEBGPU_THREADS_REASON : null;
+  if (plan.threads) {
+    const { count, reason } = plan.threads;
+    if (!engine.build) {
+      threadsReason = `the ${engine.name} backend runs on the main thread`;
+    } else if (count < 2) {
+      threadsReason = reason;
+    } else {
+      try {
+        const { threadsLayer } = await import('./backends/threads.js');
+        const { pool } = await startWorkerPool(count, {
+          build: engine.build,
+          binaryUrl: plan.wasm.locateFile?.(`attention-${engine.build}.wasm`, GLUE_DIRECTORY),
+          wasmBinary: plan.wasm.wasmBinary,
+          memoryLimit: plan.wasm.memoryLimit,
+        });
+        layers.push(threadsLayer(pool));
+      } catch (error) {
+        threadsReason = `the workers could not start (${reasonOf(error)}); one thread`;
+      }
+    }
+  }
+
+  // 4. 'auto': the routing layer over the CPU side and WebGPU (backends/auto.js), on the adapter probed here;
+  // the adapter probe (and the WebGPU modules) only where there is a navigator.gpu to ask.
+  let noGpuReason;
+  if (plan.engine === 'auto' && !globalThis.navigator?.gpu) {
+    noGpuReason = 'this environment has no WebGPU (navigator.gpu is undefined): every call runs on WASM';
+  } else if (plan.engine === 'auto') {
+    const [{ autoRouting }, { loadWebGpuBackend }] = await Promise.all([import('./backends/auto.js'), import('./backends/webgpu.js')]);
+    const routing = await autoRouting({
+      crossover: plan.gpu.crossover,
+      probe: plan.gpu.probe,
+      findAdapter: () => probeAdapter(),
+      loadGpuBackend: (adapter, thresholdN) => loadWebGpuBackend({ adapter, gpuCrossover: { thresholdN } }),
+    });
+    if (routing) layers.push(routing);
+    noGpuReason = plan.gpu.probe === false && !plan.gpu.crossover
+      ? 'gpuProbe is false and no GPU crossover was measured for any adapter kind: every call runs on WASM'
+      : 'no usable WebGPU adapter (none offered, or its limits are too small): every call runs on WASM';
+  }
+
+  return { backend: stackBackend(engine, layers), reasons: { fallbackReason, threadsReason, noGpuReason } };
 }
 
 async function loadReference() {
   const { createReferenceBackend } = await import('./reference/index.js');
   return createReferenceBackend();
-}
-
-/**
- * 'webgpu': the GPU backend with its device-loss fallback (webgpu.js loadWebGpuOverCpu: WASM, else the
- * reference, on one thread, loaded when needed), or null with the reason pushed onto `reasons`: its module
- * could not load, or no adapter or device. Any other error is a bug in loading the backend, and is raised.
- */
-async function loadWebGpu(plan, reasons) {
-  let webgpu;
-  try {
-    webgpu = await import('./backends/webgpu.js');
-  } catch (error) {
-    reasons.push(`WebGPU is unavailable: its module could not load: ${reasonOf(error)}`);
-    return null;
-  }
-  try {
-    // A device lost later (driver reset, device.destroy()) moves the calls to WASM; see device-loss.js.
-    return await webgpu.loadWebGpuOverCpu({ gpuCrossover: plan.gpu.crossover }, async () => (await loadCpuBackend(plan.wasm, { build: 'auto', reasons: [], threads: null })).backend);
-  } catch (error) {
-    if (!webgpu.isDeviceFailure(error)) throw new Error(`loadAttention: backend 'webgpu' failed to load (a bug, not a missing GPU): ${error?.message ?? error}`, { cause: error });
-    reasons.push(`WebGPU is unavailable: ${reasonOf(error)}`);
-    return null;
-  }
-}
-
-/**
- * The CPU side: the WASM build `build` (found through `wasm`: {wasmBinary, locateFile, memoryLimit}), else
- * (where `reasons` is an array: why the backend asked for was not used) the JS reference. With `threads`
- * (the plan's {count, reason}; null: none), a pool of `count` workers (backends/threads.js), or one thread
- * with the reason: threads 1, 'auto' on a page that is not cross-origin isolated, no Worker
- * (Node), workers that cannot start (file://, CSP, a module that fails to load). The fallback to one thread
- * is silent: the caller reads `threads` and `threadsReason`.
- * @returns {Promise<{backend: object, fallbackReason: string|null, threadsReason: string|null}>}
- */
-async function loadCpuBackend(wasm, { build, reasons, threads }) {
-  let cpu;
-  try {
-    const { loadWasmBackend } = await import('./backends/wasm.js');
-    cpu = await loadWasmBackend({ build, ...wasm });
-  } catch (error) {
-    if (!reasons) throw error;
-    reasons.push(`WebAssembly could not load: ${reasonOf(error)}`);
-    const { createReferenceBackend } = await import('./reference/index.js');
-    cpu = createReferenceBackend();
-  }
-  const fallbackReason = reasons?.length ? reasons.join('; ') : null;
-  if (threads === null) return { backend: cpu, fallbackReason, threadsReason: null };
-  if (!cpu.build) return { backend: cpu, fallbackReason, threadsReason: `the ${cpu.name} backend runs on the main thread` };
-  const { count, reason } = threads;
-  if (count < 2) return { backend: cpu, fallbackReason, threadsReason: reason };
-  try {
-    const { createThreadedBackend } = await import('./backends/threads.js');
-    const { pool } = await startWorkerPool(count, {
-      build: cpu.build,
-      binaryUrl: wasm.locateFile?.(`attention-${cpu.build}.wasm`, GLUE_DIRECTORY),
-      wasmBinary: wasm.wasmBinary,
-      memoryLimit: wasm.memoryLimit,
-    });
-    return { backend: createThreadedBackend(cpu, pool), fallbackReason, threadsReason: null };
-  } catch (error) {
-    return { backend: cpu, fallbackReason, threadsReason: `the workers could not start (${reasonOf(error)}); one thread` };
-  }
 }

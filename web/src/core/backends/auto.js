@@ -19,7 +19,9 @@
 // backend; the call that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason`
 // says why. A kernel bug (GpuKernelError, device.js) is raised to the caller and moves nothing.
 //
-// This file loads 'auto' (loadAutoBackend) and is the routing backend it runs on (createRoutingBackend).
+// This file is the routing layer 'auto' runs on (routingLayer), and decides whether 'auto' routes at all
+// (autoRouting: load-backend.js puts the layer it gives over the CPU side); loadAutoBackend does both over a CPU
+// backend it is given.
 import { classifyGpuFailure, isDeviceFailure, probeAdapter } from '../../gpu/device.js';
 import {
   PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
@@ -27,37 +29,54 @@ import {
 import { ENTRIES } from '../registry.js';
 import { anyGpuCrossoverMeasured, gpuCrossoverDecision } from '../gpu-crossover.js';
 import { plan, planGpuCall, shapesOf } from '../planner.js';
-import { composeBackend } from './compose.js';
-import { loadWebGpuOverCpu } from './webgpu.js';
+import { stackBackend } from './compose.js';
+import { withDeviceLossFallback } from './device-loss.js';
+import { loadWebGpuBackend } from './webgpu.js';
 
 /**
  * The backend 'auto' runs on: `cpu` itself when there is no usable adapter (or, with gpuProbe false,
  * nothing was ever measured), otherwise a routing backend over `cpu` and a lazily created webgpu backend.
  * @param {object} cpu the loaded WASM backend (or the JS reference, when WASM could not load)
- * @param {{gpu?: GPU, gpuCrossover?: {thresholdN: number|null}, gpuProbe?: boolean, crossoverStore?: object}} [options]
+ * @param {{gpu?: GPU, powerPreference?: GPUPowerPreference, gpuCrossover?: {thresholdN: number|null}, gpuProbe?: boolean,
+ *   crossoverStore?: object}} [options]
  * @returns {Promise<object>}
  */
 export async function loadAutoBackend(cpu, options = {}) {
-  const probing = options.gpuProbe !== false;
-  const store = options.crossoverStore ?? createCrossoverStore();
-  // Nothing measured (committed or stored in this browser), nothing forced, no probing: the answer is WASM
-  // whatever the adapter, so do not ask (where a browser has none, asking makes Chromium log "No available
-  // adapters." on every page load).
-  if (!probing && !options.gpuCrossover && !anyGpuCrossoverMeasured() && !store.hasAny()) return cpu;
   // Where the adapter comes from ([navigator.gpu], its power preference): all the device side reads.
   const request = { gpu: options.gpu, powerPreference: options.powerPreference };
-  let probe;
-  try {
-    probe = await probeAdapter(request);
-  } catch {
-    return cpu; // no navigator.gpu, no adapter, limits too small: the CPU backend, as without WebGPU
-  }
-  return createRoutingBackend(cpu, {
-    adapterInfo: probe.adapterInfo,
-    forced: options.gpuCrossover ?? null,
+  const routing = await autoRouting({
+    crossover: options.gpuCrossover,
+    probe: options.gpuProbe,
+    store: options.crossoverStore,
+    findAdapter: () => probeAdapter(request),
+    loadGpuBackend: (adapter, thresholdN) => loadWebGpuBackend({ ...request, adapter, gpuCrossover: { thresholdN } }),
+  });
+  return routing ? stackBackend(cpu, [routing]) : cpu;
+}
+
+/**
+ * The routing layer 'auto' puts over its CPU side, or null where no call could go to the GPU: nothing
+ * measured (committed or stored in this browser), nothing forced and no probing (then no adapter is asked
+ * for: where a browser has none, asking makes Chromium log "No available adapters." on every page load), or
+ * no usable adapter (no navigator.gpu, no adapter, limits too small: the CPU side, as without WebGPU).
+ * @param {{crossover?: {thresholdN: number|null}, probe?: boolean, store?: object,
+ *   findAdapter: () => Promise<{adapter: GPUAdapter, adapterInfo: object}>,
+ *   loadGpuBackend: (adapter: GPUAdapter, thresholdN: number|null) => Promise<object>}} gpu
+ *   crossover, probe: loadAttention's gpuCrossover and gpuProbe; findAdapter: the adapter probe (device.js
+ *   probeAdapter), asked once; loadGpuBackend: the webgpu backend on that adapter (webgpu.js loadWebGpuBackend)
+ * @returns {Promise<import('./compose.js').Layer|null>}
+ */
+export async function autoRouting({ crossover, probe = true, store = createCrossoverStore(), findAdapter, loadGpuBackend }) {
+  const probing = probe !== false;
+  if (!probing && !crossover && !anyGpuCrossoverMeasured() && !store.hasAny()) return null;
+  const found = await findAdapter().catch(() => null);
+  if (!found) return null;
+  return routingLayer({
+    adapterInfo: found.adapterInfo,
+    forced: crossover ?? null,
     probe: probing,
     store,
-    loadGpu: (thresholdN) => loadWebGpuOverCpu({ ...request, adapter: probe.adapter, gpuCrossover: { thresholdN } }, async () => cpu),
+    loadGpuBackend: (thresholdN) => loadGpuBackend(found.adapter, thresholdN),
   });
 }
 
@@ -210,136 +229,147 @@ async function measureCrossover(cpu, gpuSide, { now, budgetMs }) {
   return measured;
 }
 
+/** The backend `cpu` under the routing layer (routingLayer) of `gpuSide`. */
+export function createRoutingBackend(cpu, gpuSide) {
+  return stackBackend(cpu, [routingLayer(gpuSide)]);
+}
+
 /**
- * @param {object} cpu
- * @param {{adapterInfo: object, loadGpu: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
+ * The routing layer over `cpu` (the CPU side: WASM, threaded or not, or the JS reference).
+ * @param {{adapterInfo: object, loadGpu?: (thresholdN: number|null) => Promise<object>,
+ *   loadGpuBackend?: (thresholdN: number|null) => Promise<object>, thresholdN?: number|null,
  *   forced?: {thresholdN: number|null}|null, probe?: boolean, store?: object, browser?: string,
  *   schedule?: (task: () => void) => void, now?: () => number, budgetMs?: number}} gpuSide
- *   `loadGpu`: the webgpu backend over its device-loss fallback to `cpu` (webgpu.js loadWebGpuOverCpu);
- *   `thresholdN` (or `forced`) forces the crossover; `probe` [true] allows the in-browser probe; `store`
- *   [createCrossoverStore()] keeps the records; `schedule` [scheduleIdle] and `now` [performance.now] run and time it;
- *   `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on a loaded machine give more)
- * @returns {object} a backend whose `name` and `build` are those of the backend that answered the last call,
- *   with `lastCall` ({fn, backend, path, reason, threads}) saying where the last call went and why, and
- *   `gpuCrossover`, `setGpuCrossover(n|null)`, `clearGpuCrossover()`, `probing` (a Promise while measuring)
+ *   `loadGpuBackend`: the webgpu backend, which the layer puts under its device-loss fallback to `cpu`
+ *   (device-loss.js), or `loadGpu`: the two together; `thresholdN` (or `forced`) forces the crossover; `probe`
+ *   [true] allows the in-browser probe; `store` [createCrossoverStore()] keeps the records; `schedule`
+ *   [scheduleIdle] and `now` [performance.now] run and time it; `budgetMs` [PROBE_BUDGET_MS] bounds it (tests on
+ *   a loaded machine give more)
+ * @returns {import('./compose.js').Layer} a layer whose backend's `name` and `build` are those of the backend
+ *   that answered the last call, with `lastCall` ({fn, backend, path, reason, threads}) saying where the last
+ *   call went and why, and `gpuCrossover`, `setGpuCrossover(n|null)`, `clearGpuCrossover()`, `probing` (a
+ *   Promise while measuring)
  */
-export function createRoutingBackend(cpu, {
-  adapterInfo, loadGpu, thresholdN, forced = thresholdN !== undefined ? { thresholdN } : null, probe = true,
+export function routingLayer({
+  adapterInfo, loadGpu, loadGpuBackend, thresholdN, forced = thresholdN !== undefined ? { thresholdN } : null, probe = true,
   store = createCrossoverStore(), browser = browserVersion(), schedule = scheduleIdle, now = () => performance.now(),
   budgetMs = PROBE_BUDGET_MS,
 }) {
-  const gpuSide = gpuSideOf(cpu, loadGpu);
-  const measure = () => measureCrossover(cpu, gpuSide, { now, budgetMs });
-  const crossover = crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs });
-  const plainAtLoad = plainCpu(crossover.decision()) && !crossover.probeAllowed;
-  let last = cpu;
-  let lastCall = null;
+  return (cpu) => {
+    const gpuSide = gpuSideOf(cpu, loadGpu ?? (async (n) => withDeviceLossFallback(await loadGpuBackend(n), async () => cpu)));
+    const measure = () => measureCrossover(cpu, gpuSide, { now, budgetMs });
+    const crossover = crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs });
+    const plainAtLoad = plainCpu(crossover.decision()) && !crossover.probeAllowed;
+    let last = cpu;
+    let lastCall = null;
 
-  /**
-   * Where a call goes now, with no side effect: {to: 'cpu', reason}, {to: 'plain'} (exactly the CPU backend),
-   * {to: 'gpu', reason, thresholdN} (above the crossover: the GPU side, whose supportsOp has the last word),
-   * or {startsProbe: true}: the call would schedule the probe first (and then run on the CPU side).
-   */
-  const decide = (fn, args) => {
-    if (!gpuSide.usable()) return { to: 'cpu', reason: gpuSide.fallbackReason };
-    if (ENTRIES[fn].paths.includes('webgpu') && crossover.mayProbe()) return { startsProbe: true };
-    const current = crossover.decision();
-    if (current.source === 'probing') return { to: 'cpu', reason: current.reason };
-    if (plainCpu(current)) return { to: 'plain' };
-    const decision = planGpuCall(fn, args, current.thresholdN);
-    // A forced crossover is no measurement: the planner's words alone; otherwise the record that decided first.
-    const reason = current.source === 'forced' ? decision.reason
-      : current.thresholdN === null ? current.reason : `${current.reason}; ${decision.reason}`;
-    // !decision.gpu includes malformed arguments: the CPU backend's error says why
-    return decision.gpu ? { to: 'gpu', reason, thresholdN: current.thresholdN } : { to: 'cpu', reason };
-  };
-
-  /**
-   * The name of the backend this call would run on now (decide, and the GPU side's supportsOp once it is
-   * loaded): the API checks the call's memory on that backend's path (api.js), not on the last call's.
-   */
-  const backendFor = (fn, args) => {
-    const where = decide(fn, args);
-    if (where.to !== 'gpu') return cpu.name;
-    if (!gpuSide.loaded) return GPU_BACKEND_NAME;
-    try {
-      const options = ENTRIES[fn].options ? args[args.length - 1] : {};
-      return gpuSide.loaded.gpu.supportsOp(fn, shapesOf(fn, args), options).supported ? gpuSide.loaded.gpu.name : cpu.name;
-    } catch {
-      return cpu.name; // arguments the check refuses anyway
-    }
-  };
-
-  // lastCall: the planner's path on the CPU side (or a threaded cpu's own record), with why the GPU was not used.
-  const onCpu = (fn, args, reason) => {
-    const result = cpu[fn](...args);
-    last = cpu;
-    const onCpuSide = cpu.lastCall?.fn === fn && cpu.lastCall.path ? cpu.lastCall : plan(fn, args, { name: cpu.name });
-    lastCall = { fn, backend: cpu.name, path: onCpuSide.path, reason, threads: onCpuSide.threads ?? 1 };
-    return result;
-  };
-  /** Exactly the CPU backend: its own lastCall (or none, for the API's planner record). */
-  const plain = (fn, args) => {
-    const result = cpu[fn](...args);
-    last = cpu;
-    lastCall = cpu.lastCall ?? null;
-    return result;
-  };
-  /** Above the crossover: a Promise, as every webgpu result is; the GPU side's supportsOp has the last word. */
-  const onGpu = (fn, args, { reason, thresholdN }) => {
-    const shapes = shapesOf(fn, args);
-    const options = ENTRIES[fn].options ? args[args.length - 1] : {};
-    // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
-    const loading = gpuSide.load(thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
-    return loading.then(async (side) => {
-      if (!side || !gpuSide.usable()) return onCpu(fn, args, gpuSide.fallbackReason);
-      const answer = side.gpu.supportsOp(fn, shapes, options);
-      if (!answer.supported) return onCpu(fn, args, answer.reason);
-      const result = await side.routed[fn](...args);
-      last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
-      lastCall = last === cpu
-        ? { fn, backend: cpu.name, path: plan(fn, args, { name: cpu.name }).path, reason: gpuSide.fallbackReason, threads: 1 }
-        : { fn, backend: last.name, path: 'webgpu', reason, threads: 1 };
-      return result;
-    });
-  };
-  const route = (fn, args) => {
-    let where = decide(fn, args);
-    if (where.startsProbe) {
-      crossover.startProbe(measure, schedule);
-      where = decide(fn, args); // the crossover is being measured: this call runs on the CPU side
-    }
-    if (where.to === 'cpu') return onCpu(fn, args, where.reason);
-    if (where.to === 'plain') return plain(fn, args);
-    return onGpu(fn, args, where);
-  };
-
-  // Forwarded to cpu (compose.js): scansValues (the GPU side runs the reference's checks in full:
-  // webgpu.js gpuMethod), threads, threadsReason, memory and compact() (the WASM module's; the GPU side
-  // holds no WASM memory), dispose().
-  const backend = composeBackend(() => cpu, {
-    route,
-    overrides: {
-      get name() { return last.name; },
-      get build() { return last.build ?? null; },
-      get fallbackReason() { return gpuSide.fallbackReason; },
-      get lastCall() { return lastCall; },
-      backendFor,
-      /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
-      get gpuCrossover() { return crossover.decision(); },
-      /** A Promise of the probe's record while it runs (null when it failed), else null. */
-      get probing() { return crossover.probing; },
-      setGpuCrossover: (value) => crossover.set(value),
-      clearGpuCrossover: () => crossover.clear(),
-    },
-  });
-  // Where nothing can go to the GPU at load, 'auto' is exactly the CPU backend, which has no backend changes.
-  if (!plainAtLoad) {
-    /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
-    backend.onBackendChange = (listener) => {
-      gpuSide.listeners.add(listener);
-      return () => gpuSide.listeners.delete(listener);
+    /**
+     * Where a call goes now, with no side effect: {to: 'cpu', reason}, {to: 'plain'} (exactly the CPU backend),
+     * {to: 'gpu', reason, thresholdN} (above the crossover: the GPU side, whose supportsOp has the last word),
+     * or {startsProbe: true}: the call would schedule the probe first (and then run on the CPU side).
+     */
+    const decide = (fn, args) => {
+      if (!gpuSide.usable()) return { to: 'cpu', reason: gpuSide.fallbackReason };
+      if (ENTRIES[fn].paths.includes('webgpu') && crossover.mayProbe()) return { startsProbe: true };
+      const current = crossover.decision();
+      if (current.source === 'probing') return { to: 'cpu', reason: current.reason };
+      if (plainCpu(current)) return { to: 'plain' };
+      const decision = planGpuCall(fn, args, current.thresholdN);
+      // A forced crossover is no measurement: the planner's words alone; otherwise the record that decided first.
+      const reason = current.source === 'forced' ? decision.reason
+        : current.thresholdN === null ? current.reason : `${current.reason}; ${decision.reason}`;
+      // !decision.gpu includes malformed arguments: the CPU backend's error says why
+      return decision.gpu ? { to: 'gpu', reason, thresholdN: current.thresholdN } : { to: 'cpu', reason };
     };
-  }
-  return backend;
+
+    /**
+     * The name of the backend this call would run on now (decide, and the GPU side's supportsOp once it is
+     * loaded): the API checks the call's memory on that backend's path (api.js), not on the last call's.
+     */
+    const backendFor = (fn, args) => {
+      const where = decide(fn, args);
+      if (where.to !== 'gpu') return cpu.name;
+      if (!gpuSide.loaded) return GPU_BACKEND_NAME;
+      try {
+        const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+        return gpuSide.loaded.gpu.supportsOp(fn, shapesOf(fn, args), options).supported ? gpuSide.loaded.gpu.name : cpu.name;
+      } catch {
+        return cpu.name; // arguments the check refuses anyway
+      }
+    };
+
+    // lastCall: the planner's path on the CPU side (or a threaded cpu's own record), with why the GPU was not used.
+    const onCpu = (fn, args, reason) => {
+      const result = cpu[fn](...args);
+      last = cpu;
+      const onCpuSide = cpu.lastCall?.fn === fn && cpu.lastCall.path ? cpu.lastCall : plan(fn, args, { name: cpu.name });
+      lastCall = { fn, backend: cpu.name, path: onCpuSide.path, reason, threads: onCpuSide.threads ?? 1 };
+      return result;
+    };
+    /** Exactly the CPU backend: its own lastCall (or none, for the API's planner record). */
+    const plain = (fn, args) => {
+      const result = cpu[fn](...args);
+      last = cpu;
+      lastCall = cpu.lastCall ?? null;
+      return result;
+    };
+    /** Above the crossover: a Promise, as every webgpu result is; the GPU side's supportsOp has the last word. */
+    const onGpu = (fn, args, { reason, thresholdN }) => {
+      const shapes = shapesOf(fn, args);
+      const options = ENTRIES[fn].options ? args[args.length - 1] : {};
+      // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
+      const loading = gpuSide.load(thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
+      return loading.then(async (side) => {
+        if (!side || !gpuSide.usable()) return onCpu(fn, args, gpuSide.fallbackReason);
+        const answer = side.gpu.supportsOp(fn, shapes, options);
+        if (!answer.supported) return onCpu(fn, args, answer.reason);
+        const result = await side.routed[fn](...args);
+        last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
+        lastCall = last === cpu
+          ? { fn, backend: cpu.name, path: plan(fn, args, { name: cpu.name }).path, reason: gpuSide.fallbackReason, threads: 1 }
+          : { fn, backend: last.name, path: 'webgpu', reason, threads: 1 };
+        return result;
+      });
+    };
+    const route = (fn, args) => {
+      let where = decide(fn, args);
+      if (where.startsProbe) {
+        crossover.startProbe(measure, schedule);
+        where = decide(fn, args); // the crossover is being measured: this call runs on the CPU side
+      }
+      if (where.to === 'cpu') return onCpu(fn, args, where.reason);
+      if (where.to === 'plain') return plain(fn, args);
+      return onGpu(fn, args, where);
+    };
+
+    // Where nothing can go to the GPU at load, 'auto' is exactly the CPU backend, which has no backend changes.
+    const changes = plainAtLoad ? {} : {
+      /** @param {(change: {backend: string, reason: string}) => void} listener @returns {() => void} unsubscribe */
+      onBackendChange(listener) {
+        gpuSide.listeners.add(listener);
+        return () => gpuSide.listeners.delete(listener);
+      },
+    };
+    // Forwarded to cpu (compose.js): scansValues (the GPU side runs the reference's checks in full:
+    // webgpu.js gpuMethod), threads, threadsReason, memory and compact() (the WASM module's; the GPU side
+    // holds no WASM memory), dispose().
+    return {
+      inner: () => cpu,
+      route,
+      overrides: {
+        get name() { return last.name; },
+        get build() { return last.build ?? null; },
+        get fallbackReason() { return gpuSide.fallbackReason; },
+        get lastCall() { return lastCall; },
+        backendFor,
+        /** {thresholdN, source, reason}: the crossover routing uses now (gpuCrossoverDecision). */
+        get gpuCrossover() { return crossover.decision(); },
+        /** A Promise of the probe's record while it runs (null when it failed), else null. */
+        get probing() { return crossover.probing; },
+        setGpuCrossover: (value) => crossover.set(value),
+        clearGpuCrossover: () => crossover.clear(),
+        ...changes,
+      },
+    };
+  };
 }

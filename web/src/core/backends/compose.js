@@ -1,8 +1,8 @@
-// One composition of backends: a backend made of another (or of several, one answering at a time). The
-// threads wrapper (threads.js: the main thread's WASM and a worker pool), 'auto' (auto.js: WASM and
-// WebGPU, routed per call) and the WebGPU device-loss fallback (device-loss.js: WebGPU, then WASM) each say
-// only what they do differently; what a backend shows the API (api.js createAttention) is forwarded here,
-// in one place:
+// One composition of backends: a backend made of another (or of several, one answering at a time). The layers
+// that decorate an engine — the threads (threads.js: the main thread's WASM and a worker pool), 'auto'
+// (auto.js: WASM and WebGPU, routed per call) and the WebGPU device-loss fallback (device-loss.js: WebGPU, then
+// WASM) — each say only what they do differently; what a backend shows the API (api.js createAttention) is
+// forwarded here, in one place:
 //   name, build, scansValues, fallbackReason, lastCall, threads, threadsReason   read from the inner backend
 //   memory, memoryRoom(), compact(), dispose()                                 forwarded to it
 //   one method per registry function the inner backend has                      through `route(fn, args)`
@@ -14,13 +14,31 @@ import { ENTRIES } from '../registry.js';
 const NO_MODULE_MEMORY = Object.freeze({ bytes: 0, peak: 0 });
 
 /**
- * @param {() => object} inner the backend answering now (read on every access: it may change)
- * @param {{route: (fn: string, args: any[]) => any, functions?: object, extras?: boolean, overrides?: object}} parts
- *   route: runs a registry function; functions: the backend whose registry functions are offered
- *   [inner() at composition]; extras: also forward that backend's non-registry methods, unrouted
+ * A layer: a function of the backend below it that says what the layer does differently, as the parts of
+ * composeBackend.
+ * @typedef {(below: object) => LayerParts} Layer
+ * @typedef {{inner: () => object, route: (fn: string, args: any[]) => any, functions?: object, extras?: boolean,
+ *   overrides?: object}} LayerParts
+ *   inner: the backend answering now (read on every access: it may change); route: runs a registry function;
+ *   functions: the backend whose registry functions are offered [inner() at composition]; extras: also forward
+ *   that backend's non-registry methods, unrouted
+ */
+
+/**
+ * The backend an engine and its layers make, innermost layer first: what load-backend.js builds, in the
+ * order its load plan gives.
+ * @param {object} engine @param {Layer[]} layers
+ * @returns {object}
+ */
+export function stackBackend(engine, layers) {
+  return layers.reduce((below, layer) => composeBackend(layer(below)), engine);
+}
+
+/**
+ * @param {LayerParts} parts
  * @returns {object} the composed backend
  */
-export function composeBackend(inner, { route, functions = inner(), extras = false, overrides = {} }) {
+function composeBackend({ inner, route, functions = inner(), extras = false, overrides = {} }) {
   const backend = {
     get name() { return inner().name; },
     get build() { return inner().build ?? null; },

@@ -1,4 +1,4 @@
-// The threaded path: a backend over the main thread's WASM backend and a pool of Web Workers
+// The threaded path: a layer over the main thread's WASM backend and a pool of Web Workers
 // (attention-worker.js, started by load-backend.js), each with its own instance of the WASM core, that sends the large
 // fused multi-head calls to them, heads split into contiguous groups (thread-plan.js), and every other call
 // to the main thread.
@@ -8,7 +8,7 @@
 // workers also need no SharedArrayBuffer, so an explicit `threads: N` works on any host. 'auto' still asks
 // for cross-origin isolation (thread-plan.js resolveThreads), the signal that the page wants threads.
 import { plan as planCall, POOL_CROSSOVER } from '../planner.js';
-import { composeBackend } from './compose.js';
+import { stackBackend } from './compose.js';
 import { combineParts, copyOf, groupWeights, multiheadSizes } from './thread-plan.js';
 
 /**
@@ -41,88 +41,96 @@ class ArrayRecycler {
 
 const messageOf = (error) => (error instanceof Error ? error.message : String(error?.message ?? error));
 
+/** The backend `cpu` under the threads layer of `pool` (threadsLayer). */
+export function createThreadedBackend(cpu, pool, settings) {
+  return stackBackend(cpu, [threadsLayer(pool, settings)]);
+}
+
 /**
- * A backend over `cpu` (the main thread's WASM backend) that sends the calls the planner gives the 'workers' path to
- * the pool and answers them with a Promise; every other call runs on `cpu`, synchronously, as before.
- * @param {object} cpu @param {WorkerPool} pool
+ * The layer over `cpu` (the main thread's WASM backend) that sends the calls the planner gives the 'workers'
+ * path to the pool and answers them with a Promise; every other call runs on `cpu`, synchronously, as before.
+ * @param {WorkerPool} pool
  * @param {{crossover?: {workPerFloat: number, minWork: number}}} [settings] replaces POOL_CROSSOVER (tests set 0s)
+ * @returns {import('./compose.js').Layer}
  */
-export function createThreadedBackend(cpu, pool, { crossover = POOL_CROSSOVER } = {}) {
-  let lastCall = null;
-  let disposed = null;
-  // Why the pool is no longer used: dispose(), or a worker that died (its error event).
-  const stopped = () => disposed ?? (pool.failed ? `the workers failed (${pool.failed}); calls run on the main thread` : null);
-  const workers = pool.workers.length;
-  const recycler = new ArrayRecycler(2 * workers);
-  pool.onSpent = (arrays) => recycler.give(arrays);
+export function threadsLayer(pool, { crossover = POOL_CROSSOVER } = {}) {
+  return (cpu) => {
+    let lastCall = null;
+    let disposed = null;
+    // Why the pool is no longer used: dispose(), or a worker that died (its error event).
+    const stopped = () => disposed ?? (pool.failed ? `the workers failed (${pool.failed}); calls run on the main thread` : null);
+    const workers = pool.workers.length;
+    const recycler = new ArrayRecycler(2 * workers);
+    pool.onSpent = (arrays) => recycler.give(arrays);
 
-  // lastCall: the planner's decision for every call, with the workers that took it (1: the main thread).
-  const onCpu = (fn, args, path, reason) => {
-    lastCall = { fn, backend: cpu.name, path, reason, threads: 1 };
-    return cpu[fn](...args);
-  };
+    // lastCall: the planner's decision for every call, with the workers that took it (1: the main thread).
+    const onCpu = (fn, args, path, reason) => {
+      lastCall = { fn, backend: cpu.name, path, reason, threads: 1 };
+      return cpu[fn](...args);
+    };
 
-  const onPool = (fn, args, plan) => {
-    const sizes = multiheadSizes(fn, args);
-    const options = args[args.length - 1];
-    const weights = args[args.length - 2];
-    const copy = (x) => x && { data: copyOf(x.data, recycler.take), shape: x.shape };
-    lastCall = { fn, backend: cpu.name, path: 'workers', reason: plan.reason, threads: plan.groups.length };
-    // Worker k starts on its heads while the main thread cuts the next worker's weights.
-    const parts = plan.groups.map((group, k) => {
-      const message = {
-        type: 'heads',
-        fn: fn === 'crossAttention' ? fn : 'multiheadAttentionSplit',
-        xQuery: copy(args[0]),
-        xContext: fn === 'crossAttention' ? copy(args[1]) : undefined,
-        weights: groupWeights(fn, weights, sizes, group, recycler.take),
-        options: { ...options, heads: group[1] - group[0] },
-      };
-      const arrays = [message.xQuery, message.xContext, ...Object.values(message.weights)].filter(Boolean).map((t) => t.data);
-      return pool.ask(k, message, arrays.map((array) => array.buffer));
-    });
-    return Promise.all(parts).then(
-      (answers) => {
-        const output = combineParts(answers.map((a) => a.part), plan.groups, sizes, weights.outBias?.data);
-        return { output: { data: output, shape: [sizes.B, sizes.Tq, sizes.dOut] } };
-      },
-      (error) => {
-        throw new Error(`${fn}: a worker failed: ${messageOf(error)}`, { cause: error });
-      },
-    );
-  };
+    const onPool = (fn, args, plan) => {
+      const sizes = multiheadSizes(fn, args);
+      const options = args[args.length - 1];
+      const weights = args[args.length - 2];
+      const copy = (x) => x && { data: copyOf(x.data, recycler.take), shape: x.shape };
+      lastCall = { fn, backend: cpu.name, path: 'workers', reason: plan.reason, threads: plan.groups.length };
+      // Worker k starts on its heads while the main thread cuts the next worker's weights.
+      const parts = plan.groups.map((group, k) => {
+        const message = {
+          type: 'heads',
+          fn: fn === 'crossAttention' ? fn : 'multiheadAttentionSplit',
+          xQuery: copy(args[0]),
+          xContext: fn === 'crossAttention' ? copy(args[1]) : undefined,
+          weights: groupWeights(fn, weights, sizes, group, recycler.take),
+          options: { ...options, heads: group[1] - group[0] },
+        };
+        const arrays = [message.xQuery, message.xContext, ...Object.values(message.weights)].filter(Boolean).map((t) => t.data);
+        return pool.ask(k, message, arrays.map((array) => array.buffer));
+      });
+      return Promise.all(parts).then(
+        (answers) => {
+          const output = combineParts(answers.map((a) => a.part), plan.groups, sizes, weights.outBias?.data);
+          return { output: { data: output, shape: [sizes.B, sizes.Tq, sizes.dOut] } };
+        },
+        (error) => {
+          throw new Error(`${fn}: a worker failed: ${messageOf(error)}`, { cause: error });
+        },
+      );
+    };
 
-  // Forwarded to cpu (compose.js): name, build, scansValues (none: a pooled call's values are checked on
-  // the main thread, so bad input throws at once and no worker is asked — the threads wrapper leaves it
-  // false), fallbackReason and the benchmark's extras (matmulVariant, heapStats).
-  const route = (fn, args) => {
-    if (stopped()) return onCpu(fn, args, planCall(fn, args, { name: cpu.name }).path, stopped());
-    const decision = planCall(fn, args, { name: cpu.name, workers, crossover });
-    return decision.path === 'workers' ? onPool(fn, args, decision) : onCpu(fn, args, decision.path, decision.reason);
+    // Forwarded to cpu (compose.js): name, build, scansValues (none: a pooled call's values are checked on
+    // the main thread, so bad input throws at once and no worker is asked — the threads wrapper leaves it
+    // false), fallbackReason and the benchmark's extras (matmulVariant, heapStats).
+    const route = (fn, args) => {
+      if (stopped()) return onCpu(fn, args, planCall(fn, args, { name: cpu.name }).path, stopped());
+      const decision = planCall(fn, args, { name: cpu.name, workers, crossover });
+      return decision.path === 'workers' ? onPool(fn, args, decision) : onCpu(fn, args, decision.path, decision.reason);
+    };
+    return {
+      inner: () => cpu,
+      route,
+      extras: true,
+      overrides: {
+        get scansValues() { return false; },
+        get lastCall() { return lastCall; },
+        get threads() { return stopped() ? 1 : workers; },
+        get threadsReason() { return stopped(); },
+        /** The main thread's module, and `workers`: each worker's as of its last answer. */
+        get memory() { return { ...cpu.memory, workers: pool.memory.map((one) => ({ ...one })) }; },
+        /** A new module on the main thread and in every worker (unless the pool has stopped). */
+        compact() {
+          const main = Promise.resolve(cpu.compact?.());
+          if (stopped()) return main.then(() => undefined);
+          return Promise.all([main, ...pool.workers.map((_, k) => pool.ask(k, { type: 'compact' }))]).then(() => undefined);
+        },
+        dispose() {
+          if (disposed) return;
+          disposed = 'disposed: calls run on the main thread';
+          pool.terminate();
+          recycler.clear();
+        },
+      },
+    };
   };
-  const backend = composeBackend(() => cpu, {
-    route,
-    extras: true,
-    overrides: {
-      get scansValues() { return false; },
-      get lastCall() { return lastCall; },
-      get threads() { return stopped() ? 1 : workers; },
-      get threadsReason() { return stopped(); },
-      /** The main thread's module, and `workers`: each worker's as of its last answer. */
-      get memory() { return { ...cpu.memory, workers: pool.memory.map((one) => ({ ...one })) }; },
-      /** A new module on the main thread and in every worker (unless the pool has stopped). */
-      compact() {
-        const main = Promise.resolve(cpu.compact?.());
-        if (stopped()) return main.then(() => undefined);
-        return Promise.all([main, ...pool.workers.map((_, k) => pool.ask(k, { type: 'compact' }))]).then(() => undefined);
-      },
-      dispose() {
-        if (disposed) return;
-        disposed = 'disposed: calls run on the main thread';
-        pool.terminate();
-        recycler.clear();
-      },
-    },
-  });
-  return backend;
 }

@@ -141,8 +141,8 @@ export async function loadWebGpuBackend(options = {}) {
 
 /**
  * The webgpu backend over a CPU side: loadWebGpuBackend(options), wrapped so that a lost device moves its
- * calls to the backend `loadFallback()` gives (device-loss.js withDeviceLossFallback). What backend 'webgpu'
- * loads (load-backend.js).
+ * calls to the backend `loadFallback()` gives (device-loss.js withDeviceLossFallback): what backend 'webgpu'
+ * is (load-backend.js puts the same layer over it), for a page that loads the two itself.
  */
 export async function loadWebGpuOverCpu(options, loadFallback) {
   const gpu = await loadWebGpuBackend(options);
