@@ -52,8 +52,8 @@ export interface Gpt2Model {
   readonly config: Gpt2Config & { dHead: number };
   /** 'js', 'wasm-simd', 'wasm-baseline', 'webgpu', or 'api:<backend>' when composed of a loaded attention API. */
   readonly backend: string;
-  /** {backend, path, ms, threads} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers. */
-  readonly lastCall: { backend: string; path: string; ms: number; threads: number } | null;
+  /** {backend, path, ms, threads, reason} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers; reason: why one thread ran where workers were started. */
+  readonly lastCall: { backend: string; path: string; ms: number; threads: number; reason: string | null } | null;
   /** How the WASM engine keeps the weights: 'float32' (packed once) or 'float16' (each block unpacked when it runs). */
   readonly resident: 'float32' | 'float16';
   /** The workers a forward may use (1: the calling thread only), and why 1 where more were asked for. */
@@ -67,8 +67,10 @@ export interface Gpt2Model {
 
 export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
   backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
-  /** The WASM engine on this many Web Workers (or 'auto', loadAttention's rule) where the plan says they pay [1]. */
+  /** The WASM engine on this many Web Workers (or 'auto': as many as the cores, at most 4, for a model large enough to pay for them) where the plan says they pay [1]. */
   threads?: number | 'auto';
+  /** The workers' crossover in place of POOL_CROSSOVER's (minWork 0: every forward on the workers). */
+  crossover?: { minWork: number };
 }): Promise<Gpt2Model>;
 
 /** The ways a head is switched off. */
