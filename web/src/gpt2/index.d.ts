@@ -94,11 +94,13 @@ export function gpt2Config(json: string | object, source?: string): Gpt2Config;
 export function gpt2ParameterShapes(config: Gpt2Config): Record<string, number[]>;
 export function gpt2ParameterCount(config: Gpt2Config): number;
 export function gpt2MemoryBytes(config: Gpt2Config): {
-  parameters: number; packed: number; activations: number; total: number;
+  /** Kept in float32: parameters (the checkpoint's); heap = their copy + packed + activations; total = parameters + heap. */
+  parameters: number; packed: number; activations: number; heap: number; total: number;
   /** Kept in float16: parameters (float16 matrices, float32 vectors); heap = unembedding + staging + block + activations. */
   float16: { parameters: number; unembedding: number; staging: number; block: number; activations: number; heap: number; total: number };
 };
 /** How the model is kept ('float32', else 'float16'), or an Error with both sets of figures when neither fits. */
+/** fileBytes: bytes held besides, such as a file read whole (the loaders stream: none). */
 export function checkGpt2Memory(config: Gpt2Config, options?: { limitBytes?: number; name?: string; fileBytes?: number }): ReturnType<typeof gpt2MemoryBytes> & { resident: 'float32' | 'float16' };
 export function gpt2ParametersFromSafetensors(bytes: Uint8Array, config: Gpt2Config, source?: string, options?: { resident?: 'float32' | 'float16' }): Record<string, Tensor | HalfTensor>;
 
