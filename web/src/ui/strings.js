@@ -487,6 +487,7 @@ export const STRINGS = {
     oneThread: '1 thread',
     workers: '{count} Web Workers',
     oneThreadWhy: 'Why one thread: {reason}.',
+    workersBelowCrossover: 'One thread would be faster here, and Automatic uses it: {reason}. The workers exchange their partial sums twice per layer, and this model does too little arithmetic between the exchanges to pay for them.',
     jsFallback: 'WebAssembly could not run the model ({message}); the JS reference runs it, more slowly.',
     threadsLabel: 'Threads',
     threadsOptions: { auto: 'Automatic', 1: '1 (this tab\'s)', 2: '2 Web Workers', 4: '4 Web Workers' },

@@ -9,6 +9,7 @@ import { createGpt2 } from '../../gpt2/model.js';
 import { forgetCheckpoints } from '../../gpt2/fetch-file.js';
 import { hubUrl, loadGpt2FromFiles, loadGpt2FromUrl } from '../../gpt2/load.js';
 import { gpt2ParameterCount } from '../../gpt2/checkpoint.js';
+import { planGpt2Workers } from '../../gpt2/worker-plan.js';
 import { headScores } from '../../model/head-scores.js';
 import { drawHeatmap } from '../training/heatmaps.js';
 import { element, setHidden, setText } from '../dom-sync.js';
@@ -245,7 +246,11 @@ export function createRealModelView({ update, loadOptions = async () => ({}) }) 
       threads: call.threads > 1 ? format(S.workers, { count: call.threads }) : S.oneThread,
     }));
     const oneThreadReason = call.threads === 1 ? call.reason ?? running.threadsReason : null;
-    setText(threadsNote, fallbackReason ? format(S.jsFallback, { message: fallbackReason }) : oneThreadReason ? format(S.oneThreadWhy, { reason: oneThreadReason }) : '');
+    // workers asked for where the planner would not send this forward to them: say that one thread is the faster
+    const plan = call.threads > 1 ? planGpt2Workers(config, tokens.length, call.threads) : { workers: true };
+    setText(threadsNote, fallbackReason ? format(S.jsFallback, { message: fallbackReason })
+      : oneThreadReason ? format(S.oneThreadWhy, { reason: oneThreadReason })
+        : plan.workers ? '' : format(S.workersBelowCrossover, { reason: plan.reason }));
     if (headsOff.length) setText(notes, format(S.ablatedCount, { count: headsOff.length }));
     const labels = tokenizer.tokenStrings(tokens).map(showToken);
     const T = tokens.length;
