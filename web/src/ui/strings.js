@@ -466,7 +466,7 @@ export const STRINGS = {
     title: "Real model: a GPT-2's own heads",
     intro: 'Type a text and see where every head of every layer looks, what the model predicts next, and what happens when heads are switched off. Load GPT-2 (or any GPT-2-family checkpoint in Hugging Face\'s layout) from the network or from files; it runs in this tab.',
     sourceLabel: 'Checkpoint',
-    sourceHint: '“tiny” (built in), a Hugging Face repository (gpt2, distilgpt2) or a URL of a folder with config.json, model.safetensors, vocab.json and merges.txt',
+    sourceHint: '“tiny” (built in), a Hugging Face repository (gpt2, distilgpt2, gpt2-medium) or a URL of a folder with config.json, model.safetensors, vocab.json and merges.txt',
     load: 'Load',
     cancel: 'Cancel',
     forget: 'Forget downloaded models',
