@@ -2,7 +2,7 @@
 // weights, the next-token top-10 and the forward's time, backend and threads (one: the tiny model is below the
 // workers' crossover, and the line says so); switching a head off changes the predictions; on 2 Web Workers
 // (model-threads=2) the same heads, top-10 and ablation; the single-file page from file://, where no worker
-// starts, runs on one thread and says why; a
+// starts, runs on one thread and says why; with WebAssembly blocked the JS reference runs it, saying why; a
 // checkpoint from a URL (the test server) streams with progress into the cache and "forget" empties it; a
 // slow download is cancelled; dropped files load; offline (the hub unreachable) the view says where to get a checkpoint; axe finds
 // nothing serious at 1280 and 390 px.
@@ -126,4 +126,13 @@ test('the single-file page from file://: WASM from the page, no worker can start
   await expect(view.locator('.real-model-top tbody tr')).toHaveCount(10);
   await expect(view.locator('.real-model-timing')).toHaveText(/ms on wasm-simd · 1 thread · path: weights$/);
   await expect(view.locator('.real-model-threads-note')).toHaveText(/^Why one thread: the workers could not start \(.+\); one thread\.$/);
+});
+
+test('WebAssembly blocked: the JS reference runs the model, and the view says why', async ({ page }) => {
+  await page.route('**/*.wasm', (route) => route.abort('blockedbyclient'));
+  await page.goto('/dist/?view=model');
+  const view = page.locator('#real-model');
+  await expect(view.locator('.real-model-top tbody tr')).toHaveCount(10);
+  await expect(view.locator('.real-model-timing')).toHaveText(/ms on js · 1 thread · path: teaching$/);
+  await expect(view.locator('.real-model-threads-note')).toHaveText(/^WebAssembly could not run the model \(.+\); the JS reference runs it, more slowly\.$/);
 });
