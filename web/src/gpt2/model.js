@@ -144,7 +144,7 @@ function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName)
       if (!engine) throw new Error('gpt2.forward: the model was disposed');
       const finish = (out, path) => {
         model.lastCall = {
-          backend: intermediates ? 'js' : backendName, path, ms: performance.now() - started,
+          backend: intermediates ? 'js' : backendName, path, ms: out.ms ?? performance.now() - started,
           threads: intermediates ? 1 : out.threads ?? 1, reason: intermediates ? null : out.reason ?? null,
         };
         const result = { tokens: Int32Array.from(tokens), logits: { data: out.logits, shape: [T, V] } };

@@ -100,7 +100,12 @@ export async function createWorkerGpt2(pool, config, parameters, { oneThread, cr
   return {
     threads: n,
     forward(tokens, flags, wantWeights) {
-      const result = queue.then(() => forwardNow(tokens, flags, wantWeights));
+      // ms: this forward's own time, not the wait behind the ones before it
+      const result = queue.then(async () => {
+        const started = performance.now();
+        const out = await forwardNow(tokens, flags, wantWeights);
+        return { ...out, ms: performance.now() - started };
+      });
       queue = result.catch(() => {});
       return result;
     },
