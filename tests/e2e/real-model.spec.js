@@ -104,7 +104,7 @@ test('on 2 Web Workers: the heads, the top-10 and ablation as on one thread, the
   await view.locator('#real-model-threads').selectOption('2');
   await expect(page).toHaveURL(/model-threads=2/);
   await expect(view.locator('.real-model-timing')).toHaveText(/^Forward of 22 tokens: \d+\.\d ms on wasm-simd · 2 Web Workers · path: workers \(weights\)$/);
-  await expect(view.locator('.real-model-threads-note')).toHaveText(/^One thread would be faster here, and Automatic uses it: 22 tokens: 0M multiply-adds between exchanges, below the workers' crossover \(50M\)\./);
+  await expect(view.locator('.real-model-threads-note')).toHaveText(/^One thread would be faster for this forward: 22 tokens: 0M multiply-adds between exchanges, below the workers' crossover \(50M\)\./);
   await expect(view.locator('canvas')).toHaveCount(8);
   expect(await view.locator('.real-model-top tbody').innerText()).toBe(oneThread);
   await expect(view.locator('.real-model-heads')).toHaveAttribute('aria-busy', 'false'); // labelled from the workers' probes

@@ -487,7 +487,7 @@ export const STRINGS = {
     oneThread: '1 thread',
     workers: '{count} Web Workers',
     oneThreadWhy: 'Why one thread: {reason}.',
-    workersBelowCrossover: 'One thread would be faster here, and Automatic uses it: {reason}. The workers exchange their partial sums twice per layer, and this model does too little arithmetic between the exchanges to pay for them.',
+    workersBelowCrossover: 'One thread would be faster for this forward: {reason}. The workers exchange their partial sums twice per layer, and too little arithmetic happens between the exchanges to pay for them; the view keeps every forward on the workers once they hold the model, as a second copy on this page\'s thread would take as much memory again.',
     jsFallback: 'WebAssembly could not run the model ({message}); the JS reference runs it, more slowly.',
     threadsLabel: 'Threads',
     threadsOptions: { auto: 'Automatic', 1: '1 (this tab\'s)', 2: '2 Web Workers', 4: '4 Web Workers' },

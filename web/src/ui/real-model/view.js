@@ -4,7 +4,8 @@
 // fast path (the JS reference where WASM cannot load) with every layer's weights, and again with the heads the
 // learner switched off. Shows every layer × head's weights, the next-token top-10, and how long the forward took,
 // on which backend and how many threads: createGpt2's threads 'auto' (two or more Web Workers where the model is
-// large enough to pay for them, GPT-2 small; none for the tiny model) or the count model-threads asks for.
+// large enough to pay for them, GPT-2 small; none for the tiny model) or the count model-threads asks for, the
+// workers then running every forward.
 import { createGpt2 } from '../../gpt2/model.js';
 import { forgetCheckpoints } from '../../gpt2/fetch-file.js';
 import { hubUrl, loadGpt2FromFiles, loadGpt2FromUrl } from '../../gpt2/load.js';
@@ -105,12 +106,16 @@ export function createRealModelView({ update, loadOptions = async () => ({}) }) 
     setHidden(message, !text);
   }
 
-  /** The fast path on the threads model-threads asks for (an explicit count: every forward on them), else the JS reference. */
+  /**
+   * The fast path on the threads model-threads asks for, else the JS reference. Workers, once started, run every
+   * forward (crossover 0): a short text below their crossover would otherwise build a second copy of the model
+   * on this page's thread (GPT-2 small: 1.3 GB more and a pause of a second or two) to save a few milliseconds.
+   */
   async function createModel(checkpoint) {
     const threads = threadsOption === 'auto' ? 'auto' : Number(threadsOption);
     try {
       const { wasmBinary } = await loadOptions('auto');
-      return { made: await createGpt2(checkpoint, { threads, crossover: threads === 'auto' ? undefined : { minWork: 0 }, wasmBinary }), why: null };
+      return { made: await createGpt2(checkpoint, { threads, crossover: { minWork: 0 }, wasmBinary }), why: null };
     } catch (error) {
       return { made: await createGpt2(checkpoint, { backend: 'js' }), why: error?.message ?? String(error) };
     }
@@ -246,7 +251,7 @@ export function createRealModelView({ update, loadOptions = async () => ({}) }) 
       threads: call.threads > 1 ? format(S.workers, { count: call.threads }) : S.oneThread,
     }));
     const oneThreadReason = call.threads === 1 ? call.reason ?? running.threadsReason : null;
-    // workers asked for where the planner would not send this forward to them: say that one thread is the faster
+    // a forward on the workers below their crossover: say that one thread would be faster, and why the view stays
     const plan = call.threads > 1 ? planGpt2Workers(config, tokens.length, call.threads) : { workers: true };
     setText(threadsNote, fallbackReason ? format(S.jsFallback, { message: fallbackReason })
       : oneThreadReason ? format(S.oneThreadWhy, { reason: oneThreadReason })
