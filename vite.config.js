@@ -137,6 +137,27 @@ function benchmarkResults(extensions = ['svg', 'md']) {
   };
 }
 
+// The head every page shares (web/index.html, web/benchmark.html), written once: each page says where it goes with
+// SHARED_HEAD_MARK, and a page without the mark is an error rather than a page without a charset.
+const SHARED_HEAD_MARK = '    <!-- the shared head: vite.config.js (sharedHead) -->\n';
+const SHARED_HEAD = `    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="color-scheme" content="light dark" />
+    <link rel="icon" href="data:," />
+`;
+function sharedHead() {
+  return {
+    name: 'attention-playground:shared-head',
+    transformIndexHtml: {
+      order: 'pre',
+      handler(html, { filename }) {
+        if (!html.includes(SHARED_HEAD_MARK)) throw new Error(`${filename}: no '${SHARED_HEAD_MARK.trim()}' line in its head`);
+        return html.replace(SHARED_HEAD_MARK, SHARED_HEAD);
+      },
+    },
+  };
+}
+
 // The single page ships the WASM bytes once, through `virtual:wasm-base64`; the core's own
 // `new URL('….wasm', import.meta.url)` references then stay separate files that the page never fetches.
 function swapEntryForSingle() {
@@ -250,7 +271,7 @@ export default defineConfig(({ mode }) => {
     root: repo('./web'),
     base: './',
     publicDir: single ? false : repo('./web/public'),
-    plugins: [checkFixture(), typesetFormulas(), cppRegions(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults(forPackage ? ['md'] : undefined)]),
+    plugins: [sharedHead(), checkFixture(), typesetFormulas(), cppRegions(), katexWoff2Only(), ...(single ? [inlineWasm(), swapEntryForSingle(), viteSingleFile(), keepWasmOutOfInlining()] : [benchmarkResults(forPackage ? ['md'] : undefined)]),
       ...(forPackage ? [coreFilesFromPackage(), workersShareChunks(chunksWorkersLoad)] : [])],
     ...(forPackage ? { experimental: { renderBuiltUrl: packageWasmUrl } } : {}),
     build: {

@@ -76,8 +76,7 @@ ProjectionGradients self_projected_attention_backward(const Tensor& x, const Pro
 
 ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
                                             const Tensor& grad_output, const AttentionOptions& options) {
-  require_valid(check_self_attention_backward(x, weights, grad_output, options));
-  return self_attention_backward_unchecked(x, weights, grad_output, options);
+  return checked(check_self_attention_backward, self_attention_backward_unchecked, x, weights, grad_output, options);
 }
 
 ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
@@ -89,8 +88,8 @@ ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const Pro
 
 ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
                                                        const Tensor& grad_output, const AttentionOptions& options) {
-  require_valid(check_multihead_attention_split_backward(x, weights, grad_output, options));
-  return multihead_attention_split_backward_unchecked(x, weights, grad_output, options);
+  return checked(check_multihead_attention_split_backward, multihead_attention_split_backward_unchecked,
+                 x, weights, grad_output, options);
 }
 
 ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
@@ -104,8 +103,8 @@ ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x
 
 StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
                                                       const Tensor& grad_output, const AttentionOptions& options) {
-  require_valid(check_multihead_attention_stacked_backward(x, weights, grad_output, options));
-  return multihead_attention_stacked_backward_unchecked(x, weights, grad_output, options);
+  return checked(check_multihead_attention_stacked_backward, multihead_attention_stacked_backward_unchecked,
+                 x, weights, grad_output, options);
 }
 
 StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x, const StackedWeights& weights,
@@ -139,8 +138,8 @@ StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x,
 
 FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
                                                   const Tensor& grad_output, const AttentionOptions& options) {
-  require_valid(check_multihead_attention_fused_backward(x, weights, grad_output, options));
-  return multihead_attention_fused_backward_unchecked(x, weights, grad_output, options);
+  return checked(check_multihead_attention_fused_backward, multihead_attention_fused_backward_unchecked,
+                 x, weights, grad_output, options);
 }
 
 FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, const FusedWeights& weights,
@@ -170,8 +169,8 @@ FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, con
 CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
                                                  const ProjectionWeights& weights, const Tensor& grad_output,
                                                  const AttentionOptions& options) {
-  require_valid(check_cross_attention_backward(x_query, x_context, weights, grad_output, options));
-  return cross_attention_backward_unchecked(x_query, x_context, weights, grad_output, options);
+  return checked(check_cross_attention_backward, cross_attention_backward_unchecked,
+                 x_query, x_context, weights, grad_output, options);
 }
 
 CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query, const Tensor& x_context,

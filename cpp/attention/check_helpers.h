@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/checks.h"
 #include "attention/options.h"
 #include "attention/tensor.h"
 
@@ -30,6 +31,20 @@ bool checking_shapes_only();
 
 // Throws std::invalid_argument(message) unless message is empty. The compute functions' only throw.
 void require_valid(const std::string& message);
+
+// A step's checked entry point, for the steps whose body is also called unchecked (a binding checks once, then runs
+// that): the step's check, whose message names the first bad argument, then the step on the checked arguments.
+// (The check's type is read from the step's, never deduced: the public check is an overload of the internal one.)
+template <typename T>
+struct NotDeduced {
+  using type = T;
+};
+template <typename Result, typename... Args>
+Result checked(typename NotDeduced<std::string (*)(const Args&..., std::size_t)>::type check,
+               Result (*step)(const Args&...), const Args&... args) {
+  require_valid(check(args..., no_memory_limit));
+  return step(args...);
+}
 
 // Numbers as JS prints them: 3, 0.5, 1.1, NaN, Infinity, -Infinity.
 std::string format_number(double value);

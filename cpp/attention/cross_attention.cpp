@@ -9,8 +9,7 @@ namespace ap {
 
 AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
                                 const AttentionOptions& options) {
-  require_valid(check_cross_attention(x_query, x_context, weights, options));
-  return cross_attention_unchecked(x_query, x_context, weights, options);
+  return checked(check_cross_attention, cross_attention_unchecked, x_query, x_context, weights, options);
 }
 
 AttentionResult cross_attention_unchecked(const Tensor& x_query, const Tensor& x_context,

@@ -11,8 +11,7 @@ namespace ap {
 
 AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
                                             const AttentionOptions& options) {
-  require_valid(check_multihead_attention_stacked(x, weights, options));
-  return multihead_attention_stacked_unchecked(x, weights, options);
+  return checked(check_multihead_attention_stacked, multihead_attention_stacked_unchecked, x, weights, options);
 }
 
 AttentionResult multihead_attention_stacked_unchecked(const Tensor& x, const StackedWeights& weights,
@@ -30,8 +29,7 @@ AttentionResult multihead_attention_stacked_unchecked(const Tensor& x, const Sta
 
 AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
                                           const AttentionOptions& options) {
-  require_valid(check_multihead_attention_split(x, weights, options));
-  return multihead_attention_split_unchecked(x, weights, options);
+  return checked(check_multihead_attention_split, multihead_attention_split_unchecked, x, weights, options);
 }
 
 AttentionResult multihead_attention_split_unchecked(const Tensor& x, const ProjectionWeights& weights,
@@ -48,8 +46,7 @@ AttentionResult multihead_attention_split_unchecked(const Tensor& x, const Proje
 
 AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
                                           const AttentionOptions& options) {
-  require_valid(check_multihead_attention_fused(x, weights, options));
-  return multihead_attention_fused_unchecked(x, weights, options);
+  return checked(check_multihead_attention_fused, multihead_attention_fused_unchecked, x, weights, options);
 }
 
 AttentionResult multihead_attention_fused_unchecked(const Tensor& x, const FusedWeights& weights,

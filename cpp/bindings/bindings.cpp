@@ -26,6 +26,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "attention/attention.h"
 #include "attention/registry.h"
@@ -43,79 +44,51 @@ namespace {
 // The gradients are named like the inputs ({x, query, key, value, …Bias?, outWeight?, outBias?}; the stacked
 // form's {x, heads: [{query, …}], …}).
 
-template <typename Visit>
-void visit_tensors(const NextTokenPairs& r, Visit&& visit) {
-  visit("contexts", r.contexts);
-  visit("targets", r.targets);
+using NamedTensors = std::vector<std::pair<const char*, const Tensor*>>;
+
+std::vector<std::pair<const char*, const IntTensor*>> named_tensors(const NextTokenPairs& r) {
+  return {{"contexts", &r.contexts}, {"targets", &r.targets}};
 }
-template <typename Visit>
-void visit_tensors(const AverageResult& r, Visit&& visit) {
-  visit("scores", r.scores);
-  visit("masked", r.masked);
-  visit("weights", r.weights);
-  visit("output", r.output);
+NamedTensors named_tensors(const AverageResult& r) {
+  return {{"scores", &r.scores}, {"masked", &r.masked}, {"weights", &r.weights}, {"output", &r.output}};
 }
-template <typename Visit>
-void visit_tensors(const AttentionResult& r, Visit&& visit) {
-  visit("query", r.query);
-  visit("key", r.key);
-  visit("value", r.value);
-  visit("scores", r.scores);
-  visit("scaled", r.scaled);
-  visit("masked", r.masked);
-  visit("weights", r.weights);
-  visit("dropped", r.dropped);
-  visit("context", r.context);
-  visit("output", r.output);
+NamedTensors named_tensors(const AttentionResult& r) {
+  return {{"query", &r.query},     {"key", &r.key},         {"value", &r.value},     {"scores", &r.scores},
+          {"scaled", &r.scaled},   {"masked", &r.masked},   {"weights", &r.weights}, {"dropped", &r.dropped},
+          {"context", &r.context}, {"output", &r.output}};
 }
-template <typename Visit>
-void visit_tensors(const DropoutResult& r, Visit&& visit) {
-  visit("mask", r.mask);
-  visit("output", r.output);
+NamedTensors named_tensors(const DropoutResult& r) { return {{"mask", &r.mask}, {"output", &r.output}}; }
+NamedTensors named_tensors(const SdpaResult& r) {
+  return {{"scores", &r.scores},   {"scaled", &r.scaled},   {"masked", &r.masked},
+          {"weights", &r.weights}, {"dropped", &r.dropped}, {"output", &r.output}};
 }
-template <typename Visit>
-void visit_tensors(const SdpaResult& r, Visit&& visit) {
-  for (const auto& [name, tensor] : {std::pair{"scores", &r.scores}, std::pair{"scaled", &r.scaled},
-       std::pair{"masked", &r.masked}, std::pair{"weights", &r.weights}, std::pair{"dropped", &r.dropped},
-       std::pair{"output", &r.output}}) {
-    visit(name, *tensor);
-  }
+NamedTensors named_tensors(const ProjectionWeights& w) {
+  return {{"query", &w.query},          {"key", &w.key},           {"value", &w.value},
+          {"queryBias", &w.query_bias}, {"keyBias", &w.key_bias},  {"valueBias", &w.value_bias},
+          {"outWeight", &w.out_weight}, {"outBias", &w.out_bias}};
 }
-template <typename Visit>
-void visit_tensors(const ProjectionWeights& w, Visit&& visit) {
-  for (const auto& [name, tensor] : {std::pair{"query", &w.query}, std::pair{"key", &w.key}, std::pair{"value", &w.value},
-       std::pair{"queryBias", &w.query_bias}, std::pair{"keyBias", &w.key_bias}, std::pair{"valueBias", &w.value_bias},
-       std::pair{"outWeight", &w.out_weight}, std::pair{"outBias", &w.out_bias}}) {
-    visit(name, *tensor);
-  }
+// `first`, then the weights' tensors.
+NamedTensors then_weights(NamedTensors first, const ProjectionWeights& weights) {
+  const NamedTensors rest = named_tensors(weights);
+  first.insert(first.end(), rest.begin(), rest.end());
+  return first;
 }
-template <typename Visit>
-void visit_tensors(const ProjectionGradients& g, Visit&& visit) {
-  visit("x", g.x);
-  visit_tensors(g.weights, visit);
+NamedTensors named_tensors(const ProjectionGradients& g) { return then_weights({{"x", &g.x}}, g.weights); }
+NamedTensors named_tensors(const CrossAttentionGradients& g) {
+  return then_weights({{"xQuery", &g.x_query}, {"xContext", &g.x_context}}, g.weights);
 }
-template <typename Visit>
-void visit_tensors(const FusedGradients& g, Visit&& visit) {
-  visit("x", g.x);
-  visit("inProjection", g.weights.in_projection);
-  visit("inBias", g.weights.in_bias);
-  visit("outWeight", g.weights.out_weight);
-  visit("outBias", g.weights.out_bias);
-}
-template <typename Visit>
-void visit_tensors(const CrossAttentionGradients& g, Visit&& visit) {
-  visit("xQuery", g.x_query);
-  visit("xContext", g.x_context);
-  visit_tensors(g.weights, visit);
+NamedTensors named_tensors(const FusedGradients& g) {
+  return {{"x", &g.x}, {"inProjection", &g.weights.in_projection}, {"inBias", &g.weights.in_bias},
+          {"outWeight", &g.weights.out_weight}, {"outBias", &g.weights.out_bias}};
 }
 
 // {name: {data, shape}} for every present tensor of a result.
 template <typename Result>
 val result_to_js(const Result& result) {
   val js = val::object();
-  visit_tensors(result, [&](const char* name, const auto& tensor) {
-    if (tensor.present()) js.set(js_key(name), to_js(tensor));
-  });
+  for (const auto& [name, tensor] : named_tensors(result)) {
+    if (tensor->present()) js.set(js_key(name), to_js(*tensor));
+  }
   return js;
 }
 

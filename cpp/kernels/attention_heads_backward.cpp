@@ -75,6 +75,13 @@ RowStatistics statistics_of(const AttentionHeadsBackward& g, int b, int h, int i
 
 }  // namespace
 
+AttentionHeadsBackward packed_backward(const AttentionHeads& forward, const float* grad_context, float* grad_query,
+                                       float* grad_key, float* grad_value) {
+  const int width = forward.heads * forward.d_head;  // every row stride: the heads side by side
+  return {forward,  grad_context, width, forward.row_max, forward.log_sum, grad_query, width,
+          grad_key, width,        grad_value, width};
+}
+
 void attention_heads_backward_reference(const AttentionHeadsBackward& g) {
   const AttentionHeads& s = g.forward;
   const int d = s.d_head;

@@ -35,6 +35,11 @@ struct AttentionHeadsBackward {
   int grad_value_stride = 0;
 };
 
+// The backward of `forward` with every gradient packed like its inputs: dO read, dQ, dK and dV written, each a
+// (rows, heads·d_head) matrix of row stride heads·d_head; the statistics are the forward's row_max and log_sum.
+AttentionHeadsBackward packed_backward(const AttentionHeads& forward, const float* grad_context, float* grad_query,
+                                       float* grad_key, float* grad_value);
+
 // The slow, obvious backward: one query row at a time, the formulas above as they read. O(tk) scratch.
 void attention_heads_backward_reference(const AttentionHeadsBackward& problem);
 

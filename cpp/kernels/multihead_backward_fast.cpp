@@ -5,9 +5,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "attention_heads.h"
 #include "attention_heads_backward.h"
-#include "gemm.h"
+#include "multihead_passes.h"
 
 namespace ap::kernels {
 
@@ -24,14 +23,6 @@ Buffer transposed(const float* a, int rows, int cols, int stride) {
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) t[static_cast<std::size_t>(j) * rows + i] = a[static_cast<std::size_t>(i) * stride + j];
   return t;
-}
-
-// y (rows, d_out) = x (rows, d_in)·W + b.
-void project(MatmulFunction gemm, const float* x, int rows, int d_in, const Projection& p, int d_out, float* y) {
-  gemm(x, p.weight, y, {rows, d_in, d_out, d_in, p.stride, d_out, false});
-  if (p.bias == nullptr) return;
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < d_out; ++j) y[static_cast<std::size_t>(i) * d_out + j] += p.bias[j];
 }
 
 // Σ over rows of y (rows, cols) → sum (cols): the gradient of a bias added to every row.
@@ -88,22 +79,7 @@ void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, Attent
   }
 
   // 3. the centred context O' = P·V' and each query row's lse (as its raw max and log Σ exp(c·(s − max)))
-  AttentionHeads heads;
-  heads.query = query.data();
-  heads.query_stride = d;
-  heads.key = key.data();
-  heads.key_stride = d;
-  heads.value = value.data();
-  heads.value_stride = d;
-  heads.context = context.data();
-  heads.context_stride = d;
-  heads.batch = p.batch;
-  heads.tq = p.tq;
-  heads.tk = p.tk;
-  heads.heads = p.heads;
-  heads.d_head = d / p.heads;
-  heads.score_scale = p.score_scale;
-  heads.causal = p.causal;
+  AttentionHeads heads = packed_heads(p, query.data(), key.data(), value.data(), context.data());
   heads.row_max = row_max.data();
   heads.log_sum = log_sum.data();
   attention_forward(heads);
@@ -119,19 +95,7 @@ void run_backward(const MultiheadBackwardProblem& g, MatmulFunction gemm, Attent
 
   // 5. attention: dQ, dK, dV (B·T, d_out), P recomputed from the lse
   Buffer grad_query(query_size), grad_key(context_size), grad_value(context_size);
-  AttentionHeadsBackward backward;
-  backward.forward = heads;
-  backward.grad_context = grad_context.data();
-  backward.grad_context_stride = d;
-  backward.row_max = row_max.data();
-  backward.log_sum = log_sum.data();
-  backward.grad_query = grad_query.data();
-  backward.grad_query_stride = d;
-  backward.grad_key = grad_key.data();
-  backward.grad_key_stride = d;
-  backward.grad_value = grad_value.data();
-  backward.grad_value_stride = d;
-  attention_backward(backward);
+  attention_backward(packed_backward(heads, grad_context.data(), grad_query.data(), grad_key.data(), grad_value.data()));
 
   // 6. dWo = contextᵀ·dOut, with the context itself: O = O' + v̄
   if (p.out.weight != nullptr) {

@@ -5,12 +5,9 @@
 #include <cstddef>
 #include <memory>
 
-#include "attention_heads.h"
-#include "gemm.h"
+#include "multihead_passes.h"
 
 namespace ap::kernels {
-
-namespace {
 
 // y (rows, d_out) = x (rows, d_in)·W + bias, with the given GEMM.
 void project(MatmulFunction gemm, const float* x, int rows, int d_in, const Projection& projection, int d_out, float* y) {
@@ -22,6 +19,29 @@ void project(MatmulFunction gemm, const float* x, int rows, int d_in, const Proj
     for (int j = 0; j < d_out; ++j) row[j] += projection.bias[j];
   }
 }
+
+AttentionHeads packed_heads(const MultiheadProblem& p, const float* query, const float* key, const float* value,
+                            float* context) {
+  AttentionHeads heads;
+  heads.query = query;
+  heads.query_stride = p.d_out;
+  heads.key = key;
+  heads.key_stride = p.d_out;
+  heads.value = value;
+  heads.value_stride = p.d_out;
+  heads.context = context;
+  heads.context_stride = p.d_out;
+  heads.batch = p.batch;
+  heads.tq = p.tq;
+  heads.tk = p.tk;
+  heads.heads = p.heads;
+  heads.d_head = p.d_out / p.heads;
+  heads.score_scale = p.score_scale;
+  heads.causal = p.causal;
+  return heads;
+}
+
+namespace {
 
 void run_pipeline(const MultiheadProblem& p, float* output, MatmulFunction gemm, void (*attention)(const AttentionHeads&)) {
   const int query_rows = p.batch * p.tq;
@@ -44,22 +64,7 @@ void run_pipeline(const MultiheadProblem& p, float* output, MatmulFunction gemm,
   project(gemm, p.x_context, context_rows, p.d_context_in, p.value, p.d_out, value);
 
   // 2. attention per head, written straight into the concatenated context (B·Tq, d_out).
-  AttentionHeads heads;
-  heads.query = query;
-  heads.query_stride = p.d_out;
-  heads.key = key;
-  heads.key_stride = p.d_out;
-  heads.value = value;
-  heads.value_stride = p.d_out;
-  heads.context = context;
-  heads.context_stride = p.d_out;
-  heads.batch = p.batch;
-  heads.tq = p.tq;
-  heads.tk = p.tk;
-  heads.heads = p.heads;
-  heads.d_head = p.d_out / p.heads;
-  heads.score_scale = p.score_scale;
-  heads.causal = p.causal;
+  AttentionHeads heads = packed_heads(p, query, key, value, context);
   heads.key_padding = p.key_padding;
   attention(heads);
 

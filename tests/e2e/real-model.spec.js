@@ -1,8 +1,13 @@
 // The Real model view (view=model): the built-in tiny GPT-2 (labelled untrained) opens with every layer × head's
-// weights, the next-token top-10 and the forward's time; switching a head off changes the predictions; a
+// weights, the next-token top-10 and the forward's time, backend and threads (one: the tiny model is below the
+// workers' crossover, and the line says so); switching a head off changes the predictions; on 2 Web Workers
+// (model-threads=2) the same heads, top-10 and ablation; the single-file page from file://, where no worker
+// starts, runs on one thread and says why; with WebAssembly blocked the JS reference runs it, saying why; a
 // checkpoint from a URL (the test server) streams with progress into the cache and "forget" empties it; a
 // slow download is cancelled; dropped files load; offline (the hub unreachable) the view says where to get a checkpoint; axe finds
 // nothing serious at 1280 and 390 px.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect } from '@playwright/test';
 
@@ -21,7 +26,9 @@ for (const width of [1280, 390]) {
     await expect(view.locator('.real-model-untrained')).toContainText('Untrained');
     await expect(view.locator('canvas')).toHaveCount(8);
     await expect(view.locator('.real-model-top tbody tr')).toHaveCount(10);
-    await expect(view.locator('.real-model-timing')).toHaveText(/Forward of \d+ tokens: [\d.]+ ms on wasm-simd \(weights\)\./);
+    await expect(view.locator('.real-model-timing')).toHaveText(/^Forward of 22 tokens: \d+\.\d ms on wasm-simd · 1 thread · path: weights$/);
+    await expect(view.locator('.real-model-threads-note')).toHaveText("Why one thread: threads 'auto': even a full context (32 tokens: 0M multiply-adds between exchanges, below the workers' crossover (50M)).");
+    await expect(view.locator('#real-model-threads')).toHaveValue('auto');
     await expect(view.locator('.real-model-info')).toContainText('2 layers × 4 heads');
     await expect(view.locator('.head-label')).toHaveCount(8); // headScores' labels, where a score passes its threshold
     await expect(page.locator('.tabs a[data-view="model"]')).toHaveAttribute('aria-current', 'page');
@@ -84,4 +91,48 @@ test('a checkpoint from a URL: progress, the cache, forget, cancel; files droppe
   await view.locator('[data-action="load-model"]').click();
   await expect(view.locator('.real-model-message')).toContainText('https://huggingface.co/gpt2/resolve/main/config.json');
   await expect(view.locator('.real-model-message')).toContainText('load “gpt2”');
+});
+
+test('on 2 Web Workers: the heads, the top-10 and ablation as on one thread, the line says so; back to one thread', async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  await page.goto('/dist/?view=model&model-threads=1');
+  const view = page.locator('#real-model');
+  await expect(view.locator('.real-model-timing')).toContainText('1 thread · path: weights');
+  await expect(view.locator('.real-model-heads')).toHaveAttribute('aria-busy', 'false');
+  const oneThread = await view.locator('.real-model-top tbody').innerText();
+  const oneThreadLabels = await view.locator('.head-label').allInnerTexts();
+  await view.locator('#real-model-threads').selectOption('2');
+  await expect(page).toHaveURL(/model-threads=2/);
+  await expect(view.locator('.real-model-timing')).toHaveText(/^Forward of 22 tokens: \d+\.\d ms on wasm-simd · 2 Web Workers · path: workers \(weights\)$/);
+  await expect(view.locator('.real-model-threads-note')).toHaveText(/^One thread would be faster for this forward: 22 tokens: 0M multiply-adds between exchanges, below the workers' crossover \(50M\)\./);
+  await expect(view.locator('canvas')).toHaveCount(8);
+  expect(await view.locator('.real-model-top tbody').innerText()).toBe(oneThread);
+  await expect(view.locator('.real-model-heads')).toHaveAttribute('aria-busy', 'false'); // labelled from the workers' probes
+  expect(await view.locator('.head-label').allInnerTexts()).toEqual(oneThreadLabels);
+  await view.locator('[data-ablate="1.2"]').check();
+  await expect(view.locator('.real-model-top thead th')).toHaveCount(4);
+  expect(await view.locator('.real-model-top tbody').innerText()).not.toBe(oneThread);
+  await expect(view.locator('.real-model-timing')).toContainText('2 Web Workers');
+  await page.screenshot({ path: testInfo.outputPath('real-model-workers.png'), fullPage: true });
+  expect(await seriousFindings(page)).toEqual([]);
+  await view.locator('#real-model-threads').selectOption('1');
+  await expect(view.locator('.real-model-timing')).toContainText('1 thread · path: weights');
+});
+
+test('the single-file page from file://: WASM from the page, no worker can start, and the view says why', async ({ page }) => {
+  test.setTimeout(60_000);
+  await page.goto(`${pathToFileURL(resolve('dist/playground-single.html')).href}?view=model&model-threads=2`);
+  const view = page.locator('#real-model');
+  await expect(view.locator('.real-model-top tbody tr')).toHaveCount(10);
+  await expect(view.locator('.real-model-timing')).toHaveText(/ms on wasm-simd · 1 thread · path: weights$/);
+  await expect(view.locator('.real-model-threads-note')).toHaveText(/^Why one thread: the workers could not start \(.+\); one thread\.$/);
+});
+
+test('WebAssembly blocked: the JS reference runs the model, and the view says why', async ({ page }) => {
+  await page.route('**/*.wasm', (route) => route.abort('blockedbyclient'));
+  await page.goto('/dist/?view=model');
+  const view = page.locator('#real-model');
+  await expect(view.locator('.real-model-top tbody tr')).toHaveCount(10);
+  await expect(view.locator('.real-model-timing')).toHaveText(/ms on js · 1 thread · path: teaching$/);
+  await expect(view.locator('.real-model-threads-note')).toHaveText(/^WebAssembly could not run the model \(.+\); the JS reference runs it, more slowly\.$/);
 });

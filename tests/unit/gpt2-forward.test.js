@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadAttention } from '../../web/src/core/index.js';
 import { ablate, headScores } from '../../web/src/model/index.js';
-import { gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint.js';
+import { gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint-stream.js';
 import { loadGpt2FromDirectory } from '../../web/src/gpt2/load.js';
 import { createGpt2 } from '../../web/src/gpt2/model.js';
 import { readSafetensorsHeader, readTensor } from '../../web/src/gpt2/safetensors-read.js';

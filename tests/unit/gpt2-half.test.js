@@ -1,13 +1,15 @@
 // Checkpoints kept resident in float16 (web/src/gpt2/half-model.js), for models whose float32 weights and packed
 // copy do not fit (gpt2-medium's shape): the memory arithmetic that decides it, the float16 conversion (torch's
 // .half(), bit for bit), and the tiny float16 checkpoint loaded under a limit that only float16 meets, whose
-// forward on both WASM builds, the JS reference and with heads ablated matches PyTorch's float16 run.
-import { readFileSync, statSync } from 'node:fs';
+// forward on both WASM builds, the JS reference and with heads ablated matches PyTorch's float16 run; the float32
+// checkpoint streamed into float16 matrices (checkpoint-stream.js), whatever its chunks.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { checkGpt2Memory, gpt2Config, gpt2MemoryBytes, gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint.js';
+import { checkGpt2Memory, gpt2Config, gpt2MemoryBytes } from '../../web/src/gpt2/checkpoint.js';
+import { createCheckpointReader, gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint-stream.js';
 import { loadGpt2FromDirectory } from '../../web/src/gpt2/load.js';
 import { createGpt2 } from '../../web/src/gpt2/model.js';
 import { readSafetensorsHeader, readTensor } from '../../web/src/gpt2/safetensors-read.js';
@@ -40,19 +42,22 @@ describe('the memory arithmetic', () => {
   });
   it('decides float32, float16 or a refusal that gives both figures', () => {
     const small = gpt2Config({ vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 });
-    expect(checkGpt2Memory(small, { fileBytes: 548_105_171 }).resident).toBe('float32');
-    // a float32 gpt2-medium file: float16 under the default 2 GiB (the file is freed before the model packs)
-    expect(checkGpt2Memory(MEDIUM, { fileBytes: MEDIUM_F32_FILE }).resident).toBe('float16');
-    expect(checkGpt2Memory(MEDIUM, { fileBytes: MEDIUM_F32_FILE / 2 }).resident).toBe('float16');
+    expect(checkGpt2Memory(small).resident).toBe('float32');
+    // a float32 gpt2-medium, streamed into float16 (the loaders hold no file): 1.49 GB, within the default 2 GiB
+    expect(gpt2MemoryBytes(MEDIUM).float16.total).toBe(1_489_356_800);
+    expect(checkGpt2Memory(MEDIUM)).toMatchObject({ resident: 'float16' });
     // float32 never, whatever the limit: its heap alone exceeds the WASM heap's 2 GiB
-    expect(checkGpt2Memory(MEDIUM, { fileBytes: MEDIUM_F32_FILE, limitBytes: 8 * GiB }).resident).toBe('float16');
-    expect(() => checkGpt2Memory(MEDIUM, { name: 'gpt2-medium', fileBytes: MEDIUM_F32_FILE, limitBytes: 2e9 }))
-      .toThrow(/^loadGpt2: gpt2-medium needs 4\.\d\d GB \(1\.42 GB of float32 parameters, 1\.42 GB packed for the fast path, 0\.\d\d GB of activations, 1\.42 GB for the file while it loads\), or 2\.13 GB kept in float16 \(0\.71 GB of parameters, 0\.78 GB in the WASM heap, 1\.42 GB for the file while it loads\), but 2\.00 GB are available/);
+    expect(checkGpt2Memory(MEDIUM, { limitBytes: 8 * GiB }).resident).toBe('float16');
+    // the same file held whole (as before the loaders streamed) would not fit: the refusal gives every figure
+    expect(() => checkGpt2Memory(MEDIUM, { name: 'gpt2-medium', fileBytes: MEDIUM_F32_FILE }))
+      .toThrow('loadGpt2: gpt2-medium needs 5.99 GB kept in float32 (1.42 GB of float32 parameters and, in the WASM heap, 1.42 GB for their copy, ' +
+        '1.42 GB packed for the fast path and 0.31 GB of activations, 1.42 GB for the file held whole), or 2.91 GB kept in float16 (0.71 GB of parameters, ' +
+        '0.78 GB in the WASM heap, 1.42 GB for the file held whole), but 2.15 GB are available; expected a model that fits (gpt2, distilgpt2, gpt2-medium)');
+    expect(() => checkGpt2Memory(MEDIUM, { name: 'gpt2-medium', limitBytes: 1.4e9 })).toThrow(/^loadGpt2: gpt2-medium needs 4\.57 GB kept in float32 .*, or 1\.49 GB kept in float16 \(0\.71 GB of parameters, 0\.78 GB in the WASM heap\), but 1\.40 GB are available/);
   });
 });
 
 describe('a float16-resident checkpoint', () => {
-  const fileBytes = statSync(`${DIR}model-f16.safetensors`).size;
   let checkpoint;
   let limitBytes;
   const models = {};
@@ -60,8 +65,8 @@ describe('a float16-resident checkpoint', () => {
     const config = gpt2Config(readFileSync(`${DIR}config.json`, 'utf8'));
     const need = gpt2MemoryBytes(config);
     // room for float16 and not for float32
-    limitBytes = need.float16.parameters + Math.max(need.float16.heap, fileBytes);
-    expect(limitBytes).toBeLessThan(need.total + fileBytes);
+    limitBytes = need.float16.total;
+    expect(limitBytes).toBeLessThan(need.total);
     checkpoint = await loadGpt2FromDirectory(DIR, { modelFile: 'model-f16.safetensors', limitBytes });
     for (const backend of ['wasm-simd', 'wasm-baseline', 'js']) models[backend] = await createGpt2(checkpoint, { backend });
   });
@@ -87,6 +92,37 @@ describe('a float16-resident checkpoint', () => {
         const plain = await model.forward(tokens, { attention: false });
         expectClose(plain.logits, expected(`${i}.logits16`), 1e-4, `${backend} case ${i}`);
         expectClose((await model.forward(tokens)).logits, expected(`${i}.logits16`), 1e-4, `${backend} case ${i} with weights`);
+      }
+    }
+  });
+  it('streams a float32 file into float16 matrices under the same limit: its logits no farther from float32 than PyTorch\'s float16 model\'s', async () => {
+    const streamed = await loadGpt2FromDirectory(DIR, { limitBytes });
+    expect(streamed.resident).toBe('float16');
+    // the matrices as the float16 file's bits (the vectors stay the float32 file's own)
+    for (const [name, { data }] of Object.entries(checkpoint.parameters)) {
+      expect(streamed.parameters[name].data.constructor, name).toBe(data.constructor);
+      if (data instanceof Uint16Array) expect(streamed.parameters[name].data, name).toEqual(data);
+    }
+    const model = await createGpt2(streamed, { backend: 'wasm-simd' });
+    const reference = await createGpt2(streamed, { backend: 'js' });
+    const farthest = (a, b) => a.data.reduce((max, x, k) => Math.max(max, Math.abs(x - b.data[k])), 0);
+    for (const [i, { tokens }] of cases.entries()) {
+      const { logits } = model.forward(tokens, { attention: false });
+      expectClose(logits, reference.forward(tokens).logits, 1e-4, `case ${i}: the JS reference on the same weights`);
+      expect(farthest(logits, expected(`${i}.logits`)), `case ${i}`).toBeLessThanOrEqual(farthest(expected(`${i}.logits16`), expected(`${i}.logits`)));
+    }
+    model.dispose();
+  });
+  it('reads the same parameters whatever the chunks (elements cut between them), from every dtype into either residency', () => {
+    const config = checkpoint.config;
+    const sizes = [1, 3, 7, 2, 4093, 5, 65536, 11];
+    for (const file of ['model.safetensors', 'model-f16.safetensors', 'model-bf16.safetensors']) {
+      const bytes = new Uint8Array(readFileSync(`${DIR}${file}`));
+      for (const resident of ['float32', 'float16']) {
+        const reader = createCheckpointReader(config, { source: file, resident });
+        for (let at = 0, i = 0; at < bytes.length; at += sizes[i % sizes.length], i++) reader.push(bytes.subarray(at, at + sizes[i % sizes.length]));
+        const whole = gpt2ParametersFromSafetensors(bytes, config, file, { resident });
+        for (const [name, tensor] of Object.entries(reader.finish())) expect(tensor, `${file} ${resident} ${name}`).toEqual(whole[name]);
       }
     }
   });

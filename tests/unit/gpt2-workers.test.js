@@ -84,6 +84,14 @@ describe('GPT-2 on workers matches PyTorch', () => {
   });
 });
 
+describe('forwards called together', () => {
+  it('run one at a time, each as PyTorch', async () => {
+    const outs = await Promise.all(cases.map(({ tokens }, i) => engines['2 simd'].forward(tokens, new Uint8Array(0), i % 2 === 0)));
+    outs.forEach((out, i) => expectClose(out.logits, expected(`${i}.logits`), 1e-4, `case ${i} logits`));
+    for (const { ms } of outs) expect(ms).toBeGreaterThan(0); // each its own time (not asserted against a clock)
+  });
+});
+
 describe('a worker that dies', () => {
   it('leaves the model on the calling thread, which still matches PyTorch', async () => {
     const pool = await inProcessPool(2, 'simd');
@@ -132,5 +140,17 @@ describe('the cut and the plan', () => {
     const auto = await createGpt2(checkpoint, { backend: 'wasm-simd', threads: 'auto' });
     expect(auto.threadsReason).toMatch(/^threads 'auto': even a full context \(32 tokens: 0M multiply-adds between exchanges, below the workers' crossover \(50M\)\)$/);
     auto.dispose();
+  });
+  it('workers that cannot start (file://, a Content-Security-Policy) leave the model on one thread, saying why', async () => {
+    const had = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
+    globalThis.Worker = class { constructor() { throw new DOMException('Script at file:///gpt2-worker.js cannot be accessed', 'SecurityError'); } };
+    try {
+      const model = await createGpt2(checkpoint, { backend: 'wasm-simd', threads: 2 });
+      expect([model.threads, model.threadsReason]).toEqual([1, 'the workers could not start (Script at file:///gpt2-worker.js cannot be accessed); one thread']);
+      expectClose(model.forward(cases[1].tokens).logits.data, expected('1.logits'), 1e-4, 'logits on one thread');
+      model.dispose();
+    } finally {
+      if (had) Object.defineProperty(globalThis, 'Worker', had); else delete globalThis.Worker;
+    }
   });
 });

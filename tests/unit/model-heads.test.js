@@ -27,6 +27,14 @@ describe('headScores on constructed weights', () => {
     expect(scores.heads[1].previousToken).toBeLessThan(scores.thresholds.previousToken);
   });
 
+  it('gives the same scores, as a Promise, for a model whose forward is asynchronous (GPT-2 on workers)', async () => {
+    const model = constructedModel(['previous', 'induction']);
+    const later = { ...model, forward: async (tokens) => model.forward(tokens) };
+    const pending = headScores(later, { count: 2 });
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await pending).toEqual(headScores(model, { count: 2 }));
+  });
+
   it('gives an induction head alone (nothing writes the previous token) no label', () => {
     const scores = headScores(constructedModel(['self', 'induction']), { count: 4 });
     expect(label(scores, 1)).toBe(null);

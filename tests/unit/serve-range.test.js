@@ -2,14 +2,16 @@
 // resume is tested end to end against the server the tests and `npm start` use: a download cut after 50,000
 // bytes (the connection dropped under the reader) and a cancelled one both finish with a `Range` request
 // that the real server answers with the rest of the file, and the loaded weights are the file's; and a
-// download is held once (one buffer of its announced size, not its chunks and their concatenation).
+// download is held once (one buffer of its announced size, not its chunks and their concatenation); and a
+// float32 checkpoint streamed into float16 matrices (never held whole) resumes the same way, mid-element.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startServer } from '../../scripts/serve.mjs';
-import { gpt2Config, gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint.js';
+import { gpt2Config, gpt2MemoryBytes } from '../../web/src/gpt2/checkpoint.js';
+import { gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint-stream.js';
 import { appendChunk, fetchFile, wholeBytes } from '../../web/src/gpt2/fetch-file.js';
 import { loadGpt2FromUrl } from '../../web/src/gpt2/load.js';
 
@@ -116,5 +118,32 @@ describe('the loader resumes against scripts/serve.mjs', () => {
     expect(log[1].status).toBe(206);
     expect(log[1].range).toMatch(/^bytes=[1-9]\d*-$/);
     expect(model.parameters['h.0.attn.c_attn.weight'].data).toEqual(reference['h.0.attn.c_attn.weight'].data);
+  });
+});
+
+describe('a float32 file streamed into float16 against scripts/serve.mjs', () => {
+  const config = gpt2Config(readFileSync(`${DIR}config.json`, 'utf8'));
+  const limitBytes = gpt2MemoryBytes(config).float16.total; // float16 fits, float32 does not
+  const half = gpt2ParametersFromSafetensors(fileBytes, config, 'model.safetensors', { resident: 'float16' });
+  const names = ['wte.weight', 'h.0.attn.c_attn.weight', 'h.1.mlp.c_proj.weight', 'wpe.weight', 'ln_f.bias'];
+  it('a connection dropped mid-element (after 50,001 bytes) resumes with Range into the same float16 matrices', async () => {
+    const log = [];
+    const model = await loadGpt2FromUrl(base, { useCache: false, limitBytes, fetchImpl: droppingFetch(log, { after: 50_001 }) });
+    expect(model.resident).toBe('float16');
+    expect(log.map((r) => [r.range, r.status])).toEqual([[null, 200], ['bytes=50001-', 206]]);
+    for (const name of names) expect(model.parameters[name], name).toEqual(half[name]);
+  });
+  it('cancelled mid-stream: the converted tensors are kept, and the next call asks only for the rest', async () => {
+    const log = [];
+    const controller = new AbortController();
+    const cancelled = loadGpt2FromUrl(base, {
+      useCache: false, limitBytes, signal: controller.signal, fetchImpl: droppingFetch(log, {}),
+      onProgress: (e) => { if (e.file === 'model.safetensors' && e.loaded > 0) controller.abort(); },
+    });
+    await expect(cancelled).rejects.toMatchObject({ name: 'AbortError' });
+    const model = await loadGpt2FromUrl(base, { useCache: false, limitBytes, fetchImpl: droppingFetch(log, {}) });
+    expect(log.map((r) => r.status)).toEqual([200, 206]);
+    expect(log[1].range).toMatch(/^bytes=[1-9]\d*-$/);
+    for (const name of names) expect(model.parameters[name], name).toEqual(half[name]);
   });
 });

@@ -64,6 +64,7 @@ const PARAMETERS = {
   "train-steps": "train-steps",
   "model-source": "model-source",
   "model-text": "model-text",
+  "model-threads": "model-threads",
   "hide": "hide",
   "lock": "lock",
   "exercise": "exercise",

@@ -44,19 +44,7 @@ struct Data {
   }
   // The backward problem writing into the given gradients.
   AttentionHeadsBackward backward(std::vector<float>& dq, std::vector<float>& dk, std::vector<float>& dv) const {
-    AttentionHeadsBackward g;
-    g.forward = heads;
-    g.grad_context = grad_context.data();
-    g.grad_context_stride = width;
-    g.row_max = row_max.data();
-    g.log_sum = log_sum.data();
-    g.grad_query = dq.data();
-    g.grad_query_stride = width;
-    g.grad_key = dk.data();
-    g.grad_key_stride = width;
-    g.grad_value = dv.data();
-    g.grad_value_stride = width;
-    return g;
+    return packed_backward(heads, grad_context.data(), dq.data(), dk.data(), dv.data());
   }
   int width;
   std::vector<float> query, key, value, grad_context, context, row_max, log_sum;

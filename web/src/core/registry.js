@@ -200,6 +200,16 @@ function backwardEntry(forward, cpp, paths, inputs, gradients) {
   };
 }
 
+// The causal averages (steps 2–4): a sequence in, its average out. The matrix forms (steps 3 and 4) run as
+// WGSL passes: a (T, T) weights matrix times x on each batch.
+const CAUSAL_AVERAGE = {
+  args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'C'] }], options: null, results: batched(['output']),
+};
+const AVERAGE_AS_MATRIX = {
+  paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
+  work: [[1, 'B', 'T', 'T', 'C']], gpuFootprint: { largest: [[1, 'B', 'T', 'C'], [1, 'T', 'T']], matrices: [[1, 'B']] },
+};
+
 /** @type {ReadonlyArray<object>} every API function, in curriculum order */
 export const REGISTRY = Object.freeze([
   {
@@ -211,27 +221,17 @@ export const REGISTRY = Object.freeze([
     memory: { teaching: [[2, 'B', 'L']] },
   },
   {
-    name: 'causalAverageLoop', cpp: 'causal_average_loop', step: 2,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'C'] }],
-    options: null, results: batched(['output']),
+    name: 'causalAverageLoop', cpp: 'causal_average_loop', step: 2, ...CAUSAL_AVERAGE,
     paths: ['teaching'], gpu: 'reference', fixture: true,
     memory: { teaching: [[1, 'B', 'T', 'C']] },
   },
   {
-    name: 'causalAverageMatmul', cpp: 'causal_average_matmul', step: 3,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'C'] }],
-    options: null, results: batched(['output']),
-    paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
+    name: 'causalAverageMatmul', cpp: 'causal_average_matmul', step: 3, ...CAUSAL_AVERAGE, ...AVERAGE_AS_MATRIX,
     memory: { teaching: [[1, 'B', 'T', 'C'], [1, 'T', 'T']] },
-    work: [[1, 'B', 'T', 'T', 'C']], gpuFootprint: { largest: [[1, 'B', 'T', 'C'], [1, 'T', 'T']], matrices: [[1, 'B']] },
   },
   {
-    name: 'causalAverageSoftmax', cpp: 'causal_average_softmax', step: 4,
-    args: [{ name: 'x', kind: 'sequence', axes: ['B', 'T', 'C'] }],
-    options: null, results: batched(['output']),
-    paths: ['teaching', 'webgpu'], gpu: 'kernels', fixture: true,
+    name: 'causalAverageSoftmax', cpp: 'causal_average_softmax', step: 4, ...CAUSAL_AVERAGE, ...AVERAGE_AS_MATRIX,
     memory: { teaching: [[1, 'B', 'T', 'C'], [3, 'T', 'T']] },
-    work: [[1, 'B', 'T', 'T', 'C']], gpuFootprint: { largest: [[1, 'B', 'T', 'C'], [1, 'T', 'T']], matrices: [[1, 'B']] },
   },
   {
     name: 'softmax', cpp: 'softmax', step: 5,

@@ -1,8 +1,9 @@
 // A GPT-2-family checkpoint in Hugging Face's layout: config.json's sizes, and the parameters of
 // GPT2Model's state_dict (optionally under 'transformer.', as GPT2LMHeadModel saves them). The linear layers
 // are Conv1D: their weights are stored (in, out), so y = x·W + b with no transpose. The unembedding is tied
-// to wte. Parameters are kept under their Hugging Face names, without the prefix, as float32.
-import { halfToFloatTable, readSafetensorsHeader, readTensor, readTensorHalf } from './safetensors-read.js';
+// to wte. Parameters are kept under their Hugging Face names, without the prefix, as float32 (the matrices as
+// float16 for a model too large for that: checkGpt2Memory decides, checkpoint-stream.js reads).
+import { halfToFloatTable } from './safetensors-read.js';
 
 const ACTIVATIONS = ['gelu_new', 'gelu_pytorch_tanh', 'gelu_fast'];
 
@@ -73,13 +74,16 @@ export const WASM_HEAP_LIMIT = 2 ** 31;
 const padded8 = (n) => Math.ceil(n / 8) * 8;
 
 /**
- * The bytes a loaded model holds at once, for each way of keeping it:
- * - float32 (the fast path, all of it packed once): its float32 parameters, the packed copy of the matrices
- *   (the same size again), and one forward's activations at the full context; `total` is their sum.
+ * The bytes a loaded model holds at once, for each way of keeping it (the loaders stream the file into these
+ * arrays, checkpoint-stream.js: the file itself is never held):
+ * - float32 (the fast path, all of it packed once): `parameters` the float32 parameters the checkpoint keeps (the
+ *   JS reference and `intermediates` read them); in the WASM heap (`heap`) their copy, the packed copy of the
+ *   matrices (`packed`, the same size again) and one forward's activations at the full context.
  * - float16 (half-model.js: the matrices kept as float16 and each block's unpacked and packed just before it
  *   runs): `parameters` the float16 matrices and float32 vectors; in the WASM heap (`heap`) the packed
  *   unembedding, the buffer a matrix is unpacked into (wte's size, at load), one block's packed matrices and the
- *   activations. `total` = parameters + heap.
+ *   activations.
+ * `total` = parameters + heap.
  */
 export function gpt2MemoryBytes(config) {
   const parameters = 4 * gpt2ParameterCount(config);
@@ -91,10 +95,11 @@ export function gpt2MemoryBytes(config) {
   const staging = 4 * V * C;
   const block = 4 * (C * padded8(3 * C) + C * padded8(C) + C * padded8(M) + M * padded8(C));
   const half = 2 * matrices + (parameters - 4 * matrices);
-  const heap = unembedding + staging + block + activations;
+  const halfHeap = unembedding + staging + block + activations;
+  const heap = 2 * parameters + activations;
   return {
-    parameters, packed: parameters, activations, total: 2 * parameters + activations,
-    float16: { parameters: half, unembedding, staging, block, activations, heap, total: half + heap },
+    parameters, packed: parameters, activations, heap, total: parameters + heap,
+    float16: { parameters: half, unembedding, staging, block, activations, heap: halfHeap, total: half + halfHeap },
   };
 }
 
@@ -103,54 +108,22 @@ const gb = (bytes) => `${(bytes / GB).toFixed(2)} GB`;
 
 /**
  * How a model is kept, or a refusal with the figures: 'float32' when the fast path's whole copy fits in
- * limitBytes (and the WASM heap), else 'float16' when the float16-resident model does, else an Error that
- * gives both. fileBytes: the checkpoint file, held while it is read (freed before the model is built: the
- * float16 figure counts the larger of the two). Returns gpt2MemoryBytes' figures and `resident`.
+ * limitBytes (and its heap in the WASM heap), else 'float16' when the float16-resident model does, else an Error
+ * that gives both. fileBytes: bytes held besides, throughout (a file read whole; the loaders stream, holding
+ * none). Returns gpt2MemoryBytes' figures and `resident`.
  */
 export function checkGpt2Memory(config, { limitBytes = WASM_HEAP_LIMIT, name = 'the model', fileBytes = 0 } = {}) {
   const need = gpt2MemoryBytes(config);
   const total = need.total + fileBytes;
-  if (total <= limitBytes && need.total <= WASM_HEAP_LIMIT) return { ...need, resident: 'float32' };
+  if (total <= limitBytes && need.heap <= WASM_HEAP_LIMIT) return { ...need, resident: 'float32' };
   const half = need.float16;
-  const halfTotal = half.parameters + Math.max(half.heap, fileBytes);
+  const halfTotal = half.total + fileBytes;
   if (halfTotal <= limitBytes && half.heap <= WASM_HEAP_LIMIT) return { ...need, resident: 'float16' };
-  throw new Error(`loadGpt2: ${name} needs ${gb(total)} (${gb(need.parameters)} of float32 parameters, ${gb(need.packed)} packed for the fast path, ` +
-    `${gb(need.activations)} of activations${fileBytes ? `, ${gb(fileBytes)} for the file while it loads` : ''}), or ${gb(halfTotal)} kept in float16 ` +
-    `(${gb(half.parameters)} of parameters, ${gb(half.heap)} in the WASM heap${fileBytes > half.heap ? `, ${gb(fileBytes)} for the file while it loads` : ''}), ` +
-    `but ${gb(limitBytes)} are available; expected a model that fits (gpt2 or distilgpt2)`);
-}
-
-/**
- * The parameters of a GPT-2 safetensors file (whole, as a Uint8Array) for config:
- * {name: {data: Float32Array, shape}} under Hugging Face's names without 'transformer.'. Tensors the forward
- * does not read (the attention's causal-mask buffers, lm_head tied to wte) are skipped. With resident
- * 'float16', the matrices (isGpt2Matrix) are {data: Uint16Array of float16 bits, shape, dtype: 'F16'}.
- */
-export function gpt2ParametersFromSafetensors(bytes, config, source = 'model.safetensors', { resident = 'float32' } = {}) {
-  const fn = 'loadGpt2';
-  const header = readSafetensorsHeader(bytes, source);
-  if (header.headerBytes + header.dataBytes > bytes.length) {
-    throw new Error(`${fn}: ${source} is truncated: its header describes ${header.headerBytes + header.dataBytes} bytes but the file has ${bytes.length}`);
-  }
-  const names = Object.keys(header.entries);
-  const prefix = names.some((name) => name.startsWith('transformer.')) ? 'transformer.' : '';
-  const parameters = {};
-  for (const [name, shape] of Object.entries(gpt2ParameterShapes(config))) {
-    const stored = prefix + name;
-    const entry = header.entries[stored];
-    if (!entry) throw new Error(`${fn}: ${source} has no tensor ${stored}; expected one of shape [${shape}] for this config`);
-    if (entry.shape.length !== shape.length || entry.shape.some((n, i) => n !== shape[i])) {
-      const transposed = entry.shape.length === 2 && entry.shape[0] === shape[1] && entry.shape[1] === shape[0];
-      throw new Error(`${fn}: ${source}: tensor ${stored} has shape [${entry.shape}]; expected [${shape}]` +
-        (transposed ? " (GPT-2's Conv1D layout is (in, out): this one is (out, in), as nn.Linear stores it)" : ' for this config'));
-    }
-    if (resident === 'float16' && isGpt2Matrix(name)) {
-      parameters[name] = { ...readTensorHalf(bytes, header, stored, source), shape: [...shape] };
-    } else {
-      parameters[name] = { data: readTensor(bytes, header, stored, source).data, shape: [...shape] };
-    }
-  }
-  return parameters;
+  const file = fileBytes ? `, ${gb(fileBytes)} for the file held whole` : '';
+  throw new Error(`loadGpt2: ${name} needs ${gb(total)} kept in float32 (${gb(need.parameters)} of float32 parameters and, in the WASM heap, ` +
+    `${gb(need.parameters)} for their copy, ${gb(need.packed)} packed for the fast path and ${gb(need.activations)} of activations${file}), ` +
+    `or ${gb(halfTotal)} kept in float16 (${gb(half.parameters)} of parameters, ${gb(half.heap)} in the WASM heap${file}), ` +
+    `but ${gb(limitBytes)} are available; expected a model that fits (gpt2, distilgpt2, gpt2-medium)`);
 }
 
 /** Whether a checkpoint's parameters are kept in float16 (gpt2ParametersFromSafetensors with resident 'float16'). */

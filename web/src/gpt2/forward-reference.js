@@ -10,6 +10,7 @@
 //   logits = LN(x; ln_f)·wteᵀ                                          (T, V), tied unembedding
 import { geluTanh } from '../core/reference/gelu.js';
 import { layerNorm } from '../core/reference/layer-norm.js';
+import { matmulRaw } from '../core/reference/linalg.js';
 
 /** y (rows, out) = x (rows, in)·W (in, out) + b. */
 function conv1d(x, rows, { data: W, shape: [inSize, outSize] }, bias) {
@@ -23,8 +24,6 @@ function conv1d(x, rows, { data: W, shape: [inSize, outSize] }, bias) {
   }
   return y;
 }
-
-/** GPT-2's GELU: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). */
 
 /**
  * Replaces ablated heads' context columns (T, C) in place: flags[l·H + h] 1 = zeros, 2 = the head's context
@@ -113,14 +112,6 @@ export function gpt2ForwardReference(config, parameters, tokens, { flags = null,
   }
   // 4. final LayerNorm and the tied unembedding: logits = LN(x)·wteᵀ
   const final = norm(x, 'ln_f');
-  const wte = p('wte.weight').data;
-  const logits = new Float32Array(T * V);
-  for (let t = 0; t < T; t++) {
-    for (let token = 0; token < V; token++) {
-      let dot = 0;
-      for (let c = 0; c < C; c++) dot += final[t * C + c] * wte[token * C + c];
-      logits[t * V + token] = dot;
-    }
-  }
+  const logits = matmulRaw(final, p('wte.weight').data, T, C, V, true);
   return { logits, attention, layers: intermediates ? layers : null };
 }

@@ -52,8 +52,8 @@ export interface Gpt2Model {
   readonly config: Gpt2Config & { dHead: number };
   /** 'js', 'wasm-simd', 'wasm-baseline', 'webgpu', or 'api:<backend>' when composed of a loaded attention API. */
   readonly backend: string;
-  /** {backend, path, ms, threads} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers. */
-  readonly lastCall: { backend: string; path: string; ms: number; threads: number } | null;
+  /** {backend, path, ms, threads, reason} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers; reason: why one thread ran where workers were started. */
+  readonly lastCall: { backend: string; path: string; ms: number; threads: number; reason: string | null } | null;
   /** How the WASM engine keeps the weights: 'float32' (packed once) or 'float16' (each block unpacked when it runs). */
   readonly resident: 'float32' | 'float16';
   /** The workers a forward may use (1: the calling thread only), and why 1 where more were asked for. */
@@ -67,8 +67,10 @@ export interface Gpt2Model {
 
 export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
   backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
-  /** The WASM engine on this many Web Workers (or 'auto', loadAttention's rule) where the plan says they pay [1]. */
+  /** The WASM engine on this many Web Workers (or 'auto': as many as the cores, at most 4, for a model large enough to pay for them) where the plan says they pay [1]. */
   threads?: number | 'auto';
+  /** The workers' crossover in place of POOL_CROSSOVER's (minWork 0: every forward on the workers). */
+  crossover?: { minWork: number };
 }): Promise<Gpt2Model>;
 
 /** The ways a head is switched off. */
@@ -92,11 +94,13 @@ export function gpt2Config(json: string | object, source?: string): Gpt2Config;
 export function gpt2ParameterShapes(config: Gpt2Config): Record<string, number[]>;
 export function gpt2ParameterCount(config: Gpt2Config): number;
 export function gpt2MemoryBytes(config: Gpt2Config): {
-  parameters: number; packed: number; activations: number; total: number;
+  /** Kept in float32: parameters (the checkpoint's); heap = their copy + packed + activations; total = parameters + heap. */
+  parameters: number; packed: number; activations: number; heap: number; total: number;
   /** Kept in float16: parameters (float16 matrices, float32 vectors); heap = unembedding + staging + block + activations. */
   float16: { parameters: number; unembedding: number; staging: number; block: number; activations: number; heap: number; total: number };
 };
 /** How the model is kept ('float32', else 'float16'), or an Error with both sets of figures when neither fits. */
+/** fileBytes: bytes held besides, such as a file read whole (the loaders stream: none). */
 export function checkGpt2Memory(config: Gpt2Config, options?: { limitBytes?: number; name?: string; fileBytes?: number }): ReturnType<typeof gpt2MemoryBytes> & { resident: 'float32' | 'float16' };
 export function gpt2ParametersFromSafetensors(bytes: Uint8Array, config: Gpt2Config, source?: string, options?: { resident?: 'float32' | 'float16' }): Record<string, Tensor | HalfTensor>;
 

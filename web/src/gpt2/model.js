@@ -63,10 +63,13 @@ function interfaceTokenizer(tokenizer) {
  * backend: 'wasm' (the SIMD build where supported), 'wasm-simd', 'wasm-baseline', 'js' or 'webgpu' (every block
  * on the GPU: webgpu-model.js; forward returns a Promise); or attention: a
  * loaded attention API (loadAttention), whose layerNorm, multiheadAttentionFused and matmul compose it.
- * threads: 1, a number of workers, or 'auto' (loadAttention's rule) for the WASM engine.
+ * threads: 1, a number of workers, or 'auto' for the WASM engine: workers where the model's full-context forward
+ * passes their crossover (planGpt2Workers), as many as the cores (at most 4); no cross-origin isolation asked
+ * for, as the workers share no memory. Workers that cannot start leave the model on one thread, threadsReason
+ * saying why. crossover: {minWork} in place of the planner's (0: every forward on the workers).
  * name: the model's name ['gpt2'].
  */
-export async function createGpt2({ config, parameters: stored, tokenizer }, { backend = 'wasm', wasmBinary, attention, threads = 1, name = 'gpt2' } = {}) {
+export async function createGpt2({ config, parameters: stored, tokenizer }, { backend = 'wasm', wasmBinary, attention, threads = 1, crossover, name = 'gpt2' } = {}) {
   // float16-resident checkpoints (load.js): the WASM engine streams the blocks (half-model.js); the engines
   // that read float32 get the matrices widened as they read them
   const half = isFloat16Resident(stored);
@@ -85,23 +88,33 @@ export async function createGpt2({ config, parameters: stored, tokenizer }, { ba
   }
   const { loadWasmBackend } = await import('../core/backends/wasm.js');
   const build = backend === 'wasm' ? 'auto' : backend.slice('wasm-'.length);
-  // 'auto' starts workers only for a model whose full-context forward would go to them
+  // 'auto' starts workers only for a model whose full-context forward would go to them; unlike loadAttention's
+  // 'auto' it needs no cross-origin isolation (no SharedArrayBuffer: the model's size alone says they pay)
   const tooSmall = threads === 'auto' ? planGpt2Workers(config, config.contextLength, 2) : { workers: true };
   const { count, reason } = tooSmall.workers
-    ? resolveThreads(threads, { crossOriginIsolated: globalThis.crossOriginIsolated, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency })
+    ? resolveThreads(threads, { crossOriginIsolated: true, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency })
     : { count: 1, reason: `threads 'auto': even a full context (${tooSmall.reason})` };
-  if (count < 2 || config.heads < 2 || half) {
-    const wasm = await loadWasmBackend({ build, wasmBinary });
+  const wasm = await loadWasmBackend({ build, wasmBinary });
+  const oneThread = (why) => {
     const model = wrap(parts, half ? createHalfGpt2(wasm, config, stored) : createWasmGpt2(wasm, config, parameters), wasm.name);
-    model.threadsReason = reason ?? (count < 2 ? null : half ? 'a float16-resident model runs on one thread' : 'one head: nothing to share between workers');
+    model.threadsReason = why;
     model.resident = half ? 'float16' : 'float32';
     return model;
+  };
+  if (count < 2 || config.heads < 2 || half) {
+    return oneThread(reason ?? (count < 2 ? null : half ? 'a float16-resident model runs on one thread' : 'one head: nothing to share between workers'));
   }
-  // the build the main thread would load, in every worker
-  const probe = await loadWasmBackend({ build, wasmBinary });
-  const { pool } = await startGpt2Workers(count, { build: probe.build, wasmBinary });
-  const engine = await createWorkerGpt2(pool, config, parameters, { oneThread: async () => createWasmGpt2(probe, config, parameters) });
-  const model = wrap(parts, engine, probe.name);
+  let pool = null;
+  let engine;
+  try {
+    // the build the calling thread loaded, in every worker
+    ({ pool } = await startGpt2Workers(count, { build: wasm.build, wasmBinary }));
+    engine = await createWorkerGpt2(pool, config, parameters, { oneThread: async () => createWasmGpt2(wasm, config, parameters), crossover });
+  } catch (error) {
+    pool?.terminate();
+    return oneThread(`the workers could not start (${error?.message ?? error}); one thread`);
+  }
+  const model = wrap(parts, engine, wasm.name);
   model.threads = engine.threads;
   return model;
 }
@@ -116,7 +129,7 @@ function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName)
     tokenizer: tokenizer ? interfaceTokenizer(tokenizer) : null,
     config: Object.freeze({ ...config, dHead: config.dModel / config.heads }),
     backend: backendName,
-    /** {backend, path, ms, threads} of the last forward. */
+    /** {backend, path, ms, threads, reason} of the last forward (reason: why one thread ran where workers were started). */
     lastCall: null,
     /** How the WASM engine keeps the weights: 'float32' (packed once) or 'float16' (half-model.js). */
     resident: 'float32',
@@ -130,7 +143,10 @@ function wrap({ name, config, tokenizer, reference }, engineToWrap, backendName)
       const started = performance.now();
       if (!engine) throw new Error('gpt2.forward: the model was disposed');
       const finish = (out, path) => {
-        model.lastCall = { backend: intermediates ? 'js' : backendName, path, ms: performance.now() - started, threads: intermediates ? 1 : out.threads ?? 1 };
+        model.lastCall = {
+          backend: intermediates ? 'js' : backendName, path, ms: out.ms ?? performance.now() - started,
+          threads: intermediates ? 1 : out.threads ?? 1, reason: intermediates ? null : out.reason ?? null,
+        };
         const result = { tokens: Int32Array.from(tokens), logits: { data: out.logits, shape: [T, V] } };
         if (attention || intermediates) result.attention = out.attention.map((data) => ({ data, shape: [H, T, T] }));
         if (intermediates) result.layers = out.layers;

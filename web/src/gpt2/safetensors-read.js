@@ -3,7 +3,7 @@
 // little-endian and row-major. Float tensors are widened to float32 here; every problem is an Error that
 // names the file and the tensor.
 
-import { float16Bits, float16Table } from '../base/float16.js';
+import { float16Table } from '../base/float16.js';
 
 /** Bytes per element of the dtypes this reader widens to float32. */
 export const FLOAT_DTYPES = Object.freeze({ F32: 4, F16: 2, BF16: 2 });
@@ -13,13 +13,19 @@ export const halfToFloatTable = float16Table;
 
 const MAX_HEADER_BYTES = 100 * 2 ** 20;
 
+/** The header's length in bytes, from the file's first 8 (at least) bytes. */
+export function safetensorsHeaderLength(bytes, source) {
+  const fn = 'readSafetensorsHeader';
+  if (bytes.length < 8) throw new Error(`${fn}: ${source} is ${bytes.length} bytes; expected a safetensors file (8-byte header length first)`);
+  const length = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+  if (length > MAX_HEADER_BYTES) throw new Error(`${fn}: ${source} declares a header of ${length} bytes; expected a safetensors file (header ≤ 100 MiB)`);
+  return length;
+}
+
 /** {headerBytes, entries: {name: {dtype, shape, begin, end}}, metadata, dataBytes} from the file's first bytes. */
 export function readSafetensorsHeader(bytes, source) {
   const fn = 'readSafetensorsHeader';
-  if (bytes.length < 8) throw new Error(`${fn}: ${source} is ${bytes.length} bytes; expected a safetensors file (8-byte header length first)`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const length = Number(view.getBigUint64(0, true));
-  if (length > MAX_HEADER_BYTES) throw new Error(`${fn}: ${source} declares a header of ${length} bytes; expected a safetensors file (header ≤ 100 MiB)`);
+  const length = safetensorsHeaderLength(bytes, source);
   if (8 + length > bytes.length) {
     throw new Error(`${fn}: ${source} is truncated: its header is ${length} bytes but only ${bytes.length - 8} follow`);
   }
@@ -76,23 +82,4 @@ export function readTensor(bytes, header, name, source) {
     for (let i = 0; i < count; i++) bits[i] = view.getUint16(2 * i, true) << 16;
   }
   return { data, shape: entry.shape };
-}
-
-/**
- * One tensor of the file as float16 bits: {data: Uint16Array, shape, dtype: 'F16'}. F16 is copied as it is;
- * F32 and BF16 are rounded to float16 (nearest, ties to even). For models kept resident in float16.
- */
-export function readTensorHalf(bytes, header, name, source) {
-  const entry = header.entries[name];
-  if (entry?.dtype !== 'F16') {
-    const { data, shape } = readTensor(bytes, header, name, source);
-    return { data: Uint16Array.from(data, float16Bits), shape, dtype: 'F16' };
-  }
-  const start = header.headerBytes + entry.begin;
-  if (header.headerBytes + entry.end > bytes.length) readTensor(bytes, header, name, source); // its truncation error
-  const count = (entry.end - entry.begin) / 2;
-  const view = new DataView(bytes.buffer, bytes.byteOffset + start, entry.end - entry.begin);
-  const data = new Uint16Array(count);
-  for (let i = 0; i < count; i++) data[i] = view.getUint16(2 * i, true);
-  return { data, shape: entry.shape, dtype: 'F16' };
 }

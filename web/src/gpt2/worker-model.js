@@ -82,19 +82,32 @@ export async function createWorkerGpt2(pool, config, parameters, { oneThread, cr
     return { ...out, paths: [wantWeights ? 'weights' : 'fused'], threads: 1, reason };
   }
 
+  async function forwardNow(tokens, flags, wantWeights) {
+    // a worker that died (its error event fails the pool) leaves the model on the calling thread
+    if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
+    const plan = planGpt2Workers(config, tokens.length, n, crossover);
+    if (!plan.workers) return onOneThread(tokens, flags, wantWeights, plan.reason);
+    try {
+      return await onWorkers(tokens, flags, wantWeights);
+    } catch (error) {
+      if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
+      throw error;
+    }
+  }
+
+  // One forward at a time: the workers hold one forward's state and exchange its sums in order.
+  let queue = Promise.resolve();
   return {
     threads: n,
-    async forward(tokens, flags, wantWeights) {
-      // a worker that died (its error event fails the pool) leaves the model on the calling thread
-      if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
-      const plan = crossover ? { workers: true } : planGpt2Workers(config, tokens.length, n);
-      if (!plan.workers) return onOneThread(tokens, flags, wantWeights, plan.reason);
-      try {
-        return await onWorkers(tokens, flags, wantWeights);
-      } catch (error) {
-        if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
-        throw error;
-      }
+    forward(tokens, flags, wantWeights) {
+      // ms: this forward's own time, not the wait behind the ones before it
+      const result = queue.then(async () => {
+        const started = performance.now();
+        const out = await forwardNow(tokens, flags, wantWeights);
+        return { ...out, ms: performance.now() - started };
+      });
+      queue = result.catch(() => {});
+      return result;
     },
     dispose() {
       pool.terminate();

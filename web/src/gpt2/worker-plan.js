@@ -36,16 +36,17 @@ export function gpt2ForwardWork({ dModel: C, layers, dMlp: M, vocabSize: V }, T)
  * Whether T tokens' forward goes to the workers: the planner's crossover (POOL_CROSSOVER.minWork) applied to
  * each exchange, i.e. a block's sublayer must do at least minWork / 2 multiply-adds per worker's round trip
  * on average (the weights stay in the workers, so unlike a pooled call nothing but (T, C) sums moves).
- * {workers: boolean, reason}.
+ * crossover: {minWork} in place of POOL_CROSSOVER's (createGpt2's option; 0 sends every forward). {workers: boolean, reason}.
  */
-export function planGpt2Workers(config, T, workers) {
+export function planGpt2Workers(config, T, workers, { minWork } = POOL_CROSSOVER) {
   if (workers < 2) return { workers: false, reason: 'one thread asked for' };
   const exchanges = 2 * config.layers + 1;
   const perExchange = gpt2ForwardWork(config, T) / exchanges;
-  if (perExchange < POOL_CROSSOVER.minWork / 2) {
-    return { workers: false, reason: `${T} tokens: ${Math.round(perExchange / 1e6)}M multiply-adds between exchanges, below the workers' crossover (${POOL_CROSSOVER.minWork / 2e6}M)` };
+  const millions = (n) => `${Math.round(n / 1e6)}M`;
+  if (perExchange < minWork / 2) {
+    return { workers: false, reason: `${T} tokens: ${millions(perExchange)} multiply-adds between exchanges, below the workers' crossover (${millions(minWork / 2)})` };
   }
-  return { workers: true, reason: `${T} tokens: ${Math.round(perExchange / 1e6)}M multiply-adds between exchanges` };
+  return { workers: true, reason: `${T} tokens: ${millions(perExchange)} multiply-adds between exchanges` };
 }
 
 /**

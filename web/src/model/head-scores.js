@@ -64,7 +64,7 @@ function finish(acc) {
  * Scores are means over the probes' rows t ≥ 1: previousToken the weight on t − 1, self on t, sink on 0, entropy
  * (nats) of the row; induction the weight on f + 1 at every t whose token occurred exactly once before, at f < t − 1. A head's
  * labels: each HEAD_LABELS score ≥ its threshold (multiple × uniform[score]), strongest (score/threshold) first;
- * label the first, or null. layer and head are 0-based.
+ * label the first, or null. layer and head are 0-based. A Promise of them where model.forward returns Promises.
  */
 export function headScores(model, options = {}) {
   const fn = 'headScores';
@@ -77,8 +77,7 @@ export function headScores(model, options = {}) {
   const probes = headProbes({ vocabSize, count, length, seed });
   const acc = Array.from({ length: layers * heads }, emptyScores);
   const uniformAcc = emptyScores();
-  for (const tokens of probes) {
-    const { attention } = model.forward(tokens);
+  const add = (tokens, { attention }) => {
     for (let l = 0; l < layers; l++) {
       const { data } = attention[l];
       for (let h = 0; h < heads; h++) {
@@ -87,7 +86,22 @@ export function headScores(model, options = {}) {
       }
     }
     accumulate(uniformAcc, (t) => 1 / (t + 1), tokens);
+  };
+  const first = model.forward(probes[0]);
+  if (typeof first?.then === 'function') {
+    // a model whose forward is asynchronous (GPT-2 on workers or WebGPU): one probe after the other
+    return (async () => {
+      add(probes[0], await first);
+      for (const tokens of probes.slice(1)) add(tokens, await model.forward(tokens));
+      return scoresOf(acc, uniformAcc, { probes, multiple, heads });
+    })();
   }
+  add(probes[0], first);
+  for (const tokens of probes.slice(1)) add(tokens, model.forward(tokens));
+  return scoresOf(acc, uniformAcc, { probes, multiple, heads });
+}
+
+function scoresOf(acc, uniformAcc, { probes, multiple, heads }) {
   const uniform = finish(uniformAcc);
   const thresholds = Object.fromEntries(Object.keys(HEAD_LABELS).map((k) => [k, multiple * uniform[k]]));
   const list = acc.map((a, i) => {

@@ -80,9 +80,10 @@ export interface HeadScore {
   labels: string[]; label: string | null;
 }
 export interface Scores { previousToken: number; induction: number; sink: number; self: number; entropy: number }
-export function headScores(model: Model, options?: { seed?: number; count?: number; length?: number; multiple?: number }): {
-  probes: Int32Array[]; uniform: Scores; thresholds: Omit<Scores, 'entropy'>; multiple: number; heads: HeadScore[];
-};
+export interface HeadScoresResult { probes: Int32Array[]; uniform: Scores; thresholds: Omit<Scores, 'entropy'>; multiple: number; heads: HeadScore[] }
+export function headScores(model: Model, options?: { seed?: number; count?: number; length?: number; multiple?: number }): HeadScoresResult;
+/** A model whose forward returns Promises (GPT-2 on workers or WebGPU): a Promise of the same. */
+export function headScores(model: Omit<Model, 'forward'> & { forward(tokens: ArrayLike<number>, options?: ForwardOptions): Promise<ForwardResult> }, options?: { seed?: number; count?: number; length?: number; multiple?: number }): Promise<HeadScoresResult>;
 export function headProbes(options: { vocabSize: number; count?: number; length?: number; seed?: number }): Int32Array[];
 export const HEAD_SCORE_MULTIPLE: number;
 export const HEAD_LABELS: Record<'previousToken' | 'induction' | 'sink' | 'self', string>;

@@ -110,6 +110,28 @@ export function layerNormBackward(saved, gamma, dy, N, d, gGamma, gBeta) {
 }
 
 /**
+ * The query rows of causal attention on (B, T, d) with H heads of d/H columns, four numbers a row: the query's
+ * position i, its row's offset in the weights (B, H, T, T), its own offset, and the offset of token 0 in its head
+ * (token j's is head + j·d). The forward and the backward walk the same rows.
+ */
+function queryRows(B, T, d, H) {
+  const dh = d / H;
+  const rows = new Int32Array(B * H * T * 4);
+  let r = 0;
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      for (let i = 0; i < T; i++) {
+        rows[r++] = i;
+        rows[r++] = ((b * H + h) * T + i) * T;
+        rows[r++] = (b * T + i) * d + h * dh;
+        rows[r++] = b * T * d + h * dh;
+      }
+    }
+  }
+  return rows;
+}
+
+/**
  * Causal multi-head attention on q, k, v (B, T, d) with H heads of d/H columns each:
  * P[b, h, i, j] = softmax over j ≤ i of q_i·k_j/√d_head (0 for j > i); context_i = Σ_j P_ij v_j.
  * → { weights P (B, H, T, T), context (B, T, d) }.
@@ -119,33 +141,28 @@ export function causalAttentionForward(q, k, v, B, T, d, H) {
   const scale = 1 / Math.sqrt(dh);
   const P = new Float64Array(B * H * T * T);
   const context = new Float64Array(B * T * d);
-  for (let b = 0; b < B; b++) {
-    for (let h = 0; h < H; h++) {
-      const base = (b * H + h) * T * T;
-      for (let i = 0; i < T; i++) {
-        const qo = (b * T + i) * d + h * dh;
-        const row = base + i * T;
-        let max = -Infinity;
-        for (let j = 0; j <= i; j++) {
-          const s = dot(q, qo, k, (b * T + j) * d + h * dh, dh) * scale;
-          P[row + j] = s;
-          if (s > max) max = s;
-        }
-        let sum = 0;
-        for (let j = 0; j <= i; j++) { const w = Math.exp(P[row + j] - max); P[row + j] = w; sum += w; }
-        const inv = 1 / sum;
-        for (let j = 0; j <= i; j++) {
-          const w = P[row + j] * inv;
-          P[row + j] = w;
-          const vo = (b * T + j) * d + h * dh;
-          let e = 0;
-          for (; e + 3 < dh; e += 4) {
-            context[qo + e] += w * v[vo + e]; context[qo + e + 1] += w * v[vo + e + 1];
-            context[qo + e + 2] += w * v[vo + e + 2]; context[qo + e + 3] += w * v[vo + e + 3];
-          }
-          for (; e < dh; e++) context[qo + e] += w * v[vo + e];
-        }
+  const rows = queryRows(B, T, d, H);
+  for (let r = 0; r < rows.length; r += 4) {
+    const i = rows[r], row = rows[r + 1], qo = rows[r + 2], head = rows[r + 3];
+    let max = -Infinity;
+    for (let j = 0; j <= i; j++) {
+      const s = dot(q, qo, k, head + j * d, dh) * scale;
+      P[row + j] = s;
+      if (s > max) max = s;
+    }
+    let sum = 0;
+    for (let j = 0; j <= i; j++) { const w = Math.exp(P[row + j] - max); P[row + j] = w; sum += w; }
+    const inv = 1 / sum;
+    for (let j = 0; j <= i; j++) {
+      const w = P[row + j] * inv;
+      P[row + j] = w;
+      const vo = head + j * d;
+      let e = 0;
+      for (; e + 3 < dh; e += 4) {
+        context[qo + e] += w * v[vo + e]; context[qo + e + 1] += w * v[vo + e + 1];
+        context[qo + e + 2] += w * v[vo + e + 2]; context[qo + e + 3] += w * v[vo + e + 3];
       }
+      for (; e < dh; e++) context[qo + e] += w * v[vo + e];
     }
   }
   return { weights: P, context };
@@ -162,42 +179,37 @@ export function causalAttentionBackward(q, k, v, P, dContext, B, T, d, H) {
   const dk = new Float64Array(B * T * d);
   const dv = new Float64Array(B * T * d);
   const dP = new Float64Array(T);
-  for (let b = 0; b < B; b++) {
-    for (let h = 0; h < H; h++) {
-      const base = (b * H + h) * T * T;
-      for (let i = 0; i < T; i++) {
-        const qo = (b * T + i) * d + h * dh;
-        const row = base + i * T;
-        let dot = 0;
-        for (let j = 0; j <= i; j++) {
-          const vo = (b * T + j) * d + h * dh;
-          const w = P[row + j];
-          let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-          let e = 0;
-          for (; e + 3 < dh; e += 4) {
-            const g0 = dContext[qo + e], g1 = dContext[qo + e + 1], g2 = dContext[qo + e + 2], g3 = dContext[qo + e + 3];
-            s0 += g0 * v[vo + e]; s1 += g1 * v[vo + e + 1]; s2 += g2 * v[vo + e + 2]; s3 += g3 * v[vo + e + 3];
-            dv[vo + e] += w * g0; dv[vo + e + 1] += w * g1; dv[vo + e + 2] += w * g2; dv[vo + e + 3] += w * g3;
-          }
-          for (; e < dh; e++) { s0 += dContext[qo + e] * v[vo + e]; dv[vo + e] += w * dContext[qo + e]; }
-          const s = s0 + s1 + s2 + s3;
-          dP[j] = s;
-          dot += s * w;
-        }
-        for (let j = 0; j <= i; j++) {
-          const ds = P[row + j] * (dP[j] - dot) * scale;
-          if (ds === 0) continue;
-          const ko = (b * T + j) * d + h * dh;
-          let e = 0;
-          for (; e + 3 < dh; e += 4) {
-            dq[qo + e] += ds * k[ko + e]; dq[qo + e + 1] += ds * k[ko + e + 1];
-            dq[qo + e + 2] += ds * k[ko + e + 2]; dq[qo + e + 3] += ds * k[ko + e + 3];
-            dk[ko + e] += ds * q[qo + e]; dk[ko + e + 1] += ds * q[qo + e + 1];
-            dk[ko + e + 2] += ds * q[qo + e + 2]; dk[ko + e + 3] += ds * q[qo + e + 3];
-          }
-          for (; e < dh; e++) { dq[qo + e] += ds * k[ko + e]; dk[ko + e] += ds * q[qo + e]; }
-        }
+  const rows = queryRows(B, T, d, H);
+  for (let r = 0; r < rows.length; r += 4) {
+    const i = rows[r], row = rows[r + 1], qo = rows[r + 2], head = rows[r + 3];
+    let dot = 0;
+    for (let j = 0; j <= i; j++) {
+      const vo = head + j * d;
+      const w = P[row + j];
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let e = 0;
+      for (; e + 3 < dh; e += 4) {
+        const g0 = dContext[qo + e], g1 = dContext[qo + e + 1], g2 = dContext[qo + e + 2], g3 = dContext[qo + e + 3];
+        s0 += g0 * v[vo + e]; s1 += g1 * v[vo + e + 1]; s2 += g2 * v[vo + e + 2]; s3 += g3 * v[vo + e + 3];
+        dv[vo + e] += w * g0; dv[vo + e + 1] += w * g1; dv[vo + e + 2] += w * g2; dv[vo + e + 3] += w * g3;
       }
+      for (; e < dh; e++) { s0 += dContext[qo + e] * v[vo + e]; dv[vo + e] += w * dContext[qo + e]; }
+      const s = s0 + s1 + s2 + s3;
+      dP[j] = s;
+      dot += s * w;
+    }
+    for (let j = 0; j <= i; j++) {
+      const ds = P[row + j] * (dP[j] - dot) * scale;
+      if (ds === 0) continue;
+      const ko = head + j * d;
+      let e = 0;
+      for (; e + 3 < dh; e += 4) {
+        dq[qo + e] += ds * k[ko + e]; dq[qo + e + 1] += ds * k[ko + e + 1];
+        dq[qo + e + 2] += ds * k[ko + e + 2]; dq[qo + e + 3] += ds * k[ko + e + 3];
+        dk[ko + e] += ds * q[qo + e]; dk[ko + e + 1] += ds * q[qo + e + 1];
+        dk[ko + e + 2] += ds * q[qo + e + 2]; dk[ko + e + 3] += ds * q[qo + e + 3];
+      }
+      for (; e < dh; e++) { dq[qo + e] += ds * k[ko + e]; dk[ko + e] += ds * q[qo + e]; }
     }
   }
   return { dq, dk, dv };

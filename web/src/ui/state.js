@@ -24,6 +24,9 @@ export const LEARN_TASKS = ['sentence', 'previous', 'copy', 'reverse', 'sort'];
 
 export const BACKENDS = ['auto', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 
+/** The Real model view's threads: createGpt2's 'auto', or a count of workers. */
+export const MODEL_THREADS = ['auto', '1', '2', '4'];
+
 /** Parts of the page an embed may hide (`hide=code,controls`). */
 export const HIDEABLE = ['explanation', 'formula', 'code', 'controls', 'nav', 'checks', 'exercises'];
 
@@ -94,6 +97,7 @@ export const STATE_TABLE = [
   // The Real model view (`view=model`): the checkpoint ('tiny', a Hugging Face repository or a URL) and the text.
   { name: 'model-source', type: 'text', maxLength: 300, default: 'tiny', doc: 'The Real model view\'s checkpoint: tiny (the untrained built-in), a Hugging Face repository name, or a URL.' },
   { name: 'model-text', type: 'text', maxLength: MAX_TEXT, default: 'The cat sat on the mat. The cat sat on the', doc: 'The Real model view\'s text.' },
+  { name: 'model-threads', type: 'enum', values: MODEL_THREADS, default: 'auto', doc: 'The Real model view\'s threads: auto (Web Workers where the model is large enough to pay for them, as GPT-2 small), 1, or that many workers; workers run every forward.' },
   { name: 'embed', type: 'bool', default: false, doc: 'Embed mode: no site header or table of contents (the element always sets it).' },
   { name: 'hide', type: 'set', values: HIDEABLE, default: [], doc: 'Parts to hide, comma separated.' },
   { name: 'lock', type: 'set', values: [], default: [], doc: 'Controls the learner may not change, comma separated.' }, // values filled below: the control names

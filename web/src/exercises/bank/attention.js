@@ -1,6 +1,6 @@
 // Steps 5–7: softmax and attention without weights, trainable projections, the causal mask.
 import { maskFuture, randomTensor, tensorOf } from '../tensors.js';
-import { answerEntry, answerSource, edit, sequence } from './authoring.js';
+import { answerEntry, answerSource, edit, fixTheBug, mistake, sequence } from './authoring.js';
 
 const matrix = (rows, cols, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [rows, cols], scale) } });
 const projected = (B, T, dIn, dOut, names) => (next) => {
@@ -120,9 +120,7 @@ export const ATTENTION_EXERCISES = [
 `,
     solution: STABLE_SOFTMAX,
     wrong: [
-      {
-        why: 'the naive softmax: exp overflows to +∞ for large logits',
-        source: `export default function softmax(x) {
+      mistake('the naive softmax: exp overflows to +∞ for large logits', `export default function softmax(x) {
   const N = x.shape[x.shape.length - 1];
   const data = new Float32Array(x.data.length);
   for (let r = 0; r < x.data.length / N; r++) {
@@ -132,14 +130,9 @@ export const ATTENTION_EXERCISES = [
   }
   return { data, shape: [...x.shape] };
 }
-`,
-        firstMismatch: { case: 3, index: 0 },
-      },
-      {
-        why: 'stable, but a fully masked row becomes 0/0 = NaN',
-        source: STABLE_SOFTMAX.replace('    if (max === -Infinity) continue; // a fully masked row: weights of 0\n', ''),
-        firstMismatch: { case: 4, index: 0 },
-      },
+`, { case: 3, index: 0 }),
+      mistake('stable, but a fully masked row becomes 0/0 = NaN',
+        STABLE_SOFTMAX.replace('    if (max === -Infinity) continue; // a fully masked row: weights of 0\n', ''), { case: 4, index: 0 }),
     ],
   },
   {
@@ -187,9 +180,7 @@ export const ATTENTION_EXERCISES = [
 }
 `,
     wrong: [
-      {
-        why: 'skips the softmax: output = scores·X',
-        source: `export default function attendWithoutWeights(x) {
+      mistake('skips the softmax: output = scores·X', `export default function attendWithoutWeights(x) {
   const [B, T, C] = x.shape;
   const out = new Float32Array(B * T * C);
   const at = (b, t, c) => x.data[(b * T + t) * C + c];
@@ -202,9 +193,7 @@ export const ATTENTION_EXERCISES = [
       }
   return { data: out, shape: [B, T, C] };
 }
-`,
-        firstMismatch: { case: 0, index: 0 },
-      },
+`),
     ],
   },
   {
@@ -238,7 +227,7 @@ export const ATTENTION_EXERCISES = [
     hints: ['The softmax runs along each query\'s row: how much token i attends to each token j.', 'A softmax is never negative.'],
     solution: answerSource(1),
     wrong: [
-      { why: 'the softmax down the columns', source: answerSource(0), firstMismatch: { case: 0, index: 0 } },
+      mistake('the softmax down the columns', answerSource(0)),
     ],
   },
   {
@@ -269,18 +258,12 @@ export default function scaledScores(x, wQuery, wKey) {
 `,
     solution: SCALED_SCORES,
     wrong: [
-      {
-        why: 'scales by 1/d_k instead of 1/√d_k',
-        source: edit(SCALED_SCORES, ['dot / Math.sqrt(d)', 'dot / d']),
-        firstMismatch: { case: 0, index: 0 },
-      },
+      mistake('scales by 1/d_k instead of 1/√d_k', edit(SCALED_SCORES, ['dot / Math.sqrt(d)', 'dot / d'])),
     ],
   },
-  {
+  fixTheBug({
     id: 'weights/forgot-sqrt',
     step: 'weights',
-    kind: 'fix',
-    starterMismatch: { case: 0, index: 0 },
     title: 'Fix the bug: self-attention without 1/√d_k',
     prompt: 'This self-attention forgets to scale the scores, so its softmax saturates as d_k grows. Fix it.',
     entry: { name: 'selfAttention', params: ['x', 'wQuery', 'wKey', 'wValue'], returns: 'output (B, T, d_out)' },
@@ -303,13 +286,10 @@ export default function selfAttention(x, wQuery, wKey, wValue) {
   return attend(project(x, wQuery), project(x, wKey), project(x, wValue));
 }
 `,
-    wrong: [],
-  },
-  {
+  }),
+  fixTheBug({
     id: 'weights/linear-layout',
     step: 'weights',
-    kind: 'fix',
-    starterMismatch: { case: 0, index: 0 },
     title: 'Fix the bug: weights stored like nn.Linear',
     prompt: 'These weights are stored like torch.nn.Linear.weight, (d_out, d_in), and must be used as X·Wᵀ. The code reads them as if they were (d_in, d_out). Fix the projection.',
     entry: { name: 'selfAttention', params: ['x', 'wQuery', 'wKey', 'wValue'], returns: 'output (B, T, d_out)' },
@@ -344,8 +324,7 @@ export default function selfAttention(x, wQuery, wKey, wValue) {
   return attend(project(x, transposed(wQuery)), project(x, transposed(wKey)), project(x, transposed(wValue)));
 }
 `,
-    wrong: [],
-  },
+  }),
   {
     id: 'causal/neg-inf-mask',
     step: 'causal',
@@ -372,18 +351,12 @@ export default function selfAttention(x, wQuery, wKey, wValue) {
 `,
     solution: CAUSAL_WEIGHTS('-Infinity'),
     wrong: [
-      {
-        why: 'forgets the mask: every token sees the future',
-        source: CAUSAL_WEIGHTS('scaled.data[r * T + j]'),
-        firstMismatch: { case: 0, index: 0 },
-      },
+      mistake('forgets the mask: every token sees the future', CAUSAL_WEIGHTS('scaled.data[r * T + j]')),
     ],
   },
-  {
+  fixTheBug({
     id: 'causal/mask-with-zero',
     step: 'causal',
-    kind: 'fix',
-    starterMismatch: { case: 0, index: 0 },
     title: 'Fix the bug: masking with 0 before the softmax',
     prompt: 'This code masks the future by setting its scores to 0 before the softmax. exp(0) = 1, so the future still gets weight. Fix it.',
     entry: { name: 'causalWeights', params: ['scaled'], returns: 'weights (B, T, T)' },
@@ -396,8 +369,7 @@ export default function selfAttention(x, wQuery, wKey, wValue) {
     hints: ['What is exp(0)? What is exp(−∞)?', 'Mask with -Infinity, not 0.'],
     starter: CAUSAL_WEIGHTS('0'),
     solution: CAUSAL_WEIGHTS('-Infinity'),
-    wrong: [],
-  },
+  }),
 ];
 
 function scores(B, T, scale = 1) {

@@ -25,3 +25,12 @@ export const answerEntry = (returns) => ({ name: 'answer', params: [], returns }
 
 /** A case's inputs: one random sequence x of shape (B, T, C), its values times `scale`. */
 export const sequence = (B, T, C, scale = 1) => (next) => ({ inputs: { x: randomTensor(next, [B, T, C], scale) } });
+
+/** A wrong answer: the mistake, its source, and where it first fails (by default case 0's first value). */
+export const mistake = (why, source, firstMismatch = { case: 0, index: 0 }) => ({ why, source, firstMismatch });
+
+/**
+ * A fix-the-bug exercise: its starter is the bug, and it fails first at case 0's first value; the starter is its
+ * one wrong answer, so it lists none.
+ */
+export const fixTheBug = ({ id, step, ...exercise }) => ({ id, step, kind: 'fix', starterMismatch: { case: 0, index: 0 }, ...exercise, wrong: [] });

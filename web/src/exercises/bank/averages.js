@@ -1,6 +1,6 @@
 // Steps 2–4: the causal average by a loop, by a matrix, and by a softmax over a −∞ mask.
 import { maskedCells, tensorOf } from '../tensors.js';
-import { answerEntry, answerSource, edit, sequence } from './authoring.js';
+import { answerEntry, answerSource, edit, fixTheBug, mistake, sequence } from './authoring.js';
 
 const RUNNING_MEAN = `export default function causalAverage(x) {
   const [B, T, C] = x.shape;
@@ -58,18 +58,12 @@ export const AVERAGE_EXERCISES = [
 `,
     solution: RUNNING_MEAN,
     wrong: [
-      {
-        why: 'divides by T instead of the t + 1 tokens summed',
-        source: edit(RUNNING_MEAN, ['sum / (t + 1)', 'sum / T']),
-        firstMismatch: { case: 0, index: 0 },
-      },
+      mistake('divides by T instead of the t + 1 tokens summed', edit(RUNNING_MEAN, ['sum / (t + 1)', 'sum / T'])),
     ],
   },
-  {
+  fixTheBug({
     id: 'loop/off-by-one',
     step: 'loop',
-    kind: 'fix',
-    starterMismatch: { case: 0, index: 0 },
     title: 'Fix the bug: the running mean that skips the current token',
     prompt: 'This loop averages the tokens before t but forgets token t itself. Fix it so that y[b, t] is the mean of x[b, 0..t].',
     entry: { name: 'causalAverage', params: ['x'], returns: 'output (B, T, C)' },
@@ -85,8 +79,7 @@ export const AVERAGE_EXERCISES = [
     ],
     starter: edit(RUNNING_MEAN, ['s <= t', 's < t'], ['sum / (t + 1)', 'sum / Math.max(t, 1)']),
     solution: RUNNING_MEAN,
-    wrong: [],
-  },
+  }),
   {
     id: 'matmul/averaging-weights',
     step: 'matmul',
@@ -112,11 +105,7 @@ export const AVERAGE_EXERCISES = [
 `,
     solution: AVERAGING_WEIGHTS,
     wrong: [
-      {
-        why: 'divides every row by T, not by its own number of ones',
-        source: edit(AVERAGING_WEIGHTS, ['1 / (i + 1)', '1 / T']),
-        firstMismatch: { case: 0, index: 0 },
-      },
+      mistake('divides every row by T, not by its own number of ones', edit(AVERAGING_WEIGHTS, ['1 / (i + 1)', '1 / T'])),
     ],
   },
   {
@@ -133,7 +122,7 @@ export const AVERAGE_EXERCISES = [
     hints: ['Row 3 averages tokens 0, 1, 2 and 3.', 'Four tokens share the row equally.'],
     solution: answerSource(0.25),
     wrong: [
-      { why: 'one sixth: the row divided by T', source: answerSource('1 / 6'), firstMismatch: { case: 0, index: 0 } },
+      mistake('one sixth: the row divided by T', answerSource('1 / 6')),
     ],
   },
   {
@@ -175,15 +164,11 @@ export const AVERAGE_EXERCISES = [
 }
 `,
     wrong: [
-      {
-        why: 'no mask: every token averages the whole sequence, future included',
-        source: `export default function causalSoftmaxWeights(x) {
+      mistake('no mask: every token averages the whole sequence, future included', `export default function causalSoftmaxWeights(x) {
   const T = x.shape[1];
   return { data: new Float32Array(T * T).fill(1 / T), shape: [T, T] };
 }
-`,
-        firstMismatch: { case: 0, index: 0 },
-      },
+`),
     ],
   },
   {
@@ -199,11 +184,7 @@ export const AVERAGE_EXERCISES = [
     hints: ['Token i may look at itself and at earlier tokens.', 'The masked cells are those with j > i: strictly above the diagonal.'],
     solution: MASKED_CELLS,
     wrong: [
-      {
-        why: 'masks the past (below the diagonal) instead of the future',
-        source: edit(MASKED_CELLS, ['let j = i + 1; j < 5', 'let j = 0; j < i']),
-        firstMismatch: { case: 0, index: 1 },
-      },
+      mistake('masks the past (below the diagonal) instead of the future', edit(MASKED_CELLS, ['let j = i + 1; j < 5', 'let j = 0; j < i']), { case: 0, index: 1 }),
     ],
   },
 ];

@@ -1,5 +1,6 @@
 // Steps 8–9: dropout on the attention weights, and checking a result against a trusted one.
 import { randomTensor, tensorOf } from '../tensors.js';
+import { fixTheBug, mistake } from './authoring.js';
 
 /** Attention weights from the core (rows summing to 1) and dropout's keep mask for them. */
 const dropoutCase = (B, T, p, seed) => (next, core) => {
@@ -61,14 +62,12 @@ export const DROPOUT_CHECK_EXERCISES = [
 `,
     solution: APPLY_DROPOUT(' / (1 - p)'),
     wrong: [
-      { why: 'scales by (1 − p) instead of dividing by it', source: APPLY_DROPOUT(' * (1 - p)'), firstMismatch: { case: 0, index: 0 } },
+      mistake('scales by (1 − p) instead of dividing by it', APPLY_DROPOUT(' * (1 - p)')),
     ],
   },
-  {
+  fixTheBug({
     id: 'dropout/forgot-rescale',
     step: 'dropout',
-    kind: 'fix',
-    starterMismatch: { case: 0, index: 0 },
     title: 'Fix the bug: dropout without 1/(1 − p)',
     prompt: 'This dropout zeroes the dropped weights but leaves the kept ones as they were, so the rows sum to about 1 − p during training. Fix it.',
     entry: APPLY_DROPOUT_ENTRY,
@@ -82,8 +81,7 @@ export const DROPOUT_CHECK_EXERCISES = [
     hints: ['What should a kept weight be multiplied by?', 'Divide the kept weights by 1 − p.'],
     starter: APPLY_DROPOUT(''),
     solution: APPLY_DROPOUT(' / (1 - p)'),
-    wrong: [],
-  },
+  }),
   {
     id: 'check/max-abs-error',
     step: 'check',
@@ -111,16 +109,12 @@ export const DROPOUT_CHECK_EXERCISES = [
 }
 `,
     wrong: [
-      {
-        why: 'the largest signed difference: negative differences are missed',
-        source: `export default function maxAbsError(actual, expected) {
+      mistake('the largest signed difference: negative differences are missed', `export default function maxAbsError(actual, expected) {
   let max = 0;
   for (let i = 0; i < actual.data.length; i++) max = Math.max(max, actual.data[i] - expected.data[i]);
   return { data: Float32Array.of(max), shape: [1] };
 }
-`,
-        firstMismatch: { case: 2, index: 0 },
-      },
+`, { case: 2, index: 0 }),
     ],
   },
   {
@@ -149,7 +143,7 @@ export const DROPOUT_CHECK_EXERCISES = [
 `,
     solution: MISMATCH('expected'),
     wrong: [
-      { why: 'the relative term uses |actual|', source: MISMATCH('actual'), firstMismatch: { case: 1, index: 0 } },
+      mistake('the relative term uses |actual|', MISMATCH('actual'), { case: 1, index: 0 }),
     ],
   },
 ];

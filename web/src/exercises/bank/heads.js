@@ -1,6 +1,6 @@
 // Steps 10–11: splitting and merging heads, and cross-attention with Tq ≠ Tk.
 import { columnBlock, maskedCells, randomTensor, reshape, stackAxis1 } from '../tensors.js';
-import { answerEntry } from './authoring.js';
+import { answerEntry, mistake } from './authoring.js';
 
 /** x (B, T, d_in) and one projection (d_in, d_out) used for query, key and value. */
 const splitCase = (B, T, dIn, dOut, heads) => (next, core) => {
@@ -119,11 +119,7 @@ export const HEAD_EXERCISES = [
 `,
     solution: SPLIT('(b * T + t) * dOut + h * dHead + c'),
     wrong: [
-      {
-        why: 'a plain view as (B, H, T, d_head) without the transpose',
-        source: SPLIT('((b * heads + h) * T + t) * dHead + c'),
-        firstMismatch: { case: 0, index: 2 },
-      },
+      mistake('a plain view as (B, H, T, d_head) without the transpose', SPLIT('((b * heads + h) * T + t) * dHead + c'), { case: 0, index: 2 }),
     ],
   },
   {
@@ -151,11 +147,7 @@ export const HEAD_EXERCISES = [
 `,
     solution: MERGE('((b * H + h) * T + t) * dHead + c'),
     wrong: [
-      {
-        why: 'a plain view as (B, T, H·d_head) without the transpose',
-        source: MERGE('(b * T + t) * H * dHead + h * dHead + c'),
-        firstMismatch: { case: 0, index: 2 },
-      },
+      mistake('a plain view as (B, T, H·d_head) without the transpose', MERGE('(b * T + t) * H * dHead + h * dHead + c'), { case: 0, index: 2 }),
     ],
   },
   {
@@ -186,7 +178,7 @@ export const HEAD_EXERCISES = [
 `,
     solution: CROSS(' / Math.sqrt(d)'),
     wrong: [
-      { why: 'forgets 1/√d_head', source: CROSS(''), firstMismatch: { case: 0, index: 0 } },
+      mistake('forgets 1/√d_head', CROSS('')),
     ],
   },
   {
@@ -207,16 +199,12 @@ export const HEAD_EXERCISES = [
 };
 `,
     wrong: [
-      {
-        why: 'bottom-right aligned: the last query sees every key',
-        source: `export default () => {
+      mistake('bottom-right aligned: the last query sees every key', `export default () => {
   const data = new Float32Array(15);
   for (let i = 0; i < 3; i++) for (let j = i + 3; j < 5; j++) data[i * 5 + j] = 1;
   return { data, shape: [3, 5] };
 };
-`,
-        firstMismatch: { case: 0, index: 1 },
-      },
+`, { case: 0, index: 1 }),
     ],
   },
 ];

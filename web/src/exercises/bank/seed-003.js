@@ -1,7 +1,7 @@
 // Seed 003's Exercises 3.1–3.3, adapted: the weights of the two self-attention layouts, d_out = 1 in the
 // wrapper of two heads, and the parameter count of a GPT-2-size multi-head attention.
 import { identity, randomTensor, tensorOf } from '../tensors.js';
-import { answerEntry, answerSource } from './authoring.js';
+import { answerEntry, answerSource, mistake } from './authoring.js';
 
 const linearWeight = (dIn, dOut) => (next) => ({ inputs: { linearWeight: randomTensor(next, [dOut, dIn]) } });
 
@@ -36,15 +36,11 @@ export const SEED_003_EXERCISES = [
 }
 `,
     wrong: [
-      {
-        why: 'copies the data and only relabels the shape (no transpose)',
-        source: `export default function transferWeights(linearWeight) {
+      mistake('copies the data and only relabels the shape (no transpose)', `export default function transferWeights(linearWeight) {
   const [dOut, dIn] = linearWeight.shape;
   return { data: Float32Array.from(linearWeight.data), shape: [dIn, dOut] };
 }
-`,
-        firstMismatch: { case: 0, index: 1 },
-      },
+`, { case: 0, index: 1 }),
     ],
   },
   {
@@ -70,7 +66,7 @@ export const SEED_003_EXERCISES = [
     hints: ['Each head of the wrapper outputs d_out features.', 'Two heads concatenated: 2 · d_out = 2.'],
     solution: answerSource(1),
     wrong: [
-      { why: 'd_out = 2 gives 4 features: each head has d_out of its own', source: answerSource(2), firstMismatch: { case: 0, index: 0 } },
+      mistake('d_out = 2 gives 4 features: each head has d_out of its own', answerSource(2)),
     ],
   },
   {
@@ -99,7 +95,7 @@ export const SEED_003_EXERCISES = [
     ],
     solution: answerSource('4 * 768 * 768 + 768'),
     wrong: [
-      { why: 'forgets the output projection\'s bias', source: answerSource('4 * 768 * 768'), firstMismatch: { case: 0, index: 0 } },
+      mistake('forgets the output projection\'s bias', answerSource('4 * 768 * 768')),
     ],
   },
 ];

@@ -86,7 +86,7 @@ export function createSideViews(page) {
     realModel?.setVisible(shown);
     if (!shown) return;
     import('../real-model/view.js').then(({ createRealModelView }) => {
-      realModel ??= createRealModelView({ update: fromControl });
+      realModel ??= createRealModelView({ update: fromControl, loadOptions: page.loadOptions });
       if (realModel.node.parentNode !== shell.modelRoot) shell.modelRoot.replaceChildren(realModel.node);
       realModel.setVisible(page.state.view === 'model');
       realModel.sync(page.state);

@@ -2,14 +2,19 @@
 // comes from the built-in tiny model (tiny-model.js, random weights: untrained), a Hugging Face repository or URL (streamed
 // with progress, cancellable, cached; "forget" empties the cache) or picked files; the forward runs on the WASM
 // fast path (the JS reference where WASM cannot load) with every layer's weights, and again with the heads the
-// learner switched off. Shows every layer × head's weights, the next-token top-10 and the forward's time.
+// learner switched off. Shows every layer × head's weights, the next-token top-10, and how long the forward took,
+// on which backend and how many threads: createGpt2's threads 'auto' (two or more Web Workers where the model is
+// large enough to pay for them, GPT-2 small; none for the tiny model) or the count model-threads asks for, the
+// workers then running every forward.
 import { createGpt2 } from '../../gpt2/model.js';
 import { forgetCheckpoints } from '../../gpt2/fetch-file.js';
 import { hubUrl, loadGpt2FromFiles, loadGpt2FromUrl } from '../../gpt2/load.js';
 import { gpt2ParameterCount } from '../../gpt2/checkpoint.js';
+import { planGpt2Workers } from '../../gpt2/worker-plan.js';
 import { headScores } from '../../model/head-scores.js';
 import { drawHeatmap } from '../training/heatmaps.js';
 import { element, setHidden, setText } from '../dom-sync.js';
+import { MODEL_THREADS } from '../state.js';
 import { STRINGS, format } from '../strings.js';
 import { tinyCheckpoint } from './tiny-model.js';
 import './real-model.css';
@@ -38,8 +43,11 @@ function softmaxTop(logits, V, row, k) {
   return { ids, probability: (id) => Math.exp(logits[offset + id] - max) / sum };
 }
 
-/** {node, sync(state), setVisible(visible)}; update(changes) writes the view's state rows (model-source, model-text). */
-export function createRealModelView({ update }) {
+/**
+ * {node, sync(state), setVisible(visible)}; update(changes) writes the view's state rows (model-source, model-text,
+ * model-threads); loadOptions(backend) → the page's extra options for the core (the single-file page's wasmBinary).
+ */
+export function createRealModelView({ update, loadOptions = async () => ({}) }) {
   const node = element('section', { class: 'real-model', 'aria-labelledby': 'real-model-title' });
   node.append(element('h2', { id: 'real-model-title' }, S.title), element('p', { class: 'explanation' }, S.intro));
 
@@ -63,7 +71,12 @@ export function createRealModelView({ update }) {
   const info = element('p', { class: 'real-model-info' });
   const textLabel = element('label', { for: 'real-model-text' }, S.textLabel);
   const textInput = element('textarea', { id: 'real-model-text', rows: '2', spellcheck: 'false' });
+  const threadsSelect = element('select', { id: 'real-model-threads', name: 'model-threads' });
+  threadsSelect.append(...MODEL_THREADS.map((value) => element('option', { value }, S.threadsOptions[value])));
+  const threadsRow = element('div', { class: 'real-model-row' });
+  threadsRow.append(element('label', { for: 'real-model-threads' }, S.threadsLabel), threadsSelect);
   const timing = element('p', { class: 'real-model-timing', 'aria-live': 'polite' });
+  const threadsNote = element('p', { class: 'real-model-threads-note' });
   const notes = element('p', { class: 'real-model-notes' });
   const topCaption = element('caption');
   const topTable = element('table', { class: 'real-model-top' });
@@ -72,10 +85,14 @@ export function createRealModelView({ update }) {
   topTable.append(topCaption, topHead, topBody);
   const headsTitle = element('h3', {}, S.headsTitle);
   const grid = element('div', { class: 'real-model-heads' });
-  node.append(form, progress, progressText, message, untrained, info, textLabel, textInput, timing, notes, topTable, headsTitle, grid);
+  node.append(form, progress, progressText, message, untrained, info, textLabel, textInput, threadsRow, timing, threadsNote, notes, topTable, headsTitle, grid);
   for (const part of [progress, untrained, message]) setHidden(part, true);
 
   let model = null;
+  let fallbackReason = null; // why the JS reference runs the model
+  let adopted = null; // {checkpoint, name, tiny}: rebuilt when model-threads changes
+  let threadsOption = 'auto';
+  let runs = 0;
   let modelName = '';
   let loadedSource = null;
   let controller = null;
@@ -89,13 +106,29 @@ export function createRealModelView({ update }) {
     setHidden(message, !text);
   }
 
+  /**
+   * The fast path on the threads model-threads asks for, else the JS reference. Workers, once started, run every
+   * forward (crossover 0): a short text below their crossover would otherwise build a second copy of the model
+   * on this page's thread (GPT-2 small: 1.3 GB more and a pause of a second or two) to save a few milliseconds.
+   */
+  async function createModel(checkpoint) {
+    const threads = threadsOption === 'auto' ? 'auto' : Number(threadsOption);
+    try {
+      const { wasmBinary } = await loadOptions('auto');
+      return { made: await createGpt2(checkpoint, { threads, crossover: { minWork: 0 }, wasmBinary }), why: null };
+    } catch (error) {
+      return { made: await createGpt2(checkpoint, { backend: 'js' }), why: error?.message ?? String(error) };
+    }
+  }
+
   async function adopt(checkpoint, name, tiny) {
     model?.dispose();
-    try {
-      model = await createGpt2(checkpoint, { backend: 'wasm' });
-    } catch {
-      model = await createGpt2(checkpoint, { backend: 'js' });
-    }
+    model = null;
+    adopted = { checkpoint, name, tiny };
+    const { made, why } = await createModel(checkpoint);
+    if (adopted?.checkpoint !== checkpoint) { made.dispose(); return; }
+    model = made;
+    fallbackReason = why;
     modelName = name;
     ablated.clear();
     setHidden(untrained, !tiny);
@@ -109,12 +142,16 @@ export function createRealModelView({ update }) {
     // Each head's label (previous token, induction, sink, …) from headScores' random-token probes, after the
     // first drawing: GPT-2 small's eight probe forwards take a few seconds.
     const labelled = model;
-    setTimeout(() => {
+    setTimeout(async () => {
       if (model !== labelled) return;
-      for (const { layer, head, label } of headScores(model).heads) {
+      let scores;
+      try { scores = await headScores(labelled); } catch { return; } // disposed (threads changed) while it ran
+      if (model !== labelled) return;
+      for (const { layer, head, label } of scores.heads) {
         const slot = grid.querySelector(`figure[data-layer="${layer}"][data-head="${head}"] .head-label`);
         if (slot) setText(slot, label ?? '');
       }
+      grid.setAttribute('aria-busy', 'false');
     }, 0);
   }
 
@@ -179,11 +216,23 @@ export function createRealModelView({ update }) {
       rows.push(row);
     }
     grid.replaceChildren(...rows);
+    grid.setAttribute('aria-busy', 'true'); // until headScores' labels are in
   }
 
   async function run() {
     if (!model || !visible) return;
-    const { tokenizer, config } = model;
+    const mine = ++runs;
+    const running = model;
+    try {
+      await draw(running, () => mine === runs && model === running);
+    } catch (error) {
+      if (mine === runs && model === running) showMessage(format(S.failed, { message: error?.message ?? String(error) }));
+    }
+  }
+
+  /** Runs the forwards and draws their results while current() (no newer run, the same model). */
+  async function draw(running, current) {
+    const { tokenizer, config } = running;
     const all = tokenizer.encode(text);
     setText(notes, all.length > config.contextLength ? format(S.truncated, { tokens: all.length, limit: config.contextLength }) : '');
     if (all.length === 0) {
@@ -193,10 +242,20 @@ export function createRealModelView({ update }) {
     }
     const tokens = all.slice(0, Math.min(config.contextLength, MAX_SHOWN_TOKENS));
     const headsOff = [...ablated].map((key) => key.split('.').map(Number));
-    const full = await model.forward(tokens);
-    const { backend, path, ms } = model.lastCall;
-    const ablatedRun = headsOff.length ? await model.forward(tokens, { headsOff, attention: false }) : null;
-    setText(timing, format(S.timing, { tokens: tokens.length, ms: ms.toFixed(1), backend, path }));
+    const full = await running.forward(tokens);
+    const call = running.lastCall;
+    const ablatedRun = headsOff.length ? await running.forward(tokens, { headsOff, attention: false }) : null;
+    if (!current()) return;
+    setText(timing, format(S.timing, {
+      tokens: tokens.length, ms: call.ms.toFixed(1), backend: call.backend, path: call.path,
+      threads: call.threads > 1 ? format(S.workers, { count: call.threads }) : S.oneThread,
+    }));
+    const oneThreadReason = call.threads === 1 ? call.reason ?? running.threadsReason : null;
+    // a forward on the workers below their crossover: say that one thread would be faster, and why the view stays
+    const plan = call.threads > 1 ? planGpt2Workers(config, tokens.length, call.threads) : { workers: true };
+    setText(threadsNote, fallbackReason ? format(S.jsFallback, { message: fallbackReason })
+      : oneThreadReason ? format(S.oneThreadWhy, { reason: oneThreadReason })
+        : plan.workers ? '' : format(S.workersBelowCrossover, { reason: plan.reason }));
     if (headsOff.length) setText(notes, format(S.ablatedCount, { count: headsOff.length }));
     const labels = tokenizer.tokenStrings(tokens).map(showToken);
     const T = tokens.length;
@@ -255,6 +314,7 @@ export function createRealModelView({ update }) {
     event.preventDefault();
     loadFiles(event.dataTransfer?.files ?? []);
   });
+  threadsSelect.addEventListener('change', () => update({ 'model-threads': threadsSelect.value }));
   textInput.addEventListener('input', () => {
     text = textInput.value;
     update({ 'model-text': text });
@@ -265,6 +325,10 @@ export function createRealModelView({ update }) {
     node,
     /** Reads the view's rows; the built-in model loads by itself, a download waits for Load. */
     sync(state) {
+      if (threadsSelect.value !== state['model-threads']) threadsSelect.value = state['model-threads'];
+      const threadsChanged = threadsOption !== state['model-threads'];
+      threadsOption = state['model-threads'];
+      if (threadsChanged && model && adopted) adopt(adopted.checkpoint, adopted.name, adopted.tiny);
       if (document.activeElement !== sourceInput && sourceInput.value !== state['model-source']) sourceInput.value = state['model-source'];
       if (document.activeElement !== textInput && textInput.value !== state['model-text']) textInput.value = state['model-text'];
       const textChanged = text !== state['model-text'];
