@@ -124,8 +124,9 @@ describe('GPT-2 forward, other checks', () => {
     expect(() => model.forward(new Array(33).fill(1))).toThrow(/tokens has 33 ids; expected 1 to 32/);
     expect(() => model.forward([1, 287])).toThrow('gpt2.forward: tokens[1] is 287; expected an integer id in [0, 287)');
     expect(() => model.forward('abc')).toThrow(/tokens is string; expected an array of token ids/);
-    expect(() => model.forward([1], { headsOff: [[2, 0]] })).toThrow('gpt2.forward: headsOff has [2,0]; expected [layer, head] with layer in [0, 2) and head in [0, 4)');
-    expect(() => model.forward([1], { ablation: 'resample' })).toThrow("gpt2.forward: options.ablation is \"resample\"; expected 'zero' or 'mean'");
+    expect(() => model.forward([1], { headsOff: [[2, 0]] })).toThrow('gpt2.forward: options.headsOff[0] is [2,0]; expected [layer, head] with layer 0 to 1 and head 0 to 3');
+    expect(() => model.forward([1], { headsOff: 5 })).toThrow('gpt2.forward: options.headsOff is 5; expected an array of [layer, head] pairs (0-based)');
+    expect(() => model.forward([1], { ablation: 'resample' })).toThrow("gpt2.forward: options.ablation='resample'; expected 'zero' or 'mean'");
     expect(model.forward([5]).logits.shape).toEqual([1, 287]);
   });
   it('on WebGPU, names the tensor a device cannot bind in one buffer (before any pass runs; wte is cut into row blocks)', async () => {

@@ -19,6 +19,7 @@ import { createWasmGpt2 } from './wasm-model.js';
 import { createWorkerGpt2, startGpt2Workers } from './worker-model.js';
 import { planGpt2Workers } from './worker-plan.js';
 import { resolveThreads } from '../core/backends/thread-plan.js';
+import { describeValue } from '../core/tensor.js';
 
 const BACKENDS = ['wasm', 'wasm-simd', 'wasm-baseline', 'js', 'webgpu'];
 /** The ways a head is switched off (model22's ABLATIONS). */
@@ -37,15 +38,21 @@ function checkTokens(tokens, config) {
 }
 
 function headsOffFlags(headsOff, ablation, config) {
-  if (!ABLATIONS.includes(ablation)) throw new RangeError(`gpt2.forward: options.ablation is ${JSON.stringify(ablation)}; expected 'zero' or 'mean'`);
+  // the words of the model interface's other forward (model/model.js), with this function's name
+  const fn = 'gpt2.forward';
+  if (!ABLATIONS.includes(ablation)) throw new RangeError(`${fn}: options.ablation=${describeValue(ablation)}; expected 'zero' or 'mean'`);
+  if (headsOff !== undefined && headsOff !== null && !Array.isArray(headsOff)) {
+    throw new RangeError(`${fn}: options.headsOff is ${describeValue(headsOff)}; expected an array of [layer, head] pairs (0-based)`);
+  }
   const flags = new Uint8Array(config.layers * config.heads);
-  for (const pair of headsOff ?? []) {
+  (headsOff ?? []).forEach((pair, i) => {
     const [layer, head] = Array.isArray(pair) ? pair : [];
-    if (!Number.isInteger(layer) || layer < 0 || layer >= config.layers || !Number.isInteger(head) || head < 0 || head >= config.heads) {
-      throw new RangeError(`gpt2.forward: headsOff has ${JSON.stringify(pair)}; expected [layer, head] with layer in [0, ${config.layers}) and head in [0, ${config.heads})`);
+    if (!Array.isArray(pair) || pair.length !== 2 || !Number.isInteger(layer) || layer < 0 || layer >= config.layers || !Number.isInteger(head) || head < 0 || head >= config.heads) {
+      const shown = Array.isArray(pair) ? JSON.stringify(pair) : describeValue(pair);
+      throw new RangeError(`${fn}: options.headsOff[${i}] is ${shown}; expected [layer, head] with layer 0 to ${config.layers - 1} and head 0 to ${config.heads - 1}`);
     }
     flags[layer * config.heads + head] = ablation === 'mean' ? 2 : 1;
-  }
+  });
   return flags;
 }
 
