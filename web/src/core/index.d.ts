@@ -554,6 +554,20 @@ export function formatShape(shape: readonly number[]): string;
 /** { data, shape } with data used as given (not copied). */
 export function makeTensor<D extends Float32Array | Int32Array>(data: D, shape: readonly number[]): { data: D; shape: number[] };
 
+/** PyTorch's CPU generator (torch.manual_seed's mt19937), bit for bit: docs/api.md "PyTorch's random numbers". */
+export class TorchGenerator {
+  /** seed: a whole number in 0 … 2⁵³; its low 32 bits seed mt19937, as torch.manual_seed. */
+  constructor(seed: number);
+  /** torch.rand(count): float32 values in [0, 1). */
+  rand(count: number): Float32Array;
+  /** tensor.uniform_(from, to) on `count` values. */
+  uniform(count: number, from: number, to: number): Float32Array;
+  /** nn.Linear(inFeatures, outFeatures)'s default initialisation: weight (out, in), bias (out) or null. */
+  linear(inFeatures: number, outFeatures: number, options?: { bias?: boolean }): { weight: { data: Float32Array; shape: number[] }; bias: { data: Float32Array; shape: number[] } | null };
+}
+/** torch.manual_seed(seed): a fresh TorchGenerator. */
+export function manualSeed(seed: number): TorchGenerator;
+
 /** The device cannot go on (no adapter or device, lost, out of memory, internal error): calls fall back to WASM. */
 export class GpuUnavailableError extends Error {
   readonly name: 'GpuUnavailableError';

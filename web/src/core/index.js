@@ -15,6 +15,8 @@ export { FUNCTION_NAMES };
 export const CAPABILITIES = Object.freeze(Object.fromEntries(REGISTRY.map(({ name, paths, gpu, options }) =>
   [name, Object.freeze({ paths, gpu, options: Object.keys(options ?? {}) })])));
 export { sizeOf, formatShape, makeTensor } from './tensor.js';
+// PyTorch's CPU random numbers (docs/api.md "PyTorch's random numbers"): the page's seeded weights.
+export { manualSeed, TorchGenerator } from './torch-random.js';
 // The two ways a WebGPU call fails (docs/api.md "Backends"), for `instanceof` in a caller's catch; device.js
 // touches no WebGPU object when imported.
 export { GpuKernelError, GpuUnavailableError } from '../gpu/device.js';
