@@ -46,20 +46,18 @@ function randomParameters(config, seed) {
   return parameters;
 }
 
+/** {wallMs, cpuMs}: the medians over RUNS runs after one warm-up (CPU: this process, all its threads). */
 async function timed(run) {
   await run();
-  const wall = [];
-  const cpu = [];
+  const samples = [];
   for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    const cpuStarted = process.cpuUsage();
+    const [wall, cpu] = [performance.now(), process.cpuUsage()];
     await run();
-    const used = process.cpuUsage(cpuStarted);
-    wall.push(performance.now() - started);
-    cpu.push((used.user + used.system) / 1000);
+    const { user, system } = process.cpuUsage(cpu);
+    samples.push({ wallMs: performance.now() - wall, cpuMs: (user + system) / 1000 });
   }
-  const median = (list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
-  return { wallMs: median(wall), cpuMs: median(cpu) };
+  const median = (key) => samples.map((sample) => sample[key]).sort((a, b) => a - b)[RUNS >> 1];
+  return { wallMs: median('wallMs'), cpuMs: median('cpuMs') };
 }
 
 async function measure(name, config, parameters) {
