@@ -1,11 +1,11 @@
 // Short forwards (T = 1..16 tokens) of a GPT-2 model on its workers against the calling thread's fast path:
 // what createGpt2's worker model costs when a short text runs on the workers instead of on a second, one-thread
 // copy of the model (web/src/gpt2/worker-model.js). Two models: the tiny fixture (tests/fixtures/gpt2, untrained)
-// and GPT-2 small's shape (124M, random weights). Node's worker_threads behind the Web Worker interface
+// GPT-2 small's shape (124M, random weights), and a mid-sized one between them (--models=mid). Node's worker_threads behind the Web Worker interface
 // (node-web-worker.mjs), the SIMD build (relaxed tiles where Node has them). Wall and CPU time (this process, all
 // its threads) per forward, medians; every worker forward's logits checked against the one-thread ones first.
 // Usage: node --experimental-wasm-relaxed-simd bench/worker-small-forwards.mjs [--sizes=1,2,4,8,16] [--workers=2]
-//   [--models=tiny,small] [--attention] (every layer's weights kept, as the Real model view asks)
+//   [--models=tiny,mid,small] [--attention] (every layer's weights kept, as the Real model view asks)
 // Writes bench/results/worker-small-forwards.json and .md (with --attention: worker-small-forwards-weights.*).
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +18,7 @@ import { gpt2Config, gpt2ParameterShapes } from '../web/src/gpt2/checkpoint.js';
 import { loadGpt2FromDirectory } from '../web/src/gpt2/load.js';
 import { createWasmGpt2 } from '../web/src/gpt2/wasm-model.js';
 import { createWorkerGpt2, startGpt2Workers } from '../web/src/gpt2/worker-model.js';
+import { gpt2ForwardWork } from '../web/src/gpt2/worker-plan.js';
 import { nodeWebWorker } from './node-web-worker.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -25,11 +26,13 @@ const ROOT = path.join(HERE, '..');
 const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const SIZES = arg('sizes', '1,2,4,8,16').split(',').map(Number);
 const WORKERS = Number(arg('workers', '2'));
-const MODELS = arg('models', 'tiny,small').split(',');
+const MODELS = arg('models', 'tiny,mid,small').split(',');
 const ATTENTION = process.argv.includes('--attention');
 const RUNS = 9;
 const OUT = ATTENTION ? 'worker-small-forwards-weights' : 'worker-small-forwards';
 const SMALL = gpt2Config({ vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 });
+// between the two: where the work between exchanges crosses what an exchange costs
+const MID = gpt2Config({ vocab_size: 8192, n_positions: 256, n_embd: 256, n_layer: 4, n_head: 4 });
 const wasmBinary = readFileSync(path.join(ROOT, 'web/src/core/wasm/attention-simd.wasm'));
 const tileBinary = readFileSync(path.join(ROOT, 'web/src/core/wasm/relaxed-tile.wasm'));
 
@@ -84,7 +87,8 @@ async function measure(name, config, parameters) {
     if (!(worst <= 1e-3)) throw new Error(`${name} T=${T}: the workers' logits differ from one thread's by ${worst}`);
     const oneThread = await timed(() => one.forward(tokens, flags, ATTENTION));
     const onWorkers = await timed(() => workers.forward(tokens, flags, ATTENTION));
-    rows.push({ model: name, T, oneThread, workers: onWorkers, copyMs, copyHeapBytes });
+    const perExchange = gpt2ForwardWork(config, T) / (2 * config.layers + 1);
+    rows.push({ model: name, T, perExchange, oneThread, workers: onWorkers, copyMs, copyHeapBytes });
     console.log(`${name} T=${T}: one thread ${oneThread.wallMs.toFixed(2)} ms (cpu ${oneThread.cpuMs.toFixed(2)}), ` +
       `${WORKERS} workers ${onWorkers.wallMs.toFixed(2)} ms (cpu ${onWorkers.cpuMs.toFixed(2)})`);
   }
@@ -98,15 +102,16 @@ if (MODELS.includes('tiny')) {
   const { config, parameters } = await loadGpt2FromDirectory(path.join(ROOT, 'tests/fixtures/gpt2'));
   rows.push(...await measure('tiny (fixture)', config, parameters));
 }
+if (MODELS.includes('mid')) rows.push(...await measure('mid (256 wide, 4 layers, 8192 tokens)', MID, randomParameters(MID, 24)));
 if (MODELS.includes('small')) rows.push(...await measure('GPT-2 small shape', SMALL, randomParameters(SMALL, 23)));
 
 const machine = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, load: os.loadavg().map((n) => n.toFixed(2)).join(' ') };
 const result = { machine, workers: WORKERS, attention: ATTENTION, runs: RUNS, rows };
 const md = [`# Short GPT-2 forwards: ${WORKERS} workers or the calling thread (${ATTENTION ? 'with' : 'without'} the weights), ${machine.date}`, '',
   `Node ${machine.node}, ${machine.cpus} CPUs, load ${machine.load}; medians of ${RUNS} runs; CPU: this process, all its threads.`, '',
-  '| model | T | one thread ms | one thread CPU ms | workers ms | workers CPU ms | workers / one thread (CPU) | one-thread copy: built in ms, heap MB |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.model} | ${r.T} | ${r.oneThread.wallMs.toFixed(2)} | ${r.oneThread.cpuMs.toFixed(2)} | ${r.workers.wallMs.toFixed(2)} | ` +
+  '| model | T | multiply-adds between exchanges | one thread ms | one thread CPU ms | workers ms | workers CPU ms | workers / one thread (CPU) | one-thread copy: built in ms, heap MB |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...rows.map((r) => `| ${r.model} | ${r.T} | ${(r.perExchange / 1e6).toFixed(2)}M | ${r.oneThread.wallMs.toFixed(2)} | ${r.oneThread.cpuMs.toFixed(2)} | ${r.workers.wallMs.toFixed(2)} | ` +
     `${r.workers.cpuMs.toFixed(2)} | ${(r.workers.cpuMs / r.oneThread.cpuMs).toFixed(2)} | ${r.copyMs.toFixed(0)}, ${(r.copyHeapBytes / 1e6).toFixed(0)} |`)];
 writeFileSync(path.join(HERE, `results/${OUT}.json`), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(path.join(HERE, `results/${OUT}.md`), `${md.join('\n')}\n`);

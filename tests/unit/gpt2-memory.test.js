@@ -150,7 +150,7 @@ describe('createGpt2 on workers under a limit', () => {
     expect([model.threads, model.threadsReason]).toEqual([2, null]);
     const out = await model.forward(cases[1].tokens, { attention: false });
     expect(model.lastCall).toMatchObject({ threads: 2, path: 'workers (fused)' });
-    expect(model.lastCall.reason).toBe(`${cases[1].tokens.length} tokens: 0M multiply-adds between exchanges, below the workers' crossover (1M); ` +
+    expect(model.lastCall.reason).toBe(`${cases[1].tokens.length} tokens: 0M multiply-adds between exchanges, below the workers' crossover (0.5M); ` +
       "the calling thread's copy of the model (0.38 MB of WASM heap) would bring the workers' 0.47 MB to 0.85 MB, but 0.66 MB are available: the workers run it");
     expectLogits(out, 1);
   });
@@ -158,7 +158,7 @@ describe('createGpt2 on workers under a limit', () => {
     const withCopy = await create({ threads: 2, crossover, limitBytes: need.total + need.oneThread });
     const out = await withCopy.forward(cases[1].tokens);
     expect(withCopy.lastCall).toMatchObject({ threads: 1, path: 'weights' });
-    expect(withCopy.lastCall.reason).toMatch(/below the workers' crossover \(1M\)$/);
+    expect(withCopy.lastCall.reason).toMatch(/below the workers' crossover \(0\.5M\)$/);
     expectLogits(out, 1);
     const plain = await create({ threads: 2 });
     expectLogits(await plain.forward(cases[2].tokens), 2);

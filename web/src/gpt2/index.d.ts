@@ -69,7 +69,7 @@ export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
   backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
   /** The WASM engine on this many Web Workers (or 'auto': as many as the cores, at most 4, for a model large enough to pay for them) where they and the model fit [1]. */
   threads?: number | 'auto';
-  /** On workers: forwards below this crossover (as POOL_CROSSOVER's) run on a copy of the model on the calling thread, where it fits [none: every forward on the workers]. */
+  /** On workers: forwards below this crossover (as GPT2_WORKER_CROSSOVER's, minWork 2000000) run on a copy of the model on the calling thread, where it fits [none: every forward on the workers]. */
   crossover?: { minWork: number };
   /** The bytes the WASM engine's model may hold [2147483648]: planGpt2Memory decides before it starts; a model that fits no way is an Error with the figures. */
   limitBytes?: number;
@@ -104,6 +104,10 @@ export function gpt2MemoryBytes(config: Gpt2Config): {
 /** How the model is kept ('float32', else 'float16'), or an Error with both sets of figures when neither fits. */
 /** fileBytes: bytes held besides, such as a file read whole (the loaders stream: none). */
 export function checkGpt2Memory(config: Gpt2Config, options?: { limitBytes?: number; name?: string; fileBytes?: number }): ReturnType<typeof gpt2MemoryBytes> & { resident: 'float32' | 'float16' };
+/** Where GPT-2's workers pay: at least minWork / 2 multiply-adds between two of their exchanges. */
+export const GPT2_WORKER_CROSSOVER: Readonly<{ minWork: number }>;
+/** Whether T tokens' forward pays on `workers` workers (crossover: in place of GPT2_WORKER_CROSSOVER), and why. */
+export function planGpt2Workers(config: Gpt2Config, T: number, workers: number, crossover?: { minWork: number }): { workers: boolean; reason: string };
 /** One worker's WASM heap for its share: vectors, packed matrices, staging buffer, full-context activations (without the weights) and the workers' parts. */
 export interface Gpt2ShareBytes { vectors: number; packed: number; staging: number; activations: number; heap: number }
 /** A float32 model on n workers: each worker's heap, the largest, the calling thread's parameters and what it sends while they load, their total, and the calling thread's own copy's heap. */
