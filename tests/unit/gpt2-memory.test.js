@@ -117,6 +117,9 @@ describe('the budget of gpt2, gpt2-medium and gpt2-large on 1, 2 and 4 workers',
       "of WASM heap (3.15 GB packed, 0.16 GB of activations, 0.16 GB staging), over a WASM heap's 2.15 GB; 4 workers would need 13.52 GB, 1.80 GB each; " +
       "kept in float32 on one thread it needs 19.07 GB (6.23 GB of parameters, 12.84 GB in the WASM heap), over a WASM heap's 2.15 GB");
     expect(decide(XL, { threads: 4, limitBytes: 32e9 })).toEqual([4, null, false, null]);
+    // createGpt2 passes what a fresh module can allocate (its heap less static data, stack and margin)
+    expect(decide(LARGE, { threads: 2, limitBytes: 16e9, heapBytes: 1.8e9, name: 'gpt2-large' })).toMatch(
+      /^createGpt2: gpt2-large does not fit: on 2 workers a worker's share needs 1\.82 GB of WASM heap \(.*\), over a WASM heap's 1\.80 GB; 3 workers would need 7\.03 GB, 1\.24 GB each;/);
   });
 });
 

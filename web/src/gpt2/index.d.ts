@@ -116,7 +116,7 @@ export function gpt2WorkerMemoryBytes(config: Gpt2Config, workers: number): {
 };
 /** How createGpt2 builds the model within limitBytes (threads: the workers it starts, 1 with threadsReason; oneThreadCopy / copyReason: the calling thread's copy for forwards below the crossover; oneThreadReason: why one thread could not hold it), or an Error with the figures. */
 export function planGpt2Memory(config: Gpt2Config, options?: {
-  threads?: number; resident?: 'float32' | 'float16'; limitBytes?: number; crossover?: { minWork: number }; name?: string;
+  threads?: number; resident?: 'float32' | 'float16'; limitBytes?: number; heapBytes?: number; crossover?: { minWork: number }; name?: string;
 }): { threads: number; threadsReason: string | null; oneThreadCopy: boolean; copyReason: string | null; oneThreadReason: string | null };
 export function gpt2ParametersFromSafetensors(bytes: Uint8Array, config: Gpt2Config, source?: string, options?: { resident?: 'float32' | 'float16' }): Record<string, Tensor | HalfTensor>;
 

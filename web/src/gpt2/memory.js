@@ -108,33 +108,33 @@ export function gpt2WorkerMemoryBytes(config, workers) {
   };
 }
 
-/** Why the figures `need` ({parameters, heap, total}) do not fit limitBytes or a WASM heap; null when they fit. */
-function overLimit(need, limitBytes) {
-  if (need.heap > WASM_HEAP_LIMIT) return `over a WASM heap's ${gb(WASM_HEAP_LIMIT)}`;
+/** Why the figures `need` ({heap, total}) do not fit limitBytes or a WASM heap of heapBytes; null when they fit. */
+function overLimit(need, limitBytes, heapBytes) {
+  if (need.heap > heapBytes) return `over a WASM heap's ${gb(heapBytes)}`;
   return need.total > limitBytes ? `but ${gb(limitBytes)} are available` : null;
 }
 
 /** Why one thread cannot hold the model kept as `resident` within limitBytes, with the figures; null when it can. */
-function oneThreadRefusal(config, resident, limitBytes) {
+function oneThreadRefusal(config, resident, limitBytes, heapBytes) {
   const need = resident === 'float16' ? gpt2MemoryBytes(config).float16 : gpt2MemoryBytes(config);
-  const over = overLimit(need, limitBytes);
+  const over = overLimit(need, limitBytes, heapBytes);
   return over && `kept in ${resident} on one thread it needs ${gb(need.total)} (${gb(need.parameters)} of parameters, ${gb(need.heap)} in the WASM heap), ${over}`;
 }
 
 /** Why n workers cannot hold the float32 model within limitBytes (or a share its worker's WASM heap), with the figures; null when they can. */
-function workersRefusal(config, workers, limitBytes) {
+function workersRefusal(config, workers, limitBytes, heapBytes) {
   const need = gpt2WorkerMemoryBytes(config, workers);
-  const over = overLimit(need, limitBytes);
+  const over = overLimit(need, limitBytes, heapBytes);
   if (!over) return null;
   const share = need.shares.find(({ heap }) => heap === need.heap);
-  const figures = need.heap > WASM_HEAP_LIMIT
+  const figures = need.heap > heapBytes
     ? `a worker's share needs ${gb(need.heap)} of WASM heap (${gb(share.packed)} packed, ${gb(share.activations)} of activations, ${gb(share.staging)} staging)`
     : `it needs ${gb(need.total)} (${gb(need.parameters)} of parameters on this thread, ${gb(need.total - need.parameters - need.sending)} in the workers' WASM heaps, ${gb(need.sending)} sent while they load)`;
   // the fewest workers that would fit, where more would
   let fits = null;
   for (let n = need.workers + 1; n <= config.heads && !fits; n++) {
     const more = gpt2WorkerMemoryBytes(config, n);
-    if (more.workers === n && !overLimit(more, limitBytes)) fits = `; ${n} workers would need ${gb(more.total)}, ${gb(more.heap)} each`;
+    if (more.workers === n && !overLimit(more, limitBytes, heapBytes)) fits = `; ${n} workers would need ${gb(more.total)}, ${gb(more.heap)} each`;
   }
   return `on ${need.workers} workers ${figures}, ${over}${fits ?? ''}`;
 }
@@ -150,22 +150,24 @@ function workersRefusal(config, workers, limitBytes) {
  *   thread's copy of the model (oneThreadCopy) only where that copy fits beside the workers; else they stay on the
  *   workers and copyReason says why. oneThreadReason: why one thread could not hold the model alone (after the
  *   workers fail), or null.
+ * heapBytes: what one WASM module can allocate (createGpt2 reads a fresh module's heapStats().bytesAvailable: the
+ * limit less its static data, stack and the binding's margin) [WASM_HEAP_LIMIT].
  */
-export function planGpt2Memory(config, { threads = 1, resident = 'float32', limitBytes = WASM_HEAP_LIMIT, crossover, name = 'the model' } = {}) {
-  const oneThreadReason = oneThreadRefusal(config, resident, limitBytes);
+export function planGpt2Memory(config, { threads = 1, resident = 'float32', limitBytes = WASM_HEAP_LIMIT, heapBytes = WASM_HEAP_LIMIT, crossover, name = 'the model' } = {}) {
+  const oneThreadReason = oneThreadRefusal(config, resident, limitBytes, heapBytes);
   const oneThread = (threadsReason, workersReason) => {
     if (oneThreadReason) throw new Error(`createGpt2: ${name} does not fit: ${workersReason ? `${workersReason}; ` : ''}${oneThreadReason}`);
     return { threads: 1, threadsReason, oneThreadCopy: false, copyReason: null, oneThreadReason };
   };
   if (threads < 2) return oneThread(null);
   if (resident === 'float16') return oneThread('a float16-resident model runs on one thread');
-  const refused = workersRefusal(config, threads, limitBytes);
+  const refused = workersRefusal(config, threads, limitBytes, heapBytes);
   if (refused) return oneThread(`${refused}; one thread`, refused);
   const need = gpt2WorkerMemoryBytes(config, threads);
   const plan = { threads: need.workers, threadsReason: null, oneThreadCopy: false, copyReason: null, oneThreadReason };
   if (!crossover?.minWork || planGpt2Workers(config, 1, need.workers, crossover).workers) return plan;
   const withCopy = { heap: need.oneThread, total: need.total + need.oneThread };
-  const over = overLimit(withCopy, limitBytes);
+  const over = overLimit(withCopy, limitBytes, heapBytes);
   if (!over) return { ...plan, oneThreadCopy: true };
   return { ...plan, copyReason: `the calling thread's copy of the model (${gb(need.oneThread)} of WASM heap) would bring the workers' ${gb(need.total)} to ${gb(withCopy.total)}, ${over}` };
 }

@@ -97,9 +97,12 @@ export async function createGpt2({ config, parameters: stored, tokenizer }, { ba
   const { count, reason } = tooSmall.workers
     ? resolveThreads(threads, { crossOriginIsolated: true, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency })
     : { count: 1, reason: `threads 'auto': even a full context (${tooSmall.reason})` };
-  // the memory of the way it will run, before the WASM copy or a worker starts (an Error with the figures)
-  const memory = planGpt2Memory(config, { threads: config.heads < 2 ? 1 : count, resident: half ? 'float16' : 'float32', limitBytes, crossover, name });
   const wasm = await loadWasmBackend({ build, wasmBinary });
+  // the memory of the way it will run, before the WASM copy or a worker starts (an Error with the figures); a
+  // fresh module (this one, as each worker's) can allocate bytesAvailable
+  const memory = planGpt2Memory(config, {
+    threads: config.heads < 2 ? 1 : count, resident: half ? 'float16' : 'float32', limitBytes, heapBytes: wasm.heapStats().bytesAvailable, crossover, name,
+  });
   const oneThread = (why) => {
     const model = wrap(parts, half ? createHalfGpt2(wasm, config, stored) : createWasmGpt2(wasm, config, parameters), wasm.name);
     model.threadsReason = why;
