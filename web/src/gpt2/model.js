@@ -8,8 +8,8 @@
 // Engines: the JS reference ('js'), the WASM fast path ('wasm'), or, given `attention` (an object of
 // loadAttention), that API's registry functions (api-model.js) on whatever backend and paths it runs: WebGPU,
 // workers; then forward returns a Promise. With `threads` ≥ 2 (and Web Workers), the WASM engine runs on that
-// many workers, each holding a share of the model (worker-model.js), where the plan says they pay; forward
-// then returns a Promise too. `intermediates` run the JS reference on every engine (the per-layer
+// many workers, each holding a share of the model (worker-model.js), where they and the model fit (memory.js);
+// forward then returns a Promise too. `intermediates` run the JS reference on every engine (the per-layer
 // tensors are for inspection at small T). `lastCall` says which engine and path ran and how long it took.
 import { createApiGpt2 } from './api-model.js';
 import { gpt2ForwardReference } from './forward-reference.js';
@@ -67,7 +67,7 @@ function interfaceTokenizer(tokenizer) {
  * threads: 1, a number of workers, or 'auto' for the WASM engine: workers where the model's full-context forward
  * passes their crossover (planGpt2Workers), as many as the cores (at most 4); no cross-origin isolation asked
  * for, as the workers share no memory. Workers that cannot start leave the model on one thread, threadsReason
- * saying why. Every forward runs on the workers, unless crossover ({minWork}, as the planner's) sends those below
+ * saying why. Every forward runs on the workers, unless crossover ({minWork}, as GPT2_WORKER_CROSSOVER's) sends those below
  * it to a copy of the model on the calling thread, built on first use where it fits beside the workers.
  * limitBytes: the memory the WASM engine's model may hold (planGpt2Memory decides before anything starts: a
  * model that does not fit is refused with the figures). name: the model's name ['gpt2'].
