@@ -65,7 +65,6 @@ export function checkGpt2Memory(config, { limitBytes = WASM_HEAP_LIMIT, name = '
     `but ${gb(limitBytes)} are available; expected a model that fits (gpt2, distilgpt2, gpt2-medium)`);
 }
 
-
 /**
  * One worker's WASM heap for its share (cpp/kernels/gpt2_shard.h, as it allocates): the share's vectors, its
  * packed matrices (the GEMM's panels, columns padded to 8), the staging buffer each matrix is written to before it
