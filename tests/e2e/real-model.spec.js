@@ -27,7 +27,7 @@ for (const width of [1280, 390]) {
     await expect(view.locator('canvas')).toHaveCount(8);
     await expect(view.locator('.real-model-top tbody tr')).toHaveCount(10);
     await expect(view.locator('.real-model-timing')).toHaveText(/^Forward of 22 tokens: \d+\.\d ms on wasm-simd · 1 thread · path: weights$/);
-    await expect(view.locator('.real-model-threads-note')).toHaveText("Why one thread: threads 'auto': even a full context (32 tokens: 0M multiply-adds between exchanges, below the workers' crossover (50M)).");
+    await expect(view.locator('.real-model-threads-note')).toHaveText("Why one thread: threads 'auto': even a full context (32 tokens: 0.2M multiply-adds between exchanges, below the workers' crossover (1M)).");
     await expect(view.locator('#real-model-threads')).toHaveValue('auto');
     await expect(view.locator('.real-model-info')).toContainText('2 layers × 4 heads');
     await expect(view.locator('.head-label')).toHaveCount(8); // headScores' labels, where a score passes its threshold
@@ -104,7 +104,7 @@ test('on 2 Web Workers: the heads, the top-10 and ablation as on one thread, the
   await view.locator('#real-model-threads').selectOption('2');
   await expect(page).toHaveURL(/model-threads=2/);
   await expect(view.locator('.real-model-timing')).toHaveText(/^Forward of 22 tokens: \d+\.\d ms on wasm-simd · 2 Web Workers · path: workers \(weights\)$/);
-  await expect(view.locator('.real-model-threads-note')).toHaveText(/^One thread would be faster for this forward: 22 tokens: 0M multiply-adds between exchanges, below the workers' crossover \(50M\)\./);
+  await expect(view.locator('.real-model-threads-note')).toHaveText(/^One thread would be faster for this forward: 22 tokens: 0\.2M multiply-adds between exchanges, below the workers' crossover \(1M\)\./);
   await expect(view.locator('canvas')).toHaveCount(8);
   expect(await view.locator('.real-model-top tbody').innerText()).toBe(oneThread);
   await expect(view.locator('.real-model-heads')).toHaveAttribute('aria-busy', 'false'); // labelled from the workers' probes

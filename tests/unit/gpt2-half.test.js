@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { checkGpt2Memory, gpt2Config, gpt2MemoryBytes } from '../../web/src/gpt2/checkpoint.js';
+import { gpt2Config } from '../../web/src/gpt2/checkpoint.js';
+import { checkGpt2Memory, gpt2MemoryBytes } from '../../web/src/gpt2/memory.js';
 import { createCheckpointReader, gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint-stream.js';
 import { loadGpt2FromDirectory } from '../../web/src/gpt2/load.js';
 import { createGpt2 } from '../../web/src/gpt2/model.js';

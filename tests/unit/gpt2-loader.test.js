@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { encodeSafetensors } from '../../web/src/train/safetensors.js';
-import { checkGpt2Memory, gpt2Config, gpt2ParameterCount } from '../../web/src/gpt2/checkpoint.js';
+import { gpt2Config, gpt2ParameterCount } from '../../web/src/gpt2/checkpoint.js';
+import { checkGpt2Memory } from '../../web/src/gpt2/memory.js';
 import { gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint-stream.js';
 import { loadGpt2FromDirectory, loadGpt2FromUrl, hubUrl } from '../../web/src/gpt2/load.js';
 
@@ -180,7 +181,7 @@ describe('loading from a URL (a local server)', () => {
   });
   it('refuses a model that will not fit before its weights download, and names a missing file', async () => {
     requests.length = 0;
-    await expect(loadGpt2FromUrl(base, { limitBytes: 100_000 })).rejects.toThrow(/loadGpt2: http:\/\/127\.0\.0\.1:\d+\/models\/tiny\/model\.safetensors needs 0\.00 GB .* but 0\.00 GB are available/);
+    await expect(loadGpt2FromUrl(base, { limitBytes: 100_000 })).rejects.toThrow(/loadGpt2: http:\/\/127\.0\.0\.1:\d+\/models\/tiny\/model\.safetensors needs 0\.52 MB kept in float32 .* but 0\.10 MB are available/);
     await expect(loadGpt2FromUrl(`${base}/missing`)).rejects.toThrow(/fetchFile: http:.*\/missing\/config\.json answered 404/);
   });
   it('names the file and the tensor when a downloaded model.safetensors lacks one', async () => {

@@ -124,11 +124,11 @@ describe('the cut and the plan', () => {
     expect(gpt2Shares(SMALL, 2).map((s) => [s.headEnd - s.headBegin, s.mlpEnd - s.mlpBegin, s.vocabEnd - s.vocabBegin])).toEqual([[6, 1536, 25128], [6, 1536, 25129]]);
     expect(gpt2Shares(checkpoint.config, 8)).toHaveLength(4);
   });
-  it("sends GPT-2 small's forward to the workers from 16 tokens, the tiny model's never", () => {
-    expect(planGpt2Workers(SMALL, 8, 2)).toMatchObject({ workers: false });
-    expect(planGpt2Workers(SMALL, 8, 2).reason).toMatch(/^8 tokens: \d+M multiply-adds between exchanges, below the workers' crossover \(50M\)$/);
+  it("sends GPT-2 small's forward to the workers from one token, the tiny model's never; a crossover given moves the line", () => {
+    expect(planGpt2Workers(SMALL, 1, 2)).toEqual({ workers: true, reason: '1 tokens: 4.9M multiply-adds between exchanges' });
     for (const T of [16, 128, 512]) expect(planGpt2Workers(SMALL, T, 2).workers).toBe(true);
-    expect(planGpt2Workers(checkpoint.config, 32, 2).workers).toBe(false);
+    expect(planGpt2Workers(checkpoint.config, 32, 2)).toEqual({ workers: false, reason: "32 tokens: 0.2M multiply-adds between exchanges, below the workers' crossover (1M)" });
+    expect(planGpt2Workers(SMALL, 8, 2, { minWork: 1e8 }).reason).toBe("8 tokens: 40M multiply-adds between exchanges, below the workers' crossover (50M)");
     expect(planGpt2Workers(SMALL, 512, 1).workers).toBe(false);
   });
   it("createGpt2({threads}) on one thread, and why: no Web Worker here; with 'auto', a model too small to pay", async () => {
@@ -138,7 +138,7 @@ describe('the cut and the plan', () => {
     expect(model.lastCall.threads).toBe(1);
     model.dispose();
     const auto = await createGpt2(checkpoint, { backend: 'wasm-simd', threads: 'auto' });
-    expect(auto.threadsReason).toMatch(/^threads 'auto': even a full context \(32 tokens: 0M multiply-adds between exchanges, below the workers' crossover \(50M\)\)$/);
+    expect(auto.threadsReason).toMatch(/^threads 'auto': even a full context \(32 tokens: 0\.2M multiply-adds between exchanges, below the workers' crossover \(1M\)\)$/);
     auto.dispose();
   });
   it('workers that cannot start (file://, a Content-Security-Policy) leave the model on one thread, saying why', async () => {

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startServer } from '../../scripts/serve.mjs';
-import { gpt2Config, gpt2MemoryBytes } from '../../web/src/gpt2/checkpoint.js';
+import { gpt2Config } from '../../web/src/gpt2/checkpoint.js';
+import { gpt2MemoryBytes } from '../../web/src/gpt2/memory.js';
 import { gpt2ParametersFromSafetensors } from '../../web/src/gpt2/checkpoint-stream.js';
 import { appendChunk, fetchFile, wholeBytes } from '../../web/src/gpt2/fetch-file.js';
 import { loadGpt2FromUrl } from '../../web/src/gpt2/load.js';

@@ -2,7 +2,7 @@
 // GPT2Model's state_dict (optionally under 'transformer.', as GPT2LMHeadModel saves them). The linear layers
 // are Conv1D: their weights are stored (in, out), so y = x·W + b with no transpose. The unembedding is tied
 // to wte. Parameters are kept under their Hugging Face names, without the prefix, as float32 (the matrices as
-// float16 for a model too large for that: checkGpt2Memory decides, checkpoint-stream.js reads).
+// float16 for a model too large for that: memory.js checkGpt2Memory decides, checkpoint-stream.js reads).
 import { halfToFloatTable } from './safetensors-read.js';
 
 const ACTIVATIONS = ['gelu_new', 'gelu_pytorch_tanh', 'gelu_fast'];
@@ -67,64 +67,6 @@ export function gpt2ParameterCount(config) {
 
 /** The GEMM's matrices of the model (kept in float16 by a float16-resident model): wte and each block's four. */
 export const isGpt2Matrix = (name) => name === 'wte.weight' || /\.(c_attn|c_proj|c_fc)\.weight$/.test(name);
-
-/** The largest memory the WASM heap can have (the builds' maximum). */
-export const WASM_HEAP_LIMIT = 2 ** 31;
-
-const padded8 = (n) => Math.ceil(n / 8) * 8;
-
-/**
- * The bytes a loaded model holds at once, for each way of keeping it (the loaders stream the file into these
- * arrays, checkpoint-stream.js: the file itself is never held):
- * - float32 (the fast path, all of it packed once): `parameters` the float32 parameters the checkpoint keeps (the
- *   JS reference and `intermediates` read them); in the WASM heap (`heap`) their copy, the packed copy of the
- *   matrices (`packed`, the same size again) and one forward's activations at the full context.
- * - float16 (half-model.js: the matrices kept as float16 and each block's unpacked and packed just before it
- *   runs): `parameters` the float16 matrices and float32 vectors; in the WASM heap (`heap`) the packed
- *   unembedding, the buffer a matrix is unpacked into (wte's size, at load), one block's packed matrices and the
- *   activations.
- * `total` = parameters + heap.
- */
-export function gpt2MemoryBytes(config) {
-  const parameters = 4 * gpt2ParameterCount(config);
-  const { contextLength: T, dModel: C, heads: H, dMlp: M, vocabSize: V } = config;
-  const activations = 4 * (T * (6 * C + M) + H * T * T + T * V);
-  let matrices = 0;
-  for (const [name, shape] of Object.entries(gpt2ParameterShapes(config))) if (isGpt2Matrix(name)) matrices += shape[0] * shape[1];
-  const unembedding = 4 * C * padded8(V);
-  const staging = 4 * V * C;
-  const block = 4 * (C * padded8(3 * C) + C * padded8(C) + C * padded8(M) + M * padded8(C));
-  const half = 2 * matrices + (parameters - 4 * matrices);
-  const halfHeap = unembedding + staging + block + activations;
-  const heap = 2 * parameters + activations;
-  return {
-    parameters, packed: parameters, activations, heap, total: parameters + heap,
-    float16: { parameters: half, unembedding, staging, block, activations, heap: halfHeap, total: half + halfHeap },
-  };
-}
-
-const GB = 1e9;
-const gb = (bytes) => `${(bytes / GB).toFixed(2)} GB`;
-
-/**
- * How a model is kept, or a refusal with the figures: 'float32' when the fast path's whole copy fits in
- * limitBytes (and its heap in the WASM heap), else 'float16' when the float16-resident model does, else an Error
- * that gives both. fileBytes: bytes held besides, throughout (a file read whole; the loaders stream, holding
- * none). Returns gpt2MemoryBytes' figures and `resident`.
- */
-export function checkGpt2Memory(config, { limitBytes = WASM_HEAP_LIMIT, name = 'the model', fileBytes = 0 } = {}) {
-  const need = gpt2MemoryBytes(config);
-  const total = need.total + fileBytes;
-  if (total <= limitBytes && need.heap <= WASM_HEAP_LIMIT) return { ...need, resident: 'float32' };
-  const half = need.float16;
-  const halfTotal = half.total + fileBytes;
-  if (halfTotal <= limitBytes && half.heap <= WASM_HEAP_LIMIT) return { ...need, resident: 'float16' };
-  const file = fileBytes ? `, ${gb(fileBytes)} for the file held whole` : '';
-  throw new Error(`loadGpt2: ${name} needs ${gb(total)} kept in float32 (${gb(need.parameters)} of float32 parameters and, in the WASM heap, ` +
-    `${gb(need.parameters)} for their copy, ${gb(need.packed)} packed for the fast path and ${gb(need.activations)} of activations${file}), ` +
-    `or ${gb(halfTotal)} kept in float16 (${gb(half.parameters)} of parameters, ${gb(half.heap)} in the WASM heap${file}), ` +
-    `but ${gb(limitBytes)} are available; expected a model that fits (gpt2, distilgpt2, gpt2-medium)`);
-}
 
 /** Whether a checkpoint's parameters are kept in float16 (gpt2ParametersFromSafetensors with resident 'float16'). */
 export const isFloat16Resident = (parameters) => parameters['wte.weight'].data instanceof Uint16Array;

@@ -1,10 +1,10 @@
 // GPT-2 kept resident in float16: for a checkpoint whose float32 weights and packed copy would not fit in the
-// WASM heap (gpt2-medium's shape; checkpoint.js checkGpt2Memory decides). The matrices stay float16 in JS
+// WASM heap (gpt2-medium's shape; memory.js checkGpt2Memory decides). The matrices stay float16 in JS
 // memory; the WASM heap holds the packed unembedding and one block at a time: before each block its four
 // matrices are widened to float32 and packed (cpp/kernels/gpt2_shard.h with the whole model as its one share),
 // after it they are freed. The products are the fast path's packed GEMM on float32, so the logits are the
 // float16 weights' own, exactly widened: what PyTorch computes from the same float16 checkpoint in float32.
-import { gpt2MemoryBytes } from './checkpoint.js';
+import { gpt2MemoryBytes } from './memory.js';
 import { halfToFloatTable } from './safetensors-read.js';
 import { shareParameters } from './worker-plan.js';
 

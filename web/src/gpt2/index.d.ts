@@ -52,7 +52,7 @@ export interface Gpt2Model {
   readonly config: Gpt2Config & { dHead: number };
   /** 'js', 'wasm-simd', 'wasm-baseline', 'webgpu', or 'api:<backend>' when composed of a loaded attention API. */
   readonly backend: string;
-  /** {backend, path, ms, threads, reason} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers; reason: why one thread ran where workers were started. */
+  /** {backend, path, ms, threads, reason} of the last forward: path 'workers (fused)' or 'workers (weights)' on workers; reason: why one thread ran where workers were started, or why the workers ran a forward below the crossover (the calling thread's copy would not fit). */
   readonly lastCall: { backend: string; path: string; ms: number; threads: number; reason: string | null } | null;
   /** How the WASM engine keeps the weights: 'float32' (packed once) or 'float16' (each block unpacked when it runs). */
   readonly resident: 'float32' | 'float16';
@@ -67,10 +67,12 @@ export interface Gpt2Model {
 
 export function createGpt2(checkpoint: Gpt2Checkpoint, options?: {
   backend?: 'wasm' | 'wasm-simd' | 'wasm-baseline' | 'js' | 'webgpu'; wasmBinary?: ArrayBuffer | Uint8Array; attention?: object; name?: string;
-  /** The WASM engine on this many Web Workers (or 'auto': as many as the cores, at most 4, for a model large enough to pay for them) where the plan says they pay [1]. */
+  /** The WASM engine on this many Web Workers (or 'auto': as many as the cores, at most 4, for a model large enough to pay for them) where they and the model fit [1]. */
   threads?: number | 'auto';
-  /** The workers' crossover in place of POOL_CROSSOVER's (minWork 0: every forward on the workers). */
+  /** On workers: forwards below this crossover (as GPT2_WORKER_CROSSOVER's, minWork 2000000) run on a copy of the model on the calling thread, where it fits [none: every forward on the workers]. */
   crossover?: { minWork: number };
+  /** The bytes the WASM engine's model may hold [2147483648]: planGpt2Memory decides before it starts; a model that fits no way is an Error with the figures. */
+  limitBytes?: number;
 }): Promise<Gpt2Model>;
 
 /** The ways a head is switched off. */
@@ -102,6 +104,20 @@ export function gpt2MemoryBytes(config: Gpt2Config): {
 /** How the model is kept ('float32', else 'float16'), or an Error with both sets of figures when neither fits. */
 /** fileBytes: bytes held besides, such as a file read whole (the loaders stream: none). */
 export function checkGpt2Memory(config: Gpt2Config, options?: { limitBytes?: number; name?: string; fileBytes?: number }): ReturnType<typeof gpt2MemoryBytes> & { resident: 'float32' | 'float16' };
+/** Where GPT-2's workers pay: at least minWork / 2 multiply-adds between two of their exchanges. */
+export const GPT2_WORKER_CROSSOVER: Readonly<{ minWork: number }>;
+/** Whether T tokens' forward pays on `workers` workers (crossover: in place of GPT2_WORKER_CROSSOVER), and why. */
+export function planGpt2Workers(config: Gpt2Config, T: number, workers: number, crossover?: { minWork: number }): { workers: boolean; reason: string };
+/** One worker's WASM heap for its share: vectors, packed matrices, staging buffer, full-context activations (without the weights) and the workers' parts. */
+export interface Gpt2ShareBytes { vectors: number; packed: number; staging: number; activations: number; heap: number }
+/** A float32 model on n workers: each worker's heap, the largest, the calling thread's parameters and what it sends while they load, their total, and the calling thread's own copy's heap. */
+export function gpt2WorkerMemoryBytes(config: Gpt2Config, workers: number): {
+  workers: number; shares: Gpt2ShareBytes[]; heap: number; parameters: number; sending: number; total: number; oneThread: number;
+};
+/** How createGpt2 builds the model within limitBytes (threads: the workers it starts, 1 with threadsReason; oneThreadCopy / copyReason: the calling thread's copy for forwards below the crossover; oneThreadReason: why one thread could not hold it), or an Error with the figures. */
+export function planGpt2Memory(config: Gpt2Config, options?: {
+  threads?: number; resident?: 'float32' | 'float16'; limitBytes?: number; heapBytes?: number; crossover?: { minWork: number }; name?: string;
+}): { threads: number; threadsReason: string | null; oneThreadCopy: boolean; copyReason: string | null; oneThreadReason: string | null };
 export function gpt2ParametersFromSafetensors(bytes: Uint8Array, config: Gpt2Config, source?: string, options?: { resident?: 'float32' | 'float16' }): Record<string, Tensor | HalfTensor>;
 
 export function createBpeTokenizer(options: { vocab: Record<string, number> | Map<string, number>; merges: Array<[string, string]>; specialTokens?: string[]; source?: string }): BpeTokenizer;

@@ -4,7 +4,9 @@
 export { ABLATIONS, createGpt2 } from './model.js';
 export { hubUrl, loadGpt2FromDirectory, loadGpt2FromFiles, loadGpt2FromUrl } from './load.js';
 export { CHECKPOINT_CACHE, forgetCheckpoints, isCached } from './fetch-file.js';
-export { checkGpt2Memory, gpt2Config, gpt2MemoryBytes, gpt2ParameterCount, gpt2ParameterShapes } from './checkpoint.js';
+export { gpt2Config, gpt2ParameterCount, gpt2ParameterShapes } from './checkpoint.js';
+export { checkGpt2Memory, gpt2MemoryBytes, gpt2WorkerMemoryBytes, planGpt2Memory } from './memory.js';
+export { GPT2_WORKER_CROSSOVER, planGpt2Workers } from './worker-plan.js';
 export { gpt2ParametersFromSafetensors } from './checkpoint-stream.js';
 export { createBpeTokenizer, parseMerges, tokenizerFromJson, tokenizerFromVocabAndMerges } from './bpe-tokenizer.js';
 export { pretokenize } from './pretokenize.js';

@@ -5,7 +5,8 @@
 // read as a stream, each tensor converted into the array the model keeps as its bytes pass (checkpoint-stream.js),
 // so the file is never held whole: a float32 gpt2-medium becomes its float16-resident model within the default limit.
 import { tokenizerFromJson, tokenizerFromVocabAndMerges } from './bpe-tokenizer.js';
-import { checkGpt2Memory, gpt2Config } from './checkpoint.js';
+import { gpt2Config } from './checkpoint.js';
+import { checkGpt2Memory } from './memory.js';
 import { createCheckpointReader } from './checkpoint-stream.js';
 import { fetchFile, streamFile } from './fetch-file.js';
 

@@ -8,12 +8,13 @@
 // Engines: the JS reference ('js'), the WASM fast path ('wasm'), or, given `attention` (an object of
 // loadAttention), that API's registry functions (api-model.js) on whatever backend and paths it runs: WebGPU,
 // workers; then forward returns a Promise. With `threads` ≥ 2 (and Web Workers), the WASM engine runs on that
-// many workers, each holding a share of the model (worker-model.js), where the plan says they pay; forward
-// then returns a Promise too. `intermediates` run the JS reference on every engine (the per-layer
+// many workers, each holding a share of the model (worker-model.js), where they and the model fit (memory.js);
+// forward then returns a Promise too. `intermediates` run the JS reference on every engine (the per-layer
 // tensors are for inspection at small T). `lastCall` says which engine and path ran and how long it took.
 import { createApiGpt2 } from './api-model.js';
 import { gpt2ForwardReference } from './forward-reference.js';
 import { float32Parameters, isFloat16Resident } from './checkpoint.js';
+import { planGpt2Memory, WASM_HEAP_LIMIT } from './memory.js';
 import { createHalfGpt2 } from './half-model.js';
 import { createWasmGpt2 } from './wasm-model.js';
 import { createWorkerGpt2, startGpt2Workers } from './worker-model.js';
@@ -73,10 +74,12 @@ function interfaceTokenizer(tokenizer) {
  * threads: 1, a number of workers, or 'auto' for the WASM engine: workers where the model's full-context forward
  * passes their crossover (planGpt2Workers), as many as the cores (at most 4); no cross-origin isolation asked
  * for, as the workers share no memory. Workers that cannot start leave the model on one thread, threadsReason
- * saying why. crossover: {minWork} in place of the planner's (0: every forward on the workers).
- * name: the model's name ['gpt2'].
+ * saying why. Every forward runs on the workers, unless crossover ({minWork}, as GPT2_WORKER_CROSSOVER's) sends those below
+ * it to a copy of the model on the calling thread, built on first use where it fits beside the workers.
+ * limitBytes: the memory the WASM engine's model may hold (planGpt2Memory decides before anything starts: a
+ * model that does not fit is refused with the figures). name: the model's name ['gpt2'].
  */
-export async function createGpt2({ config, parameters: stored, tokenizer }, { backend = 'wasm', wasmBinary, attention, threads = 1, crossover, name = 'gpt2' } = {}) {
+export async function createGpt2({ config, parameters: stored, tokenizer }, { backend = 'wasm', wasmBinary, attention, threads = 1, crossover, limitBytes = WASM_HEAP_LIMIT, name = 'gpt2' } = {}) {
   // float16-resident checkpoints (load.js): the WASM engine streams the blocks (half-model.js); the engines
   // that read float32 get the matrices widened as they read them
   const half = isFloat16Resident(stored);
@@ -102,24 +105,37 @@ export async function createGpt2({ config, parameters: stored, tokenizer }, { ba
     ? resolveThreads(threads, { crossOriginIsolated: true, hasWorker: typeof globalThis.Worker === 'function', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency })
     : { count: 1, reason: `threads 'auto': even a full context (${tooSmall.reason})` };
   const wasm = await loadWasmBackend({ build, wasmBinary });
+  // the memory of the way it will run, before the WASM copy or a worker starts (an Error with the figures); a
+  // fresh module (this one, as each worker's) can allocate bytesAvailable
+  const memory = planGpt2Memory(config, {
+    threads: config.heads < 2 ? 1 : count, resident: half ? 'float16' : 'float32', limitBytes, heapBytes: wasm.heapStats().bytesAvailable, crossover, name,
+  });
   const oneThread = (why) => {
     const model = wrap(parts, half ? createHalfGpt2(wasm, config, stored) : createWasmGpt2(wasm, config, parameters), wasm.name);
     model.threadsReason = why;
     model.resident = half ? 'float16' : 'float32';
     return model;
   };
-  if (count < 2 || config.heads < 2 || half) {
-    return oneThread(reason ?? (count < 2 ? null : half ? 'a float16-resident model runs on one thread' : 'one head: nothing to share between workers'));
+  if (memory.threads < 2) {
+    return oneThread(reason ?? (count < 2 ? null : config.heads < 2 ? 'one head: nothing to share between workers' : memory.threadsReason));
   }
+  // the calling thread's copy: for forwards below the crossover where it fits beside the workers, and for every
+  // forward once the workers failed (and were stopped) where it fits alone
+  const copy = async () => {
+    if (memory.oneThreadReason) throw new Error(`${name} ${memory.oneThreadReason}`);
+    return createWasmGpt2(wasm, config, parameters);
+  };
   let pool = null;
   let engine;
   try {
     // the build the calling thread loaded, in every worker
-    ({ pool } = await startGpt2Workers(count, { build: wasm.build, wasmBinary }));
-    engine = await createWorkerGpt2(pool, config, parameters, { oneThread: async () => createWasmGpt2(wasm, config, parameters), crossover });
+    ({ pool } = await startGpt2Workers(memory.threads, { build: wasm.build, wasmBinary }));
+    engine = await createWorkerGpt2(pool, config, parameters, { oneThread: copy, crossover, copyReason: memory.copyReason });
   } catch (error) {
     pool?.terminate();
-    return oneThread(`the workers could not start (${error?.message ?? error}); one thread`);
+    const why = `the workers could not start (${error?.message ?? error})`;
+    if (memory.oneThreadReason) throw new Error(`createGpt2: ${why}, and ${name} ${memory.oneThreadReason}`);
+    return oneThread(`${why}; one thread`);
   }
   const model = wrap(parts, engine, wasm.name);
   model.threads = engine.threads;

@@ -2,7 +2,9 @@
 // model (worker-plan.js's cut, cpp/kernels/gpt2_shard.h), packed once, and runs the whole forward, the
 // workers exchanging their partial sums over MessagePorts between each other. The calling thread computes
 // x₀ = wte[token] + wpe[t], sends it, and assembles the logits (and the weights) from the shares' columns.
-// Below the workers' crossover (planGpt2Workers) a forward runs on the calling thread's fast path instead.
+// Every forward runs on the workers (a short one costs about the CPU time it would on one thread, and a second
+// copy of the model would cost its whole WASM heap), unless a crossover sends those below it to the calling
+// thread's fast path, which memory.js's planGpt2Memory allows only where that copy fits beside the workers.
 import { startWorkers } from '../core/backends/worker-pool.js';
 import { gpt2Shares, planGpt2Workers, shareParameters } from './worker-plan.js';
 
@@ -19,13 +21,19 @@ export async function startGpt2Workers(count, { build, binaryUrl, wasmBinary, ti
   return { pool, relaxed: answers.every((answer) => answer.relaxed === '') };
 }
 
+/** The crossover that sends every forward to the workers. */
+const EVERY_FORWARD = { minWork: 0 };
+
 /**
  * The engine (model.js's {forward, dispose}) over a started pool: every worker gets its share, the matrices a
  * layer at a time (the calling thread never cuts more than one layer's at once). oneThread() → Promise of the
- * calling thread's engine, asked for (once) when a forward is below the crossover.
- * @param {{crossover?: {minWork: number}}} [settings] replaces the planner's crossover (tests set 0)
+ * calling thread's engine, asked for (once) when a forward is below the crossover, or when the workers failed
+ * (they are stopped first, freeing their memory); it may reject (the copy does not fit: its message says why).
+ * @param {{crossover?: {minWork: number}, copyReason?: string|null}} [settings] crossover: forwards below it go to
+ *   oneThread() [none: every forward on the workers]; copyReason: why the calling thread may hold no copy beside
+ *   the workers (planGpt2Memory), which then run the forwards below the crossover too, lastCall.reason saying so
  */
-export async function createWorkerGpt2(pool, config, parameters, { oneThread, crossover } = {}) {
+export async function createWorkerGpt2(pool, config, parameters, { oneThread, crossover = EVERY_FORWARD, copyReason = null } = {}) {
   const shares = gpt2Shares(config, pool.workers.length);
   const n = shares.length;
   const { dModel: C, vocabSize: V, heads: H, layers } = config;
@@ -78,19 +86,34 @@ export async function createWorkerGpt2(pool, config, parameters, { oneThread, cr
   async function onOneThread(tokens, flags, wantWeights, reason) {
     if (!oneThread) throw new Error(`gpt2.forward: ${reason}, and no one-thread engine was given`);
     single ??= oneThread();
-    const out = (await single).forward(tokens, flags, wantWeights);
+    let engine;
+    try {
+      engine = await single;
+    } catch (error) {
+      single = null;
+      throw new Error(`gpt2.forward: ${reason}, but ${error?.message ?? error}`);
+    }
+    const out = engine.forward(tokens, flags, wantWeights);
     return { ...out, paths: [wantWeights ? 'weights' : 'fused'], threads: 1, reason };
   }
 
+  // a worker that died (its error event fails the pool) leaves the model on the calling thread: the others are
+  // stopped first, so that their memory is given back before the copy is built
+  function afterFailure(tokens, flags, wantWeights) {
+    const reason = `the workers failed (${pool.failed})`;
+    pool.terminate();
+    return onOneThread(tokens, flags, wantWeights, `${reason}; the calling thread runs it`);
+  }
+
   async function forwardNow(tokens, flags, wantWeights) {
-    // a worker that died (its error event fails the pool) leaves the model on the calling thread
-    if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
+    if (pool.failed) return afterFailure(tokens, flags, wantWeights);
     const plan = planGpt2Workers(config, tokens.length, n, crossover);
-    if (!plan.workers) return onOneThread(tokens, flags, wantWeights, plan.reason);
+    if (!plan.workers && !copyReason) return onOneThread(tokens, flags, wantWeights, plan.reason);
     try {
-      return await onWorkers(tokens, flags, wantWeights);
+      const out = await onWorkers(tokens, flags, wantWeights);
+      return plan.workers ? out : { ...out, reason: `${plan.reason}; ${copyReason}: the workers run it` };
     } catch (error) {
-      if (pool.failed) return onOneThread(tokens, flags, wantWeights, `the workers failed (${pool.failed}); the calling thread runs it`);
+      if (pool.failed) return afterFailure(tokens, flags, wantWeights);
       throw error;
     }
   }

@@ -4,7 +4,7 @@
 // The cut is Megatron-LM's: worker k takes a contiguous group of heads (the planner's headGroups), the same
 // share of the MLP's columns, and of the vocabulary for the logits; per block, two exchanges of (T, C) partial
 // sums are all the workers share.
-import { headGroups, POOL_CROSSOVER } from '../core/planner.js';
+import { headGroups } from '../core/planner.js';
 import { columnBlock } from '../core/backends/thread-plan.js';
 
 /** [begin, end) of n near-equal parts of `size`, each boundary a multiple of `align` (the GEMM's 8 columns). */
@@ -33,16 +33,23 @@ export function gpt2ForwardWork({ dModel: C, layers, dMlp: M, vocabSize: V }, T)
 }
 
 /**
- * Whether T tokens' forward goes to the workers: the planner's crossover (POOL_CROSSOVER.minWork) applied to
- * each exchange, i.e. a block's sublayer must do at least minWork / 2 multiply-adds per worker's round trip
- * on average (the weights stay in the workers, so unlike a pooled call nothing but (T, C) sums moves).
- * crossover: {minWork} in place of POOL_CROSSOVER's (createGpt2's option; 0 sends every forward). {workers: boolean, reason}.
+ * Where GPT-2's workers pay: at least minWork / 2 multiply-adds between two exchanges, as measured by
+ * bench/worker-small-forwards.mjs (an exchange moves only (T, C) sums; with a free second core the workers halve
+ * the work between them). Unlike a pooled call (POOL_CROSSOVER, whose inputs travel with every call) the weights
+ * stay in the workers, so the crossover sits far lower: GPT-2 small pays from one token, the tiny model never.
  */
-export function planGpt2Workers(config, T, workers, { minWork } = POOL_CROSSOVER) {
+export const GPT2_WORKER_CROSSOVER = Object.freeze({ minWork: 2_000_000 });
+
+/**
+ * Whether T tokens' forward pays on the workers: each exchange must follow at least minWork / 2 multiply-adds
+ * on average. crossover: {minWork} in place of GPT2_WORKER_CROSSOVER's (createGpt2's option). {workers: boolean, reason}.
+ */
+export function planGpt2Workers(config, T, workers, { minWork } = GPT2_WORKER_CROSSOVER) {
   if (workers < 2) return { workers: false, reason: 'one thread asked for' };
   const exchanges = 2 * config.layers + 1;
   const perExchange = gpt2ForwardWork(config, T) / exchanges;
-  const millions = (n) => `${Math.round(n / 1e6)}M`;
+  // one decimal below 10M: the crossover and the short forwards near it are a few millions
+  const millions = (n) => `${Number((n / 1e6).toFixed(n < 1e7 ? 1 : 0))}M`;
   if (perExchange < minWork / 2) {
     return { workers: false, reason: `${T} tokens: ${millions(perExchange)} multiply-adds between exchanges, below the workers' crossover (${millions(minWork / 2)})` };
   }

@@ -107,15 +107,15 @@ export function createRealModelView({ update, loadOptions = async () => ({}) }) 
   }
 
   /**
-   * The fast path on the threads model-threads asks for, else the JS reference. Workers, once started, run every
-   * forward (crossover 0): a short text below their crossover would otherwise build a second copy of the model
-   * on this page's thread (GPT-2 small: 1.3 GB more and a pause of a second or two) to save a few milliseconds.
+   * The fast path on the threads model-threads asks for, else the JS reference (createGpt2's Error, a model that
+   * does not fit with its figures, says why). Workers, once started, run every forward: no second copy of the
+   * model on this page's thread.
    */
   async function createModel(checkpoint) {
     const threads = threadsOption === 'auto' ? 'auto' : Number(threadsOption);
     try {
       const { wasmBinary } = await loadOptions('auto');
-      return { made: await createGpt2(checkpoint, { threads, crossover: { minWork: 0 }, wasmBinary }), why: null };
+      return { made: await createGpt2(checkpoint, { threads, wasmBinary }), why: null };
     } catch (error) {
       return { made: await createGpt2(checkpoint, { backend: 'js' }), why: error?.message ?? String(error) };
     }
