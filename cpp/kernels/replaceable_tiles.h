@@ -22,10 +22,19 @@ std::uintptr_t relaxed_tile_slot_address();
 std::uintptr_t relaxed_tile5_slot_address();
 std::uintptr_t relaxed_tile6_slot_address();
 
-// Set by JS after replacing the entries: matmul then runs variant 7 and the fused attention calls the
-// slots for its scores and its weights·V (both on the tiles above, transposed).
+// Set by JS after replacing the entries: matmul then runs variant 7 (or 5, see below) and the fused
+// attention calls the slots for its scores and its weights·V (both on the tiles above, transposed).
 void set_relaxed_tile_installed(bool installed);
 bool relaxed_tile_installed();
+
+// Which installed tile the GEMM and the fused attention are built on: 6 (the 6×8 tile, variant 7; the
+// default) or 4 (the 4×8 tile, variant 5). Engines differ: where the compiler hoists the loads of the 6×8
+// tile's unrolled loop above its multiply-adds (V8 11, Node 20), it spills and runs at about half the
+// speed of the rolled 4×8 one; elsewhere (V8 in Chromium 156) the 6×8 tile is the faster. JS measures
+// both on the engine at hand (relaxed-tile.js) and sets this. Either gives the same sums in the same
+// order, so results do not depend on it.
+void set_relaxed_tile_rows(int rows);
+int relaxed_tile_rows();
 
 // Pointers to the slots, read through volatile globals so the compiler never calls the plain tiles
 // directly in their place.
