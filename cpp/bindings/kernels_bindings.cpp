@@ -5,8 +5,8 @@
 //   fastPathInfo()                   {vocabulary, variants: [{number, name}], defaultVariant, relaxedTileInstalled}
 //   relaxedTileSlots()               {tile, tile5, tile6}: the function-table indices JS replaces with the
 //                                    relaxed-SIMD tiles (relaxed_tile.wat)
-//   setRelaxedTileInstalled(bool)    after replacing them: matmul then runs variant 7 (5 with 4 rows)
-//   setRelaxedTileRows(rows)         4 or 6: the installed tile the GEMM and the fused attention use
+//   setRelaxedTileInstalled(bool)    after replacing them: matmul then runs variant 7 (6 with 5 rows)
+//   setRelaxedTileRows(rows)         5 or 6: the installed tile the GEMM uses (replaceable_tiles.h)
 //
 // The multi-head functions with `intermediates: false` need nothing here: bindings.cpp passes the option
 // to the core, which picks the fused kernel or the teaching code (cpp/paths/fast_attention.h).

@@ -214,14 +214,14 @@ void matmul_prepacked(const float* a, const PackedMatrix& b, float* c, const Mat
     return;
   }
   const bool six = relaxed_tile_rows() == 6;
-  const RegisterTileFunction tile = six ? replaceable_register_tile6() : replaceable_register_tile();
+  const RegisterTileFunction tile = six ? replaceable_register_tile6() : replaceable_register_tile5();
   const auto call = [tile](int depth, const float* pa, const float* pb, float* ct, int ldc, bool accumulate) {
     tile(depth, pa, pb, ct, ldc, accumulate ? 1 : 0);
   };
   if (six) {
     matmul_packed<6>(a, nullptr, c, s, call, b.panels.data());
   } else {
-    matmul_packed<4>(a, nullptr, c, s, call, b.panels.data());
+    matmul_packed<5>(a, nullptr, c, s, call, b.panels.data());
   }
 }
 

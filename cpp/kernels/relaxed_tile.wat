@@ -4,11 +4,11 @@
 ;;
 ;; relaxed_tile_Rx8 (R = 4, 5, 6) has the contract of register_tile<R> in register_tile.h:
 ;;   c (R×8, row stride ldc floats) = (or += when accumulate ≠ 0) packed_a (depth×R) · packed_b (depth×8)
-;; One depth step is 2 loads of B, R splats of A and 2R multiply-adds. The 5×8 and 6×8 loops run 4
-;; steps per iteration, addressing them by immediate offsets, so their own cost (two pointer bumps, a
-;; compare and a branch, and the interrupt check V8 puts at every loop header) is paid once per 4 steps
-;; instead of every step; a second loop does the depth mod 4 steps left. The 4×8 loop runs one step per
-;; iteration, for the engines where the unrolled loops spill (see it below).
+;; One depth step is 2 loads of B, R splats of A and 2R multiply-adds. The 6×8 loop runs 4 steps per
+;; iteration, addressing them by immediate offsets, so its own cost (two pointer bumps, a compare and a
+;; branch, and the interrupt check V8 puts at every loop header) is paid once per 4 steps instead of
+;; every step; a second loop does the depth mod 4 steps left. The 4×8 and 5×8 loops run one step per
+;; iteration, for the engines where the unrolled loop spills (see them below).
 ;;
 ;; The module shares the main module's memory (imported), and JS puts its functions into the main
 ;; module's function table in place of the slots of replaceable_tiles.h (relaxed_tile_slot, ...), so the
@@ -16,10 +16,10 @@
 ;; pointer.
 (module
   (import "env" "memory" (memory 1))
-  ;; The 4×8 tile: GEMM variant 5 (the default where the 6×8 tile spills, see relaxed-tile.js), and the
-  ;; fused attention's last panel when d_head mod 6 = 4. One depth step per iteration: 8 accumulators,
-  ;; 2 vectors of B and 4 splats are 14 vector registers even when V8 11 (Node 20) hoists every load of
-  ;; the loop body above its multiply-adds, which makes the unrolled tiles below spill there.
+  ;; The 4×8 tile: GEMM variant 5; the fused attention's tile where the 6×8 one spills (see
+  ;; relaxed-tile.js), and its last panel when d_head mod 6 = 4. One depth step per iteration: 8
+  ;; accumulators, 2 vectors of B and 4 splats are 14 vector registers even when V8 11 (Node 20) hoists
+  ;; every load of the loop body above its multiply-adds, which makes the unrolled 6×8 tile spill there.
   (func (export "relaxed_tile_4x8")
     (param $depth i32) (param $a i32) (param $b i32) (param $c i32) (param $ldc i32) (param $accumulate i32)
     (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128)
@@ -77,114 +77,42 @@
     (v128.store offset=16 (local.get $c) (local.get $c31))
   )
 
-  ;; The 5×8 tile (10 accumulators: with fused multiply-add no product temporaries are needed, so
-  ;; five rows fit V8's vector registers): GEMM variant 6, A packed in 5-row panels.
+;; The 5×8 tile (10 accumulators): GEMM variant 6 (the default where the 6×8 tile spills, see
+  ;; relaxed-tile.js), A packed in 5-row panels. One depth step per iteration, and rows 0–3 of A as one
+  ;; vector whose lanes are broadcast by shuffles: the loads are then B's 2 vectors, A's vector and row 4's
+  ;; splat, so with every load of the body hoisted above its multiply-adds (V8 11, Node 20) 10 accumulators
+  ;; + 4 loaded vectors + 1 broadcast = 15 registers, and nothing spills.
   (func (export "relaxed_tile_5x8")
     (param $depth i32) (param $a i32) (param $b i32) (param $c i32) (param $ldc i32) (param $accumulate i32)
     (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128)
-    (local $b0 v128) (local $b1 v128) (local $s v128) (local $b_end i32) (local $stride i32)
-    ;; 1. 4 depth steps per iteration: loads at immediate offsets, one bump of a and b, one compare
-    (local.set $b_end (i32.add (local.get $b) (i32.shl (i32.and (local.get $depth) (i32.const -4)) (i32.const 5))))
+    (local $b0 v128) (local $b1 v128) (local $s v128) (local $rows v128) (local $row4 v128) (local $b_end i32) (local $stride i32)
+    ;; 1. one depth step per iteration
+    (local.set $b_end (i32.add (local.get $b) (i32.shl (local.get $depth) (i32.const 5))))
     (if (i32.lt_u (local.get $b) (local.get $b_end))
       (then
-        (loop $steps4
+        (loop $step
           (local.set $b0 (v128.load offset=0 (local.get $b)))
           (local.set $b1 (v128.load offset=16 (local.get $b)))
-          (local.set $s (v128.load32_splat offset=0 (local.get $a)))
+          (local.set $rows (v128.load offset=0 align=4 (local.get $a)))
+          (local.set $row4 (v128.load32_splat offset=16 (local.get $a)))
+          (local.set $s (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $rows) (local.get $rows)))
           (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
           (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
-          (local.set $s (v128.load32_splat offset=4 (local.get $a)))
+          (local.set $s (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $rows) (local.get $rows)))
           (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
           (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
-          (local.set $s (v128.load32_splat offset=8 (local.get $a)))
+          (local.set $s (i8x16.shuffle 8 9 10 11 8 9 10 11 8 9 10 11 8 9 10 11 (local.get $rows) (local.get $rows)))
           (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
           (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
-          (local.set $s (v128.load32_splat offset=12 (local.get $a)))
+          (local.set $s (i8x16.shuffle 12 13 14 15 12 13 14 15 12 13 14 15 12 13 14 15 (local.get $rows) (local.get $rows)))
           (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
           (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
-          (local.set $s (v128.load32_splat offset=16 (local.get $a)))
-          (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
-          (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
-          (local.set $b0 (v128.load offset=32 (local.get $b)))
-          (local.set $b1 (v128.load offset=48 (local.get $b)))
-          (local.set $s (v128.load32_splat offset=20 (local.get $a)))
-          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
-          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
-          (local.set $s (v128.load32_splat offset=24 (local.get $a)))
-          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
-          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
-          (local.set $s (v128.load32_splat offset=28 (local.get $a)))
-          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
-          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
-          (local.set $s (v128.load32_splat offset=32 (local.get $a)))
-          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
-          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
-          (local.set $s (v128.load32_splat offset=36 (local.get $a)))
-          (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
-          (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
-          (local.set $b0 (v128.load offset=64 (local.get $b)))
-          (local.set $b1 (v128.load offset=80 (local.get $b)))
-          (local.set $s (v128.load32_splat offset=40 (local.get $a)))
-          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
-          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
-          (local.set $s (v128.load32_splat offset=44 (local.get $a)))
-          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
-          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
-          (local.set $s (v128.load32_splat offset=48 (local.get $a)))
-          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
-          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
-          (local.set $s (v128.load32_splat offset=52 (local.get $a)))
-          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
-          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
-          (local.set $s (v128.load32_splat offset=56 (local.get $a)))
-          (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
-          (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
-          (local.set $b0 (v128.load offset=96 (local.get $b)))
-          (local.set $b1 (v128.load offset=112 (local.get $b)))
-          (local.set $s (v128.load32_splat offset=60 (local.get $a)))
-          (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
-          (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
-          (local.set $s (v128.load32_splat offset=64 (local.get $a)))
-          (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
-          (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
-          (local.set $s (v128.load32_splat offset=68 (local.get $a)))
-          (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
-          (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
-          (local.set $s (v128.load32_splat offset=72 (local.get $a)))
-          (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
-          (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
-          (local.set $s (v128.load32_splat offset=76 (local.get $a)))
-          (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
-          (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
-          (local.set $a (i32.add (local.get $a) (i32.const 80)))
-          (local.set $b (i32.add (local.get $b) (i32.const 128)))
-          (br_if $steps4 (i32.lt_u (local.get $b) (local.get $b_end))))))
-    ;; 2. the remaining depth mod 4 steps, one at a time
-    (local.set $b_end (i32.add (local.get $b) (i32.shl (i32.and (local.get $depth) (i32.const 3)) (i32.const 5))))
-    (block $done
-      (loop $step
-        (br_if $done (i32.ge_u (local.get $b) (local.get $b_end)))
-        (local.set $b0 (v128.load offset=0 (local.get $b)))
-        (local.set $b1 (v128.load offset=16 (local.get $b)))
-        (local.set $s (v128.load32_splat offset=0 (local.get $a)))
-        (local.set $c00 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c00)))
-        (local.set $c01 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c01)))
-        (local.set $s (v128.load32_splat offset=4 (local.get $a)))
-        (local.set $c10 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c10)))
-        (local.set $c11 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c11)))
-        (local.set $s (v128.load32_splat offset=8 (local.get $a)))
-        (local.set $c20 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c20)))
-        (local.set $c21 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c21)))
-        (local.set $s (v128.load32_splat offset=12 (local.get $a)))
-        (local.set $c30 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c30)))
-        (local.set $c31 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c31)))
-        (local.set $s (v128.load32_splat offset=16 (local.get $a)))
-        (local.set $c40 (f32x4.relaxed_madd (local.get $s) (local.get $b0) (local.get $c40)))
-        (local.set $c41 (f32x4.relaxed_madd (local.get $s) (local.get $b1) (local.get $c41)))
-        (local.set $a (i32.add (local.get $a) (i32.const 20)))
-        (local.set $b (i32.add (local.get $b) (i32.const 32)))
-        (br $step)))
-    ;; 3. c = acc (or c += acc), row by row
+          (local.set $c40 (f32x4.relaxed_madd (local.get $row4) (local.get $b0) (local.get $c40)))
+          (local.set $c41 (f32x4.relaxed_madd (local.get $row4) (local.get $b1) (local.get $c41)))
+          (local.set $a (i32.add (local.get $a) (i32.const 20)))
+          (local.set $b (i32.add (local.get $b) (i32.const 32)))
+          (br_if $step (i32.lt_u (local.get $b) (local.get $b_end))))))
+    ;; 2. c = acc (or c += acc), row by row
     (local.set $stride (i32.shl (local.get $ldc) (i32.const 2)))
     (if (local.get $accumulate)
       (then
@@ -221,6 +149,7 @@
     (v128.store (local.get $c) (local.get $c40))
     (v128.store offset=16 (local.get $c) (local.get $c41))
   )
+
 
   ;; The 6×8 tile: 12 accumulators + 2 vectors of B + 1 splat = 15 vector registers, as many as V8
   ;; leaves on x64, and it does not spill: GEMM variant 7 (the default), A packed in 6-row panels.

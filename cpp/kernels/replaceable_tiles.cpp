@@ -29,8 +29,9 @@ std::uintptr_t relaxed_tile5_slot_address() { return reinterpret_cast<std::uintp
 std::uintptr_t relaxed_tile6_slot_address() { return reinterpret_cast<std::uintptr_t>(&relaxed_tile6_slot); }
 void set_relaxed_tile_installed(bool value) { installed = value; }
 bool relaxed_tile_installed() { return installed; }
-void set_relaxed_tile_rows(int value) { rows = value == 4 ? 4 : 6; }
+void set_relaxed_tile_rows(int value) { rows = value == 5 ? 5 : 6; }
 int relaxed_tile_rows() { return rows; }
+int relaxed_attention_rows() { return rows == 6 ? 6 : 4; }
 RegisterTileFunction replaceable_register_tile() { return register_tile_pointer; }
 RegisterTileFunction replaceable_register_tile5() { return register_tile5_pointer; }
 RegisterTileFunction replaceable_register_tile6() { return register_tile6_pointer; }

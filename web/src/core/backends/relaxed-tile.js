@@ -1,7 +1,7 @@
 // Installs the relaxed-SIMD register tiles (cpp/kernels/relaxed_tile.wat, assembled by the build into
 // web/src/core/wasm/relaxed-tile.wasm) into a SIMD module of the core: the tile module imports the
 // core's memory, and its functions replace the core's function-table entries for the slots of
-// cpp/kernels/replaceable_tiles.h, so the packed GEMM (variants 5–7; 7, the 6×8 tile, or 5, the 4×8 one,
+// cpp/kernels/replaceable_tiles.h, so the packed GEMM (variants 5–7; 7, the 6×8 tile, or 6, the 5×8 one,
 // then becomes the default `matmul` and the fast path's projections) and the fused attention's scores and
 // weights·V call them. Which of the two is measured here, on the engine at hand (fasterTileRows).
 // Engines without relaxed SIMD fail validation and keep the plain simd128 tile, as does any failure
@@ -11,27 +11,27 @@ const TILE_URL = new URL('../wasm/relaxed-tile.wasm', import.meta.url);
 /** Each slot of relaxedTileSlots() and the tile module's export that replaces it. */
 const TILES = { tile: 'relaxed_tile_4x8', tile5: 'relaxed_tile_5x8', tile6: 'relaxed_tile_6x8' };
 
-// The probe: both tiles on the same block of 24 rows × 8 columns × depth 256 (6 calls of the 4×8 tile, 4 of
-// the 6×8), in a memory of their own (A at 0, 24 KiB; B at 32 KiB, 8 KiB; C at 48 KiB), alternately, a
+// The probe: both tiles on the same block of 30 rows × 8 columns × depth 256 (6 calls of the 5×8 tile, 5 of
+// the 6×8), in a memory of their own (A at 0, 30 KiB; B at 32 KiB, 8 KiB; C at 48 KiB), alternately, a
 // round each to reach the optimising tier and then PROBE_ROUNDS each; a round of PROBE_BLOCKS blocks is
 // about a millisecond at the tiles' speed, well above a browser's coarsened clock.
 const PROBE_DEPTH = 256;
-const PROBE_ROWS = 24;
-const PROBE_BLOCKS = 600;
+const PROBE_ROWS = 30;
+const PROBE_BLOCKS = 500;
 const PROBE_ROUNDS = 4;
 
 /**
- * Rows of the faster GEMM tile on this engine, 6 or 4 (replaceable_tiles.h relaxed_tile_rows): V8 11
+ * Rows of the faster GEMM tile on this engine, 6 or 5 (replaceable_tiles.h relaxed_tile_rows): V8 11
  * (Node 20) hoists every load of the 6×8 tile's unrolled loop above its multiply-adds and spills, so there
- * the rolled 4×8 tile is the faster; in Chromium's V8 the 6×8 one is. Each tile's best round counts, and
- * the 6×8 tile keeps its place unless the 4×8 one is clearly (5%) faster. The choice changes the speed
+ * the rolled 5×8 tile is the faster; in Chromium's V8 the 6×8 one is. Each tile's best round counts, and
+ * the 6×8 tile keeps its place unless the 5×8 one is clearly (5%) faster. The choice changes the speed
  * only: both sum in the same order.
  */
 async function fasterTileRows(bytes) {
   const memory = new WebAssembly.Memory({ initial: 1 });
   const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
   new Float32Array(memory.buffer, 0, 12 * 1024).fill(0.5);
-  const tiles = { 4: instance.exports.relaxed_tile_4x8, 6: instance.exports.relaxed_tile_6x8 };
+  const tiles = { 5: instance.exports.relaxed_tile_5x8, 6: instance.exports.relaxed_tile_6x8 };
   const round = (rows) => {
     const tile = tiles[rows];
     const started = performance.now();
@@ -40,13 +40,13 @@ async function fasterTileRows(bytes) {
     }
     return performance.now() - started;
   };
-  round(4);
+  round(5);
   round(6);
-  const best = { 4: Infinity, 6: Infinity };
+  const best = { 5: Infinity, 6: Infinity };
   for (let r = 0; r < PROBE_ROUNDS; r++) {
-    for (const rows of [4, 6]) best[rows] = Math.min(best[rows], round(rows));
+    for (const rows of [5, 6]) best[rows] = Math.min(best[rows], round(rows));
   }
-  return best[4] * 1.05 < best[6] ? 4 : 6;
+  return best[5] * 1.05 < best[6] ? 5 : 6;
 }
 
 async function fetchBytes(url) {
