@@ -5,7 +5,8 @@
 //   fastPathInfo()                   {vocabulary, variants: [{number, name}], defaultVariant, relaxedTileInstalled}
 //   relaxedTileSlots()               {tile, tile5, tile6}: the function-table indices JS replaces with the
 //                                    relaxed-SIMD tiles (relaxed_tile.wat)
-//   setRelaxedTileInstalled(bool)    after replacing them: matmul then runs variant 7
+//   setRelaxedTileInstalled(bool)    after replacing them: matmul then runs variant 7 (6 with 5 rows)
+//   setRelaxedTileRows(rows)         5 or 6: the installed tile the GEMM uses (replaceable_tiles.h)
 //
 // The multi-head functions with `intermediates: false` need nothing here: bindings.cpp passes the option
 // to the core, which picks the fused kernel or the teaching code (cpp/paths/fast_attention.h).
@@ -99,6 +100,7 @@ val relaxed_tile_slots_js() {
 }
 
 void set_relaxed_tile_installed_js(bool installed) { kernels::set_relaxed_tile_installed(installed); }
+void set_relaxed_tile_rows_js(int rows) { kernels::set_relaxed_tile_rows(rows); }
 
 }  // namespace
 
@@ -108,6 +110,7 @@ EMSCRIPTEN_BINDINGS(fast_kernels) {
   function("fastPathInfo", &fast_path_info_js);
   function("relaxedTileSlots", &relaxed_tile_slots_js);
   function("setRelaxedTileInstalled", &set_relaxed_tile_installed_js);
+  function("setRelaxedTileRows", &set_relaxed_tile_rows_js);
 }
 
 }  // namespace ap::bindings

@@ -58,7 +58,7 @@ int last_value_rows(int d_head, int rows) {
 
 struct Scratch {
   explicit Scratch(const AttentionHeads& s)
-      : rows(relaxed_tile_installed() ? 6 : 4),
+      : rows(relaxed_tile_installed() ? relaxed_attention_rows() : 4),
         last_rows(last_value_rows(s.d_head, rows)),
         padded_d_head((s.d_head - 1) / rows * rows + last_rows),
         packed_key(static_cast<size_t>(round_up(s.tk, rows)) * s.d_head),
@@ -69,7 +69,7 @@ struct Scratch {
         installed_tile(relaxed_tile_installed() ? replaceable_register_tile6() : nullptr),
         installed_tile4(relaxed_tile_installed() ? replaceable_register_tile() : nullptr),
         installed_tile5(relaxed_tile_installed() ? replaceable_register_tile5() : nullptr) {}
-  int rows;                            // R: rows of one register tile, 6 (relaxed SIMD) or 4
+  int rows;                            // R: rows of one register tile, relaxed_attention_rows() (relaxed SIMD) or 4
   int last_rows;                       // rows of the last head-column panel's tile: last_value_rows
   int padded_d_head;                   // d_head rounded up to whole panels: R per panel, last_rows in the last
   std::vector<float> packed_key;       // K of one head in panels of R keys: for each p, k[j..j+R)[p]

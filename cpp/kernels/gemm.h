@@ -60,7 +60,8 @@ struct MatmulVariant {
 // Every variant, numbered from 1 (the reference); the harness validates each before timing it.
 const std::vector<MatmulVariant>& matmul_variants();
 
-// The variant `matmul` runs: 7 once the relaxed-SIMD tiles are installed, else 3.
+// The variant `matmul` runs: once the relaxed-SIMD tiles are installed 7, or 6 where relaxed-tile.js measured
+// the 5×8 tile faster (relaxed_tile_rows, replaceable_tiles.h); else 3.
 int default_matmul_variant();
 
 // C (=|+=) op(A)·op(B) with the default variant.
@@ -78,7 +79,7 @@ struct PackedMatrix {
 PackedMatrix pack_matrix(const float* b, int k, int n, bool transpose_b = false);
 
 // C (=|+=) A·B with B from pack_matrix (shape.k, shape.n are its k, n; shape.ldb and transpose_b are not read),
-// on the default variant's register tile: the packed GEMM without its packing of B.
+// on the default variant's register tile (5 or 6 rows): the packed GEMM without its packing of B.
 void matmul_prepacked(const float* a, const PackedMatrix& b, float* c, const MatmulShape& shape);
 
 // Which vector vocabulary this build was compiled with: "wasm_simd128" or "scalar".

@@ -17,15 +17,21 @@ const std::vector<MatmulVariant>& matmul_variants() {
   return variants;
 }
 
-// With the relaxed-SIMD tiles, 6×8 (variant 7) is the fastest at every size measured (cpp/kernels/README.md);
-// without them a 6-row tile spills (it needs a product temporary per multiply-add), so 4×8 (variant 3).
-int default_matmul_variant() { return relaxed_tile_installed() ? 7 : 3; }
+// With the relaxed-SIMD tiles, 6×8 (variant 7) or, on engines where that tile spills, 5×8 (variant 6): the
+// one relaxed-tile.js measured faster (relaxed_tile_rows, cpp/kernels/README.md); without them a 6-row tile
+// spills (it needs a product temporary per multiply-add), so 4×8 (variant 3).
+int default_matmul_variant() {
+  if (!relaxed_tile_installed()) return 3;
+  return relaxed_tile_rows() == 6 ? 7 : 6;
+}
 
 void matmul(const float* a, const float* b, float* c, const MatmulShape& shape) {
-  if (relaxed_tile_installed()) {
+  if (!relaxed_tile_installed()) {
+    matmul_packed_4x8(a, b, c, shape);
+  } else if (relaxed_tile_rows() == 6) {
     matmul_packed_6x8_replaceable(a, b, c, shape);
   } else {
-    matmul_packed_4x8(a, b, c, shape);
+    matmul_packed_5x8_replaceable(a, b, c, shape);
   }
 }
 

@@ -209,13 +209,19 @@ PackedMatrix pack_matrix(const float* b, int k, int n, bool transpose_b) {
 }
 
 void matmul_prepacked(const float* a, const PackedMatrix& b, float* c, const MatmulShape& s) {
-  if (relaxed_tile_installed()) {
-    const RegisterTileFunction tile = replaceable_register_tile6();
-    matmul_packed<6>(a, nullptr, c, s, [tile](int depth, const float* pa, const float* pb, float* ct, int ldc, bool accumulate) {
-      tile(depth, pa, pb, ct, ldc, accumulate ? 1 : 0);
-    }, b.panels.data());
-  } else {
+  if (!relaxed_tile_installed()) {
     matmul_packed<4>(a, nullptr, c, s, inline_tile<4>, b.panels.data());
+    return;
+  }
+  const bool six = relaxed_tile_rows() == 6;
+  const RegisterTileFunction tile = six ? replaceable_register_tile6() : replaceable_register_tile5();
+  const auto call = [tile](int depth, const float* pa, const float* pb, float* ct, int ldc, bool accumulate) {
+    tile(depth, pa, pb, ct, ldc, accumulate ? 1 : 0);
+  };
+  if (six) {
+    matmul_packed<6>(a, nullptr, c, s, call, b.panels.data());
+  } else {
+    matmul_packed<5>(a, nullptr, c, s, call, b.panels.data());
   }
 }
 

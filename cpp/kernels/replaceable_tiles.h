@@ -22,10 +22,21 @@ std::uintptr_t relaxed_tile_slot_address();
 std::uintptr_t relaxed_tile5_slot_address();
 std::uintptr_t relaxed_tile6_slot_address();
 
-// Set by JS after replacing the entries: matmul then runs variant 7 and the fused attention calls the
-// slots for its scores and its weights·V (both on the tiles above, transposed).
+// Set by JS after replacing the entries: matmul then runs variant 7 (or 6, see below) and the fused
+// attention calls the slots for its scores and its weights·V (both on the tiles above, transposed).
 void set_relaxed_tile_installed(bool installed);
 bool relaxed_tile_installed();
+
+// Which installed tile the GEMM is built on: 6 (the 6×8 tile, variant 7; the default) or 5 (the 5×8 tile,
+// variant 6); the fused attention then uses the 6×8 tile or the 4×8 one (its key tiles are whole panels of
+// 4 and of 6). Engines differ: where the compiler hoists the loads of the 6×8 tile's unrolled loop above its
+// multiply-adds (V8 11, Node 20), it spills and runs at about 60% of the speed of the rolled 5×8 one;
+// elsewhere (V8 in Chromium 156) the 6×8 tile is the faster. JS measures both on the engine at hand
+// (relaxed-tile.js) and sets this. Every height sums in the same order, so results do not depend on it.
+void set_relaxed_tile_rows(int rows);
+int relaxed_tile_rows();
+// The fused attention's tile height with the relaxed tiles: 6 with the 6×8 GEMM tile, else 4.
+int relaxed_attention_rows();
 
 // Pointers to the slots, read through volatile globals so the compiler never calls the plain tiles
 // directly in their place.

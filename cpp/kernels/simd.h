@@ -27,6 +27,7 @@ inline f32x4 zero() { return wasm_f32x4_splat(0.0f); }
 inline f32x4 add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
 inline f32x4 sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
+inline f32x4 div(f32x4 a, f32x4 b) { return wasm_f32x4_div(a, b); }
 // a·b + c as a multiply then an add: clang 14 cannot emit the standard relaxed-SIMD madd.
 inline f32x4 mul_add(f32x4 a, f32x4 b, f32x4 c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
 // Not wasm_f32x4_max: that one propagates NaN with extra work; the inputs here are never NaN.
@@ -104,6 +105,10 @@ inline f32x4 sub(f32x4 a, f32x4 b) {
 }
 inline f32x4 mul(f32x4 a, f32x4 b) {
   for (int i = 0; i < kLanes; ++i) a.lane[i] *= b.lane[i];
+  return a;
+}
+inline f32x4 div(f32x4 a, f32x4 b) {
+  for (int i = 0; i < kLanes; ++i) a.lane[i] /= b.lane[i];
   return a;
 }
 inline f32x4 mul_add(f32x4 a, f32x4 b, f32x4 c) {

@@ -201,7 +201,8 @@ describe('relaxed-SIMD tile', () => {
     const reason = await installRelaxedTile(core, tile);
     if (WebAssembly.validate(tile)) {
       expect(reason).toBe('');
-      expect(core.fastPathInfo()).toMatchObject({ relaxedTileInstalled: true, defaultVariant: 7 });
+      expect(core.fastPathInfo()).toMatchObject({ relaxedTileInstalled: true });
+      expect([6, 7]).toContain(core.fastPathInfo().defaultVariant);  // the tile the installer measured faster
     } else {
       expect(reason).toBe('this engine does not support relaxed SIMD (the tile module does not validate)');
       expect(core.fastPathInfo()).toMatchObject({ relaxedTileInstalled: false, defaultVariant: 3 });
@@ -223,7 +224,7 @@ describe('relaxed-SIMD tile', () => {
     expect(child.status, child.stderr).toBe(0);
     const { reason, defaultVariant, failures } = JSON.parse(child.stdout);
     expect(reason).toBe('');
-    expect(defaultVariant).toBe(7);
+    expect([6, 7]).toContain(defaultVariant);
     expect(failures).toEqual({});
   });
 });

@@ -79,7 +79,7 @@ describe('random valid calls give the same numbers on every backend', () => {
     expect(child.status, child.stderr).toBe(0);
     const { reason, defaultVariant, results } = JSON.parse(child.stdout);
     expect(reason).toBe('');
-    expect(defaultVariant).toBe(7);
+    expect([6, 7]).toContain(defaultVariant);
     const js = await attentionFor('js');
     const problems = [];
     calls.forEach((call, i) => {
