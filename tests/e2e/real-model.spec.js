@@ -1,5 +1,6 @@
 // The Real model view (view=model): the built-in tiny GPT-2 (labelled untrained) opens with every layer × head's
-// weights, the next-token top-10 and the forward's time, backend and threads (one: the tiny model is below the
+// weights (at 1280 the first layer's on the first screen, above the rest), the next-token top-10 and the forward's
+// time, backend and threads (one: the tiny model is below the
 // workers' crossover, and the line says so); switching a head off changes the predictions; on 2 Web Workers
 // (model-threads=2) the same heads, top-10 and ablation; the single-file page from file://, where no worker
 // starts, runs on one thread and says why; with WebAssembly blocked the JS reference runs it, saying why; a
@@ -31,6 +32,12 @@ for (const width of [1280, 390]) {
     await expect(view.locator('#real-model-threads')).toHaveValue('auto');
     await expect(view.locator('.real-model-info')).toContainText('2 layers × 4 heads');
     await expect(view.locator('.head-label')).toHaveCount(8); // headScores' labels, where a score passes its threshold
+    if (width > 400) {
+      // picture first: the first layer's heads whole on the first screen, above the next-token table
+      const [firstHead, table] = await Promise.all([view.locator('canvas').first().boundingBox(), view.locator('.real-model-top').boundingBox()]);
+      expect(firstHead.y + firstHead.height).toBeLessThanOrEqual(800 - 24);
+      expect(table.y).toBeGreaterThan(firstHead.y);
+    }
     await expect(page.locator('.tabs a[data-view="model"]')).toHaveAttribute('aria-current', 'page');
     const before = await view.locator('.real-model-top tbody').innerText();
     await view.locator('[data-ablate="1.2"]').check();

@@ -85,7 +85,10 @@ export function createRealModelView({ update, loadOptions = async () => ({}) }) 
   topTable.append(topCaption, topHead, topBody);
   const headsTitle = element('h3', {}, S.headsTitle);
   const grid = element('div', { class: 'real-model-heads' });
-  node.append(form, progress, progressText, message, untrained, info, textLabel, textInput, threadsRow, timing, threadsNote, notes, topTable, headsTitle, grid);
+  // Picture first: the text, then every head on it, then what the heads' switches and the threads did, then the
+  // next-token table.
+  threadsRow.append(timing);
+  node.append(form, progress, progressText, message, untrained, info, textLabel, textInput, threadsRow, headsTitle, grid, notes, threadsNote, topTable);
   for (const part of [progress, untrained, message]) setHidden(part, true);
 
   let model = null;
