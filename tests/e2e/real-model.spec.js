@@ -32,6 +32,8 @@ for (const width of [1280, 390]) {
     await expect(view.locator('#real-model-threads')).toHaveValue('auto');
     await expect(view.locator('.real-model-info')).toContainText('2 layers × 4 heads');
     await expect(view.locator('.head-label')).toHaveCount(8); // headScores' labels, where a score passes its threshold
+    // on a phone the other sources and the file picker are folded; on a laptop they are open, without a fold
+    await expect(view.locator('.real-model-more')).toHaveJSProperty('open', width > 400);
     if (width > 400) {
       // picture first: the first layer's heads whole on the first screen, above the next-token table
       const [firstHead, table] = await Promise.all([view.locator('canvas').first().boundingBox(), view.locator('.real-model-top').boundingBox()]);

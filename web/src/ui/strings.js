@@ -470,6 +470,7 @@ export const STRINGS = {
     load: 'Load',
     cancel: 'Cancel',
     forget: 'Forget downloaded models',
+    moreSources: 'Other checkpoints, or files from this computer',
     filesLabel: 'Or pick the files (a tokenizer.json may stand for vocab.json + merges.txt), or drop them on this view:',
     textLabel: 'Text',
     untrained: 'Untrained: the built-in tiny model has GPT-2\'s layout (2 layers × 4 heads) and random weights; its heads and predictions mean nothing.',

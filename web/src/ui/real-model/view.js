@@ -62,7 +62,11 @@ export function createRealModelView({ update, loadOptions = async () => ({}) }) 
   const filesInput = element('input', { id: 'real-model-files', type: 'file', multiple: '' });
   const filesRow = element('div', { class: 'real-model-row' });
   filesRow.append(element('label', { for: 'real-model-files' }, S.filesLabel), filesInput);
-  form.append(sourceRow, element('p', { id: 'real-model-source-hint', class: 'hint' }, S.sourceHint), filesRow);
+  // What else the Checkpoint box takes, and the file picker: folded on a phone, where they filled the first screen.
+  const more = element('details', { class: 'real-model-more' });
+  more.append(element('summary', {}, S.moreSources), element('p', { id: 'real-model-source-hint', class: 'hint' }, S.sourceHint), filesRow);
+  more.open = typeof matchMedia !== 'function' || matchMedia('(min-width: 861px)').matches;
+  form.append(sourceRow, more);
 
   const progress = element('progress', { class: 'real-model-progress', max: '1', value: '0', 'aria-label': S.load });
   const progressText = element('p', { class: 'real-model-progress-text', role: 'status' });
