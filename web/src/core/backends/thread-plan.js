@@ -9,6 +9,7 @@
 // One round trip per call; no worker needs another's result.
 
 import { functionsFor } from '../registry.js';
+import { allFinite } from '../reference/check-helpers.js';
 
 /** The functions the pool runs (registry.js: those with the 'workers' path), each in its split layout. */
 export const POOL_FUNCTIONS = functionsFor('workers');
@@ -131,7 +132,7 @@ export function computeHeadGroup(core, { fn, xQuery, xContext, weights, options 
   if (!outRows) return context.data;
   // A context that overflowed is no input for the product (matmul refuses NaN): the part stays NaN, and the
   // API's result check on the main thread names the stage that overflowed (registry-results.js).
-  if (!context.data.every(Number.isFinite)) return new Float32Array(context.shape[0] * context.shape[1] * outRows.shape[1]).fill(NaN);
+  if (!allFinite(context.data)) return new Float32Array(context.shape[0] * context.shape[1] * outRows.shape[1]).fill(NaN);
   // context·Wo = Σ over workers of (their context columns)·(the same rows of Wo): no exchange needed.
   return core.matmul(context, outRows, { transposeB: false }).output.data;
 }

@@ -59,7 +59,7 @@ function checkSizes(fn, name, tensor, dimNames) {
  * sums of v·0 stay 0 exactly when all are. (Number.isFinite per value is 3-4× slower on the millions of
  * weights a threaded call checks on the main thread before its workers start.)
  */
-function allFinite(data) {
+export function allFinite(data) {
   let a = 0;
   let b = 0;
   let c = 0;
