@@ -7,9 +7,13 @@
 
 namespace ap {
 
-// region: attention-without-weights
 AverageResult attention_without_weights(const Tensor& x, Normalization normalization) {
   require_valid(check_attention_without_weights(x, normalization));
+  return attention_without_weights_unchecked(x, normalization);
+}
+
+// region: attention-without-weights
+AverageResult attention_without_weights_unchecked(const Tensor& x, Normalization normalization) {
   const int batch = x.shape[0], time = x.shape[1], channels = x.shape[2];
   const std::size_t x_stride = static_cast<std::size_t>(time) * channels;
   const std::size_t w_stride = static_cast<std::size_t>(time) * time;

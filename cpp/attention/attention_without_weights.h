@@ -11,5 +11,7 @@ namespace ap {
 // output (B, T, C) = weights·X.
 AverageResult attention_without_weights(const Tensor& x,
                                         Normalization normalization = Normalization::Stable);
+// attention_without_weights on arguments that passed check_attention_without_weights (checks.h): what the bindings run.
+AverageResult attention_without_weights_unchecked(const Tensor& x, Normalization normalization);
 
 }  // namespace ap

@@ -25,9 +25,12 @@ Tensor apply_to_each_batch(const Tensor& weights, const Tensor& x) {
 // endregion
 }  // namespace
 
-// region: causal-average-loop
 AverageResult causal_average_loop(const Tensor& x) {
-  require_valid(check_causal_average_loop(x));
+  return checked(check_causal_average_loop, causal_average_loop_unchecked, x);
+}
+
+// region: causal-average-loop
+AverageResult causal_average_loop_unchecked(const Tensor& x) {
   const int batch = x.shape[0], time = x.shape[1], channels = x.shape[2];
   AverageResult result;
   result.output = zeros(x.shape);  // (B, T, C)
@@ -45,9 +48,12 @@ AverageResult causal_average_loop(const Tensor& x) {
 }
 // endregion
 
-// region: causal-average-matmul
 AverageResult causal_average_matmul(const Tensor& x) {
-  require_valid(check_causal_average_matmul(x));
+  return checked(check_causal_average_matmul, causal_average_matmul_unchecked, x);
+}
+
+// region: causal-average-matmul
+AverageResult causal_average_matmul_unchecked(const Tensor& x) {
   const int time = x.shape[1];
   AverageResult result;
   // 1. weights = tril(ones(T, T)), each row divided by its sum: row t holds 1/(t+1) in columns 0..t
@@ -61,9 +67,12 @@ AverageResult causal_average_matmul(const Tensor& x) {
 }
 // endregion
 
-// region: causal-average-softmax
 AverageResult causal_average_softmax(const Tensor& x) {
-  require_valid(check_causal_average_softmax(x));
+  return checked(check_causal_average_softmax, causal_average_softmax_unchecked, x);
+}
+
+// region: causal-average-softmax
+AverageResult causal_average_softmax_unchecked(const Tensor& x) {
   const int time = x.shape[1];
   AverageResult result;
   // 1. scores = zeros(T, T): every token is equally interesting, for now

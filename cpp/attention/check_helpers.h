@@ -32,8 +32,8 @@ bool checking_shapes_only();
 // Throws std::invalid_argument(message) unless message is empty. The compute functions' only throw.
 void require_valid(const std::string& message);
 
-// A step's checked entry point, for the steps whose body is also called unchecked (a binding checks once, then runs
-// that): the step's check, whose message names the first bad argument, then the step on the checked arguments.
+// A step's public entry point (every step's body is <step>_unchecked, which the bindings run once the call is
+// checked): the step's check, whose message names the first bad argument, then the step on the checked arguments.
 // (The check's type is read from the step's, never deduced: the public check is an overload of the internal one.)
 template <typename T>
 struct NotDeduced {

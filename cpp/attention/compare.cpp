@@ -7,9 +7,12 @@
 
 namespace ap {
 
-// region: compare
 Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options) {
-  require_valid(check_compare(actual, expected, options));
+  return checked(check_compare, compare_unchecked, actual, expected, options);
+}
+
+// region: compare
+Comparison compare_unchecked(const Tensor& actual, const Tensor& expected, const CompareOptions& options) {
   Comparison result;
   for (std::size_t i = 0; i < actual.data.size(); ++i) {
     const double a = actual.data[i], e = expected.data[i];

@@ -47,7 +47,10 @@ DropoutKeeps::DropoutKeeps(DropoutRng rng, double seed, float p, std::size_t cou
 }
 
 DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options) {
-  require_valid(check_attention_dropout(weights, options));
+  return checked(check_attention_dropout, attention_dropout_unchecked, weights, options);
+}
+
+DropoutResult attention_dropout_unchecked(const Tensor& weights, const DropoutOptions& options) {
   // For the counter generator the flat index is the counter: any element's fate is known without drawing the others.
   const DropoutKeeps keeps(options.dropout_rng, options.seed, options.dropout, weights.data.size());
   const float keep_scale = keeps.scale();  // keeps the expected sum of each row

@@ -27,7 +27,10 @@ std::string check_layer_norm(const Tensor& x, const LayerNormOptions& options, s
 }
 
 Tensor layer_norm(const Tensor& x, const LayerNormOptions& options) {
-  require_valid(check_layer_norm(x, options));
+  return checked(check_layer_norm, layer_norm_unchecked, x, options);
+}
+
+Tensor layer_norm_unchecked(const Tensor& x, const LayerNormOptions& options) {
   const int C = x.shape.back();
   const std::size_t rows = x.element_count() / C;
   Tensor output{x.shape, std::vector<float>(x.data.size())};

@@ -5,9 +5,12 @@
 
 namespace ap {
 
-// region: next-token-pairs
 NextTokenPairs next_token_pairs(const IntTensor& tokens) {
-  require_valid(check_next_token_pairs(tokens));
+  return checked(check_next_token_pairs, next_token_pairs_unchecked, tokens);
+}
+
+// region: next-token-pairs
+NextTokenPairs next_token_pairs_unchecked(const IntTensor& tokens) {
   const int batch = tokens.shape[0];
   const int length = tokens.shape[1];
   const int pairs = length - 1;

@@ -7,9 +7,13 @@
 
 namespace ap {
 
-// region: self-attention
 AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options) {
-  require_valid(check_self_attention(x, weights, options));
+  return checked(check_self_attention, self_attention_unchecked, x, weights, options);
+}
+
+// region: self-attention
+AttentionResult self_attention_unchecked(const Tensor& x, const ProjectionWeights& weights,
+                                         const AttentionOptions& options) {
   const int batch = x.shape[0], time = x.shape[1];
 
   AttentionResult result;

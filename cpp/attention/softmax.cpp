@@ -58,7 +58,10 @@ void softmax_row(float* row, int n, Normalization normalization) {
 }
 
 Tensor softmax(const Tensor& x, const SoftmaxOptions& options) {
-  require_valid(check_softmax(x, options));
+  return checked(check_softmax, softmax_unchecked, x, options);
+}
+
+Tensor softmax_unchecked(const Tensor& x, const SoftmaxOptions& options) {
   const int n = x.shape.back();
   const std::size_t rows = x.element_count() / static_cast<std::size_t>(n);
 

@@ -1,7 +1,7 @@
 // The embind declarations: one JS function per registry function (web/src/core/registry.js), with its JS
 // name, registered by a loop over the registry through one generic binding body (invoke). A function needs
-// nothing here: the body calls its check, paths::check_<cpp>, and then paths::<cpp>, the planned path's entry
-// point or the teaching step (cpp/paths/paths.h); its arguments are read by that function's parameter types and
+// nothing here: the body calls its check, paths::check_<cpp>, and then paths::<cpp>_unchecked, the planned path's
+// entry point or the teaching step's body (cpp/paths/paths.h); its arguments are read by that function's parameter types and
 // the registry's names for them (js_arguments.h), its results written back by type.
 //
 // Memory ownership
@@ -176,10 +176,10 @@ template <typename F> val invoke5(val a, val b, val c, val d, val e) { return in
     static constexpr const char* name = #js;                                                               \
     template <typename... Inputs>                                                                          \
     static std::string check(const Inputs&... inputs) { return paths::check_##cpp(inputs...); }           \
-    static constexpr auto run = &paths::cpp;                                                               \
+    static constexpr auto run = &paths::cpp##_unchecked;                                                   \
   };                                                                                                       \
   static_assert(std::tuple_size_v<InputsOf<decltype(js##_function::run)>> == parameters,                   \
-                #js ": the registry's arguments and options do not match the parameters of paths::" #cpp);
+                #js ": the registry's arguments and options do not match the parameters of paths::" #cpp "_unchecked");
 AP_REGISTRY_FUNCTIONS(AP_FUNCTION)
 #undef AP_FUNCTION
 

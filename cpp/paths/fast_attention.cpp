@@ -157,7 +157,7 @@ SdpaResult scaled_dot_product_attention_fast(const Tensor& query, const Tensor& 
   if (sdpa_plans_fused(E, Ev, options) && !sdpa_fused_applies(E, Ev, options)) {
     throw std::logic_error("scaledDotProductAttention: the call was planned onto the fused kernel, whose rule does not take it");
   }
-  if (!sdpa_plans_fused(E, Ev, options)) return scaled_dot_product_attention(query, key, value, options);
+  if (!sdpa_plans_fused(E, Ev, options)) return scaled_dot_product_attention_unchecked(query, key, value, options);
   int batch = 1;
   for (int a = 0; a < rank - 2; ++a) batch *= query.shape[a];
   std::vector<int> output_shape(query.shape.begin(), query.shape.end() - 1);
