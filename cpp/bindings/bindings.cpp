@@ -1,8 +1,9 @@
-// The embind declarations: one JS function per registry function (web/src/core/registry.js), with its JS
-// name, registered by a loop over the registry through one generic binding body (invoke). A function needs
-// nothing here: the body calls its check, paths::check_<cpp>, and then paths::<cpp>_unchecked, the planned path's
-// entry point or the teaching step's body (cpp/paths/paths.h); its arguments are read by that function's parameter types and
-// the registry's names for them (js_arguments.h), its results written back by type.
+// The embind declarations: two JS functions per registry function (web/src/core/registry.js), registered by a
+// loop over the registry through one generic binding body (invoke). A function needs nothing here. `<name>`, for
+// a direct caller of the module, runs its check, paths::check_<cpp>, once; `<name>Unchecked`, for the JS API,
+// which has checked the call already (web/src/core/api.js), runs none. Both then run paths::<cpp>_unchecked, the
+// planned path's entry point or the teaching step's body (cpp/paths/paths.h); the arguments are read by that
+// function's parameter types and the registry's names for them (js_arguments.h), the results written back by type.
 //
 // Memory ownership
 // - JS owns its arguments. Each call copies every input tensor once into a std::vector on the WASM
@@ -125,8 +126,9 @@ struct Parameters<Result (*)(Args...)> {
 template <typename Run>
 using InputsOf = typename Parameters<std::remove_const_t<Run>>::Inputs;
 
-// Reads the options (the last JS argument, where the function has them) and then every argument, by type.
-template <typename Inputs, std::size_t... I>
+// Reads the options (the last JS argument, where the function has them) and then every argument, by type; the
+// checked entry then holds the arguments to what only JS can see between them (check_agreement).
+template <bool Checked, typename Inputs, std::size_t... I>
 void read_inputs(Call& call, const Signature& signature, const val* js, Inputs& inputs, std::index_sequence<I...>) {
   const auto read_options_at = [&](auto& input, std::size_t index) {
     if constexpr (kIsOptions<std::decay_t<decltype(input)>>) read_options(call, js[index], signature.options, input);
@@ -136,41 +138,47 @@ void read_inputs(Call& call, const Signature& signature, const val* js, Inputs& 
   };
   (read_options_at(std::get<I>(inputs), I), ...);
   (read_argument_at(std::get<I>(inputs), I), ...);
-  check_agreement(call, js[sizeof...(I) - 1], std::get<I>(inputs)...);
+  if constexpr (Checked) check_agreement(call, js[sizeof...(I) - 1], std::get<I>(inputs)...);
 }
 
-// Read the options and the tensors' layouts (structural checks and the heap budget for the copies), the core's
-// check on the shapes alone with what will be left once the inputs are copied as max_bytes — a call refused
-// there has allocated nothing, so it cannot grow the memory — then copy the inputs in, the full check (values)
-// with the heap that is left, run, copy the results out.
-template <typename Function, std::size_t... I>
+// The checked entry (a direct caller of the module): read the options and the tensors' layouts (structural
+// checks and the heap budget for the copies), the core's check on the shapes alone with what will be left once
+// the inputs are copied as max_bytes — a call refused there has allocated nothing, so it cannot grow the memory —
+// then copy the inputs in, the full check (values) with the heap that is left, run, copy the results out.
+// The unchecked entry (the JS API, web/src/core/api.js, which has checked the call in full, memory against this
+// module's room included): read the layouts it copies, copy, run; no check_* runs a second time.
+template <typename Function, bool Checked, std::size_t... I>
 val invoke_with(const val* js, std::index_sequence<I...> indices) {
   Call call(Function::name);
   static const Signature signature = signature_of(Function::name);
   InputsOf<decltype(Function::run)> inputs;
-  read_inputs(call, signature, js, inputs, indices);
-  const auto check = [&](std::size_t max_bytes) { return Function::check(std::get<I>(inputs)..., max_bytes); };
-  call.check_before_copy(check);
-  if (call.ok()) call.copy_inputs();
-  call.check(check);
+  read_inputs<Checked>(call, signature, js, inputs, indices);
+  if constexpr (Checked) {
+    const auto check = [&](std::size_t max_bytes) { return Function::check(std::get<I>(inputs)..., max_bytes); };
+    call.check_before_copy(check);
+    if (call.ok()) call.copy_inputs();
+    call.check(check);
+  } else if (call.ok()) {
+    call.copy_inputs();
+  }
   if (!call.ok()) return call.error_value();
   return result_to_js(Function::run(std::get<I>(inputs)...));
 }
 
-template <typename Function, typename... Js>
+template <typename Function, bool Checked, typename... Js>
 val invoke(Js... js) {
   const val arguments[] = {js...};
-  return invoke_with<Function>(arguments, std::index_sequence_for<Js...>{});
+  return invoke_with<Function, Checked>(arguments, std::index_sequence_for<Js...>{});
 }
 
 // embind needs a function of each arity: the registry gives each function's (arguments + options).
-template <typename F> val invoke1(val a) { return invoke<F>(a); }
-template <typename F> val invoke2(val a, val b) { return invoke<F>(a, b); }
-template <typename F> val invoke3(val a, val b, val c) { return invoke<F>(a, b, c); }
-template <typename F> val invoke4(val a, val b, val c, val d) { return invoke<F>(a, b, c, d); }
-template <typename F> val invoke5(val a, val b, val c, val d, val e) { return invoke<F>(a, b, c, d, e); }
+template <typename F, bool C> val invoke1(val a) { return invoke<F, C>(a); }
+template <typename F, bool C> val invoke2(val a, val b) { return invoke<F, C>(a, b); }
+template <typename F, bool C> val invoke3(val a, val b, val c) { return invoke<F, C>(a, b, c); }
+template <typename F, bool C> val invoke4(val a, val b, val c, val d) { return invoke<F, C>(a, b, c, d); }
+template <typename F, bool C> val invoke5(val a, val b, val c, val d, val e) { return invoke<F, C>(a, b, c, d, e); }
 
-// Each registry function: its JS name, its check and its run, by the registry's C++ name.
+// Each registry function: its JS name, its check and its run on checked arguments, by the registry's C++ name.
 #define AP_FUNCTION(js, cpp, parameters)                                                                   \
   struct js##_function {                                                                                   \
     static constexpr const char* name = #js;                                                               \
@@ -200,7 +208,9 @@ void set_memory_limit_js(double bytes) { set_memory_limit(bytes <= 0 ? 0 : stati
 
 EMSCRIPTEN_BINDINGS(attention_core) {
   using emscripten::function;
-#define AP_BIND(js, cpp, parameters) function(#js, &invoke##parameters<js##_function>);
+#define AP_BIND(js, cpp, parameters)                                   \
+  function(#js, &invoke##parameters<js##_function, true>);             \
+  function(#js "Unchecked", &invoke##parameters<js##_function, false>);
   AP_REGISTRY_FUNCTIONS(AP_BIND)
 #undef AP_BIND
   function("heapStats", &heap_stats_js);

@@ -2,13 +2,15 @@
 // checks what only JS can see (tensor objects, option names and types), adds the batch axis to unbatched
 // (T, C) input, fills every default, runs the function's one check (reference/checks.js: shapes, sizes,
 // values, memory on the planned path) before any backend sees the call, asks the planner which path runs
-// it, calls the backend with the normalised arguments, records `lastCall` and removes the batch axis from
-// the results again. A backend (WASM, WebGPU, the JS reference) then only computes.
+// it, calls the backend with the normalised arguments as a checked call (backends/api-checked.js), records
+// `lastCall` and removes the batch axis from the results again. A backend (WASM, WebGPU, the JS reference) then
+// only computes: the WASM binding runs no check of its own on such a call.
 import { CHECKS } from './reference/checks.js';
-import { checkKnownKeys, withoutValueScan } from './reference/check-helpers.js';
+import { checkKnownKeys } from './reference/check-helpers.js';
+import { whileApiChecked } from './backends/api-checked.js';
 import { ENTRIES, FUNCTION_NAMES, REGISTRY } from './registry.js';
 import { checkOption, MEMORY_LIMIT_BYTES, withMemoryBudget } from './registry-checks.js';
-import { ApiError, fail } from './registry-errors.js';
+import { fail } from './registry-errors.js';
 import { checkResults } from './registry-results.js';
 import { defaultIntermediates, INTERMEDIATES_LIMIT, plan } from './planner.js';
 import { addBatchAxis, checkTensorStructure, dropBatchAxis } from './tensor.js';
@@ -254,20 +256,6 @@ export function createAttention(backend, {
   };
   for (const fn of FUNCTION_NAMES) {
     const check = CHECKS[fn];
-    /**
-     * The binding's value scan reports a NaN or ±∞ input with a message only; the check with its scan, run
-     * again only then, gives the same words as the ApiError every backend throws ({fn, argument, value,
-     * expected, kind}). Any other error of the backend passes through as it is.
-     */
-    const structured = (error, args) => {
-      if (!backend.scansValues || error instanceof ApiError) return error;
-      try {
-        check(...args);
-      } catch (checked) {
-        if (checked instanceof ApiError) return checked;
-      }
-      return error;
-    };
     attention[fn] = (...callArgs) => {
       const { args, unbatched } = normalizeArguments(fn, callArgs);
       // The memory check counts the copies a WASM backend makes of the inputs (memoryRoom: it has a module)
@@ -280,19 +268,13 @@ export function createAttention(backend, {
       const budget = room
         ? { limit: memoryLimit, inputBytes: inputBytesOf(args), room: () => backend.memoryRoom() ?? Infinity, backend: runsOn }
         : { limit: memoryLimit, inputBytes: 0, backend: runsOn };
-      // A backend whose binding scans every value (NaN, ±∞) itself, in the same words, is spared a second scan.
-      if (backend.scansValues) withMemoryBudget(budget, () => withoutValueScan(() => check(...args)));
-      else withMemoryBudget(budget, () => check(...args));
+      // The one check of the call, every value included: the backend then runs it unchecked (api-checked.js).
+      withMemoryBudget(budget, () => check(...args));
       if (typeof backend[fn] !== 'function') throw new Error(`${fn}: the ${backend.name} backend does not provide ${fn}`);
       // Plan first, then run: the backend is handed the path (a backend that routes calls itself plans again,
       // with its workers or its GPU, and reports its own lastCall).
       const planned = plan(fn, args, { name: backend.name });
-      let results;
-      try {
-        results = backend[fn](...withPlannedPath(fn, args, planned.path));
-      } catch (error) {
-        throw structured(error, args);
-      }
+      const results = whileApiChecked(() => backend[fn](...withPlannedPath(fn, args, planned.path)));
       lastCall = record(fn, planned);
       // No result is silently NaN or ±∞ (registry-results.js); finding the stage may run the backend again, on
       // the path planned for the diagnosis's own arguments.
@@ -312,8 +294,6 @@ export function createAttention(backend, {
             throw error;
           }
           return Promise.resolve(checked).then((done) => finishResults(fn, done, unbatched)).finally(restore);
-        }, (error) => {
-          throw structured(error, args);
         });
       }
       const call = lastCall;

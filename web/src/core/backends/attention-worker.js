@@ -1,12 +1,12 @@
 // A Web Worker of the threaded path (threads.js): its own instance of the WASM core (the build the main
 // thread loaded), with the relaxed-SIMD tiles where the engine has them. It computes one group of heads
 // (thread-plan.js) per message. Plain postMessage, no SharedArrayBuffer: it needs no cross-origin
-// isolation. The main thread has checked every argument already; an Error here is a bug or an engine
-// failure, answered as {id, error}.
+// isolation. Where the API checked the call (`checked`), the group runs on the binding's unchecked entries; an
+// Error here is a bug or an engine failure, answered as {id, error}.
 //
 // Messages, each answered with {id, memory, ...}; memory is {bytes, peak} of this worker's module:
 //   {type: 'load', build, binaryUrl?, wasmBinary?, memoryLimit?} → {relaxed: '' | why the relaxed tiles are off}
-//   {type: 'heads', fn, xQuery, xContext?, weights, options}  → {part: Float32Array, spent}: the group's
+//   {type: 'heads', fn, xQuery, xContext?, weights, options, checked}  → {part: Float32Array, spent}: the group's
 //       context columns (B, Tq, d_part), times its rows of Wo (d_part, d_out) when weights.outRows is
 //       given; `spent` hands the message's own arrays back for reuse
 //   {type: 'memory'}                                          → {} (the memory alone)
@@ -61,12 +61,13 @@ function unwrap(result) {
   return result;
 }
 
-/** The core's functions as computeHeadGroup takes them: returning results, throwing the Errors. */
-const throwing = {
-  multiheadAttentionSplit: (...args) => unwrap(core.multiheadAttentionSplit(...args)),
-  crossAttention: (...args) => unwrap(core.crossAttention(...args)),
-  matmul: (...args) => unwrap(core.matmul(...args)),
-};
+/**
+ * The core's functions as computeHeadGroup takes them: returning results, throwing the Errors. A group of a call
+ * the API checked on the main thread (`checked`, backends/api-checked.js) takes the binding's unchecked entries.
+ */
+const FUNCTIONS = ['multiheadAttentionSplit', 'crossAttention', 'matmul'];
+const throwing = Object.fromEntries(FUNCTIONS.map((fn) => [fn, (...args) => unwrap(core[fn](...args))]));
+const checkedOnMain = Object.fromEntries(FUNCTIONS.map((fn) => [fn, (...args) => unwrap(core[`${fn}Unchecked`](...args))]));
 
 self.onmessage = async ({ data: message }) => {
   try {
@@ -74,7 +75,7 @@ self.onmessage = async ({ data: message }) => {
       const relaxed = await load(message);
       self.postMessage({ id: message.id, relaxed, memory: memory() });
     } else if (message.type === 'heads') {
-      const part = computeHeadGroup(throwing, message);
+      const part = computeHeadGroup(message.checked ? checkedOnMain : throwing, message);
       // The inputs go back too, for the main thread to reuse (threads.js ArrayRecycler).
       const { xQuery, xContext, weights } = message;
       const spent = [xQuery, xContext, ...Object.values(weights)].filter(Boolean).map((tensor) => tensor.data);

@@ -350,8 +350,7 @@ export function routingLayer({
         return () => gpuSide.listeners.delete(listener);
       },
     };
-    // Forwarded to cpu (compose.js): scansValues (the GPU side runs the reference's checks in full:
-    // webgpu.js gpuMethod), threads, threadsReason, memory and compact() (the WASM module's; the GPU side
+    // Forwarded to cpu (compose.js): threads, threadsReason, memory and compact() (the WASM module's; the GPU side
     // holds no WASM memory), dispose().
     return {
       inner: () => cpu,

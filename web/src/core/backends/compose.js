@@ -3,7 +3,7 @@
 // (auto.js: WASM and WebGPU, routed per call) and the WebGPU device-loss fallback (device-loss.js: WebGPU, then
 // WASM) — each say only what they do differently; what a backend shows the API (api.js createAttention) is
 // forwarded here, in one place:
-//   name, build, scansValues, fallbackReason, lastCall, threads, threadsReason   read from the inner backend
+//   name, build, fallbackReason, lastCall, threads, threadsReason              read from the inner backend
 //   memory, memoryRoom(), compact(), dispose()                                 forwarded to it
 //   one method per registry function the inner backend has                      through `route(fn, args)`
 //   the inner backend's other methods (heapStats, fastPathInfo, matmulVariant)  with `extras: true`
@@ -42,7 +42,6 @@ function composeBackend({ inner, route, functions = inner(), extras = false, ove
   const backend = {
     get name() { return inner().name; },
     get build() { return inner().build ?? null; },
-    get scansValues() { return inner().scansValues ?? false; },
     get fallbackReason() { return inner().fallbackReason ?? null; },
     get lastCall() { return inner().lastCall ?? null; },
     get threads() { return inner().threads ?? 1; },

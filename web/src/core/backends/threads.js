@@ -7,6 +7,7 @@
 // own function table from JS (relaxed-tile.js), and a pthreads build shares one table and one memory; the
 // workers also need no SharedArrayBuffer, so an explicit `threads: N` works on any host. 'auto' still asks
 // for cross-origin isolation (thread-plan.js resolveThreads), the signal that the page wants threads.
+import { apiChecked } from './api-checked.js';
 import { plan as planCall, POOL_CROSSOVER } from '../planner.js';
 import { stackBackend } from './compose.js';
 import { combineParts, copyOf, groupWeights, multiheadSizes } from './thread-plan.js';
@@ -70,6 +71,8 @@ export function threadsLayer(pool, { crossover = POOL_CROSSOVER } = {}) {
     };
 
     const onPool = (fn, args, plan) => {
+      // A call the API checked (api-checked.js) runs unchecked in the workers too: they are told so.
+      const checked = apiChecked();
       const sizes = multiheadSizes(fn, args);
       const options = args[args.length - 1];
       const weights = args[args.length - 2];
@@ -84,6 +87,7 @@ export function threadsLayer(pool, { crossover = POOL_CROSSOVER } = {}) {
           xContext: fn === 'crossAttention' ? copy(args[1]) : undefined,
           weights: groupWeights(fn, weights, sizes, group, recycler.take),
           options: { ...options, heads: group[1] - group[0] },
+          checked,
         };
         const arrays = [message.xQuery, message.xContext, ...Object.values(message.weights)].filter(Boolean).map((t) => t.data);
         return pool.ask(k, message, arrays.map((array) => array.buffer));
@@ -99,9 +103,8 @@ export function threadsLayer(pool, { crossover = POOL_CROSSOVER } = {}) {
       );
     };
 
-    // Forwarded to cpu (compose.js): name, build, scansValues (none: a pooled call's values are checked on
-    // the main thread, so bad input throws at once and no worker is asked — the threads wrapper leaves it
-    // false), fallbackReason and the benchmark's extras (matmulVariant, heapStats).
+    // Forwarded to cpu (compose.js): name, build, fallbackReason and the benchmark's extras (matmulVariant,
+    // heapStats).
     const route = (fn, args) => {
       if (stopped()) return onCpu(fn, args, planCall(fn, args, { name: cpu.name }).path, stopped());
       const decision = planCall(fn, args, { name: cpu.name, workers, crossover });
@@ -112,7 +115,6 @@ export function threadsLayer(pool, { crossover = POOL_CROSSOVER } = {}) {
       route,
       extras: true,
       overrides: {
-        get scansValues() { return false; },
         get lastCall() { return lastCall; },
         get threads() { return stopped() ? 1 : workers; },
         get threadsReason() { return stopped(); },

@@ -1,9 +1,11 @@
 // The WASM backend: loads one of the two Emscripten builds of the C++ core (SIMD or baseline) and
-// exposes the API functions of docs/api.md on a plain object. The binding (cpp/bindings/) validates
-// every argument and returns fresh typed arrays, so this file only picks a build, finds its .wasm
-// bytes, fills in omitted trailing arguments (embind rejects calls with fewer arguments than the C++
-// signature has) and throws the Errors the binding returns.
+// exposes the API functions of docs/api.md on a plain object. The binding (cpp/bindings/) checks every
+// argument of a direct call, and runs a call the API has checked already (api-checked.js) unchecked; it
+// returns fresh typed arrays, so this file only picks a build, finds its .wasm bytes, fills in omitted
+// trailing arguments (embind rejects calls with fewer arguments than the C++ signature has) and throws the
+// Errors the binding returns.
 import { simd } from 'wasm-feature-detect';
+import { apiChecked } from './api-checked.js';
 import { installRelaxedTile } from './relaxed-tile.js';
 import { BINARY_URLS, GLUE_MODULES } from './wasm-builds.js';
 import { REGISTRY } from '../registry.js';
@@ -102,8 +104,9 @@ function unwrap(result) {
 }
 
 /**
- * One method per registry function, each the embind function of the same name (bindings.cpp registers
- * them from the same registry); an omitted options argument becomes {} so embind sees every argument.
+ * One method per registry function, each the embind function of the same name, or its `<name>Unchecked` twin
+ * for a call the API has checked (bindings.cpp registers both from the same registry); an omitted options
+ * argument becomes {} so embind sees every argument.
  * `instantiate` makes a fresh module for compact(): the methods always call the current one.
  */
 function wrapModule(first, build, instantiate) {
@@ -120,8 +123,6 @@ function wrapModule(first, build, instantiate) {
   const backend = {
     name: `wasm-${build}`,
     build,
-    /** The binding checks every input value (NaN, ±∞) itself: the API's check skips that scan (api.js). */
-    scansValues: true,
     heapStats: () => core.heapStats(),
     /** Bytes a call may still copy in and allocate (the binding's own measure): the API's memory check reads it. */
     memoryRoom: () => core.heapStats().bytesAvailable,
@@ -148,9 +149,12 @@ function wrapModule(first, build, instantiate) {
   };
   for (const { name, args, options } of REGISTRY) {
     const arity = args.length;
+    const unchecked = `${name}Unchecked`;
+    // The binding's checked entry for a direct call; its unchecked one for a call the API checked.
+    const entry = () => core[apiChecked() ? unchecked : name];
     backend[name] = options
-      ? (...values) => unwrap(core[name](...values.slice(0, arity), values[arity] ?? {}))
-      : (...values) => unwrap(core[name](...values.slice(0, arity)));
+      ? (...values) => unwrap(entry()(...values.slice(0, arity), values[arity] ?? {}))
+      : (...values) => unwrap(entry()(...values.slice(0, arity)));
   }
   return backend;
 }

@@ -2,6 +2,7 @@
 // tensor ranks, sizes, shapes and values, the memory limit. Each throws an Error whose message reads
 // "<function>: <argument> <what it is>; expected <what it should be>", in the C++ core's words.
 // Every failure is an ApiError ({fn, argument, value, expected, kind}; registry-errors.js).
+import { apiChecked } from '../backends/api-checked.js';
 import { checkTensorStructure, describeValue, formatShape } from '../tensor.js';
 import { ENTRIES } from '../registry.js';
 import { checkOption, MEMORY_LIMIT_BYTES } from '../registry-checks.js';
@@ -77,24 +78,13 @@ export function allFinite(data) {
 }
 
 /**
- * Whether checkFinite scans values. The API turns it off around its check for a backend that scans every
- * value itself with the same words (the WASM binding: `backend.scansValues`), so each value is read once.
+ * A tensor's values are finite (or −∞ where allowed). Scanned once per call: inside a call the API has checked
+ * (backends/api-checked.js) a backend's own checks — the JS reference's, the WebGPU backend's, which they run for
+ * the sizes they compute with — do not read the values again.
  */
-let scanValues = true;
-
-/** Runs `check` without the value scan (see scanValues); returns what it returns. */
-export function withoutValueScan(check) {
-  scanValues = false;
-  try {
-    return check();
-  } finally {
-    scanValues = true;
-  }
-}
-
 export function checkFinite(fn, name, tensor, allowNegativeInfinity = false) {
   const { data } = tensor;
-  if (!scanValues || allFinite(data)) return;
+  if (apiChecked() || allFinite(data)) return;
   for (let i = 0; i < data.length; i++) {
     const value = data[i];
     if (Number.isFinite(value) || (allowNegativeInfinity && value === -Infinity)) continue;

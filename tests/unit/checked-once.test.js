@@ -1,0 +1,71 @@
+// Each call is checked once per layer a caller can enter: through the API, by its JS check, after which the WASM
+// binding runs the call unchecked (and a pooled call's workers too); called directly, by the binding's check.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { createAttention } from '../../web/src/core/api.js';
+import { apiChecked, whileApiChecked } from '../../web/src/core/backends/api-checked.js';
+import { computeHeadGroup } from '../../web/src/core/backends/thread-plan.js';
+import { createThreadedBackend } from '../../web/src/core/backends/threads.js';
+import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
+import { randomTensor } from './make-tensors.js';
+
+const withNaN = () => ({ data: Float32Array.from([0.5, NaN, 1, 2]), shape: [1, 2, 2] });
+
+describe('checked once', () => {
+  let wasm;
+  beforeAll(async () => {
+    wasm = await loadWasmBackend({ build: 'simd' });
+  });
+
+  test('a direct call is checked by the binding; the same call made as the API makes it runs no check there', () => {
+    expect(() => wasm.softmax(withNaN(), {})).toThrow('softmax: x[1] is NaN; expected finite numbers or -Infinity');
+    const unchecked = whileApiChecked(() => wasm.softmax(withNaN(), {}));
+    expect(Number.isNaN(unchecked.output.data[1])).toBe(true);
+    expect(apiChecked()).toBe(false);
+    // the module keeps working, checked again outside the scope
+    expect(() => wasm.softmax(withNaN(), {})).toThrow(/x\[1\] is NaN/);
+  });
+
+  test('through the API the JS check refuses bad values with the words of the binding, before the module is asked', () => {
+    const attention = createAttention(wasm);
+    let direct;
+    try {
+      wasm.softmax(withNaN(), {});
+    } catch (error) {
+      direct = error.message;
+    }
+    expect(() => attention.softmax(withNaN())).toThrow(direct);
+    expect(() => attention.softmax(withNaN())).toThrow(expect.objectContaining({ fn: 'softmax', kind: 'value' }));
+  });
+
+  test('every entry the API reaches is the unchecked twin of a checked one, with the same results', () => {
+    const attention = createAttention(wasm);
+    const x = randomTensor([2, 5, 4], 7);
+    const viaApi = attention.softmax(x, { scale: 0.5 });
+    const direct = wasm.softmax(x, { scale: 0.5 });
+    expect(Array.from(viaApi.output.data)).toEqual(Array.from(direct.output.data));
+  });
+
+  test("a pooled call the API checked tells its workers so; they run the binding's unchecked entries", async () => {
+    const messages = [];
+    const pool = {
+      workers: [0, 1],
+      failed: null,
+      async ask(k, message) {
+        messages.push({ checked: message.checked, inScope: apiChecked() });
+        const copy = structuredClone(message);
+        return { part: message.checked ? whileApiChecked(() => computeHeadGroup(wasm, copy)) : computeHeadGroup(wasm, copy) };
+      },
+      terminate() {},
+    };
+    const attention = createAttention(createThreadedBackend(wasm, pool, { crossover: { workPerFloat: 0, minWork: 0 } }));
+    const d = 32;
+    const x = randomTensor([1, 12, d], 1);
+    const weights = { query: randomTensor([d, d], 2), key: randomTensor([d, d], 3), value: randomTensor([d, d], 4) };
+    const pooled = await attention.multiheadAttentionSplit(x, weights, { heads: 4, intermediates: false });
+    expect(attention.lastCall.path).toBe('workers');
+    expect(messages).toEqual([{ checked: true, inScope: true }, { checked: true, inScope: true }]);
+    const one = wasm.multiheadAttentionSplit(x, weights, { heads: 4, intermediates: false });
+    const most = Math.max(...one.output.data.map((v, i) => Math.abs(v - pooled.output.data[i])));
+    expect(most).toBeLessThan(1e-5);
+  });
+});
