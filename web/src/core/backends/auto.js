@@ -27,7 +27,7 @@ import {
   PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
 } from '../../gpu/crossover-probe.js';
 import { ENTRIES } from '../registry.js';
-import { anyGpuCrossoverMeasured, gpuCrossoverDecision } from '../gpu-crossover.js';
+import { anyGpuCrossoverMeasured, crossoverState } from '../gpu-crossover.js';
 import { plan, planGpuCall, shapesOf } from '../planner.js';
 import { stackBackend } from './compose.js';
 import { withDeviceLossFallback } from './device-loss.js';
@@ -118,58 +118,6 @@ function probeCall(workload, n) {
   return ['multiheadAttentionSplit', x, weights, backendOptions('multiheadAttentionSplit', { heads: PROBE_HEADS, causal: true, intermediates: false })];
 }
 
-/**
- * The crossover routing reads now (gpuCrossoverDecision: forced > set or measured > committed), and the
- * in-browser probe that measures it once per adapter and browser and stores the record.
- */
-function crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs }) {
-  const key = crossoverKey(adapterInfo, browser);
-  let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
-  let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
-  let probing = null; // Promise of the probe while it runs
-  let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
-  const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
-  return {
-    probeAllowed,
-    get probing() { return probing; },
-    decision() {
-      const decision = gpuCrossoverDecision(adapterInfo, { override, stored: record, probing: probing !== null, probeBudgetMs: budgetMs });
-      // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
-      return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
-    },
-    mayProbe() {
-      return probeAllowed && probeFailed === null && probing === null && override === null && record === null;
-    },
-    /** Runs `measure` when `schedule` says, and stores the record it returns; a failure is kept as the reason. */
-    startProbe(measure, schedule) {
-      const run = async () => {
-        record = await measure();
-        store.set(key, record);
-        return record;
-      };
-      probing = new Promise((done) => schedule(() => run().then(done, (error) => {
-        probeFailed = `the GPU crossover probe failed: ${error?.message ?? error}`;
-        done(null);
-      })));
-      probing.then(() => { probing = null; });
-    },
-    set(value) {
-      if (value !== null && !(Number.isInteger(value) && value > 0)) {
-        throw new Error(`setGpuCrossover: thresholdN=${typeof value === 'string' ? `'${value}'` : String(value)}; expected a positive integer or null`);
-      }
-      override = null;
-      record = { thresholdN: value, rows: [], measuredAt: new Date().toISOString(), spentMs: 0, complete: true, source: 'set' };
-      store.set(key, record);
-    },
-    clear() {
-      override = null;
-      record = null;
-      probeFailed = null;
-      store.clear(key);
-    },
-  };
-}
-
 /** Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls. */
 const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
 
@@ -258,8 +206,10 @@ export function routingLayer({
   return (cpu) => {
     const gpuSide = gpuSideOf(cpu, loadGpu ?? (async (n) => withDeviceLossFallback(await loadGpuBackend(n), async () => cpu)));
     const measure = () => measureCrossover(cpu, gpuSide, { now, budgetMs });
-    const crossover = crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs });
-    const plainAtLoad = plainCpu(crossover.decision()) && !crossover.probeAllowed;
+    const key = crossoverKey(adapterInfo, browser); // where this adapter's record is stored in this browser
+    const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
+    const crossover = crossoverState(adapterInfo, { forced, probeAllowed, store, key, budgetMs });
+    const plainAtLoad = plainCpu(crossover.decision()) && !probeAllowed;
     let last = cpu;
     let lastCall = null;
 
