@@ -1,7 +1,9 @@
 // The GPU crossover of an adapter: the n from which a call doing n³ multiply-adds is faster on WebGPU than on
 // WASM, and which measurement says so. The planner routes by the figure (planner.js planGpuCall); this file
-// says which figure applies: forced, set, measured in this browser (web/src/gpu/crossover-probe.js keeps
-// those records), being measured, or committed (web/src/gpu/crossover.json). Words for `lastCall.reason` and
+// says which figure applies (gpuCrossoverDecision): forced, set, measured in this browser
+// (web/src/gpu/crossover-probe.js keeps those records), being measured, or committed
+// (web/src/gpu/crossover.json); and it holds, for one adapter on a page, what that is decided from as it
+// changes (crossoverState: the API sets or clears it, the probe measures it). Words for `lastCall.reason` and
 // the page's badge come with it. No WebGPU here: it runs in Node too.
 import crossover from '../gpu/crossover.json' with { type: 'json' };
 
@@ -66,4 +68,60 @@ export function gpuCrossover(adapter, known) {
 /** True when some adapter kind has a measured crossover, i.e. when knowing the adapter could route a call to it. */
 export function anyGpuCrossoverMeasured() {
   return Object.values(crossover).some((record) => record?.thresholdN != null);
+}
+
+/**
+ * The crossover of one adapter that 'auto' routes by on this page (backends/auto.js), and what changes it:
+ * `decision()` is gpuCrossoverDecision over what is known now (forced > set or measured > being measured >
+ * committed); `set` and `clear` are attention.setGpuCrossover and clearGpuCrossover; `startProbe` runs the
+ * in-browser probe once and stores its record.
+ * @param {{emulated: boolean, label?: string}} adapterInfo device.js describeAdapter's result
+ * @param {{forced: {thresholdN: number|null}|null, probeAllowed: boolean, store: object, key: string, budgetMs: number}} known
+ *   forced: loadAttention's gpuCrossover; probeAllowed: whether this adapter may be probed on this page;
+ *   store: the records (crossover-probe.js createCrossoverStore), this adapter's under `key`
+ *   (crossover-probe.js crossoverKey); budgetMs: the probe's budget, for the words while it runs
+ */
+export function crossoverState(adapterInfo, { forced, probeAllowed, store, key, budgetMs }) {
+  let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
+  let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
+  let probing = null; // Promise of the probe while it runs
+  let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
+  return {
+    get probing() { return probing; },
+    decision() {
+      const decision = gpuCrossoverDecision(adapterInfo, { override, stored: record, probing: probing !== null, probeBudgetMs: budgetMs });
+      // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
+      return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
+    },
+    mayProbe() {
+      return probeAllowed && probeFailed === null && probing === null && override === null && record === null;
+    },
+    /** Runs `measure` when `schedule` says, and stores the record it returns; a failure is kept as the reason. */
+    startProbe(measure, schedule) {
+      const run = async () => {
+        record = await measure();
+        store.set(key, record);
+        return record;
+      };
+      probing = new Promise((done) => schedule(() => run().then(done, (error) => {
+        probeFailed = `the GPU crossover probe failed: ${error?.message ?? error}`;
+        done(null);
+      })));
+      probing.then(() => { probing = null; });
+    },
+    set(value) {
+      if (value !== null && !(Number.isInteger(value) && value > 0)) {
+        throw new Error(`setGpuCrossover: thresholdN=${typeof value === 'string' ? `'${value}'` : String(value)}; expected a positive integer or null`);
+      }
+      override = null;
+      record = { thresholdN: value, rows: [], measuredAt: new Date().toISOString(), spentMs: 0, complete: true, source: 'set' };
+      store.set(key, record);
+    },
+    clear() {
+      override = null;
+      record = null;
+      probeFailed = null;
+      store.clear(key);
+    },
+  };
 }

@@ -2,14 +2,15 @@
 // this op at this size (supportsOp) and that the size is above the crossover for this adapter; every other
 // call goes to the CPU backend (WASM SIMD).
 //
-// The crossover (gpu-crossover.js gpuCrossoverDecision): one forced through loadAttention's gpuCrossover option
-// or set through attention.setGpuCrossover > the one measured in this browser for this adapter and browser
-// version (web/src/gpu/crossover-probe.js, kept in browser storage) > the committed crossover.json record for
-// the adapter's kind > none. On a real (not emulated) adapter with no record, the first call that could go
-// to the GPU schedules the probe in idle time (requestIdleCallback, else a timeout) and itself runs on WASM;
-// the probe times our GEMM and fused attention on both backends within PROBE_BUDGET_MS (device request and
-// pipeline compiles included), stores the record, and later calls are routed by it. SwiftShader and
-// fallback adapters are never probed; `gpuProbe: false` turns probing off.
+// The crossover (gpu-crossover.js: crossoverState holds it for this adapter, gpuCrossoverDecision says which
+// applies): one forced through loadAttention's gpuCrossover option or set through attention.setGpuCrossover >
+// the one measured in this browser for this adapter and browser version (web/src/gpu/crossover-probe.js, kept
+// in browser storage) > the committed crossover.json record for the adapter's kind > none. On a real (not
+// emulated) adapter with no record, the first call that could go to the GPU schedules the probe in idle time
+// (auto-probe.js: requestIdleCallback, else a timeout) and itself runs on WASM; the probe times our GEMM and
+// fused attention on both backends within PROBE_BUDGET_MS (device request and pipeline compiles included),
+// stores the record, and later calls are routed by it. SwiftShader and fallback adapters are never probed;
+// `gpuProbe: false` turns probing off.
 //
 // Start-up: the adapter request is all 'auto' pays at load. The device is requested on the first call
 // routed to it (or by the probe), never before. Where the crossover is null and nothing is to be measured,
@@ -19,16 +20,16 @@
 // backend; the call that meets the loss is repeated there (withDeviceLossFallback), and `fallbackReason`
 // says why. A kernel bug (GpuKernelError, device.js) is raised to the caller and moves nothing.
 //
-// This file is the routing layer 'auto' runs on (routingLayer), and decides whether 'auto' routes at all
-// (autoRouting: load-backend.js puts the layer it gives over the CPU side); loadAutoBackend does both over a CPU
-// backend it is given.
+// This file is the routing layer 'auto' runs on (routingLayer): where each call goes, and when the probe
+// starts; and it decides whether 'auto' routes at all (autoRouting: load-backend.js puts the layer it gives
+// over the CPU side); loadAutoBackend does both over a CPU backend it is given. The crossover's state and the
+// probe's measurement are not here (gpu-crossover.js crossoverState, auto-probe.js measureCrossover).
 import { classifyGpuFailure, isDeviceFailure, probeAdapter } from '../../gpu/device.js';
-import {
-  PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeCrossover, probeDeclined,
-} from '../../gpu/crossover-probe.js';
+import { PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeDeclined } from '../../gpu/crossover-probe.js';
 import { ENTRIES } from '../registry.js';
-import { anyGpuCrossoverMeasured, gpuCrossoverDecision } from '../gpu-crossover.js';
+import { anyGpuCrossoverMeasured, crossoverState } from '../gpu-crossover.js';
 import { plan, planGpuCall, shapesOf } from '../planner.js';
+import { measureCrossover, scheduleIdle } from './auto-probe.js';
 import { stackBackend } from './compose.js';
 import { withDeviceLossFallback } from './device-loss.js';
 import { loadWebGpuBackend } from './webgpu.js';
@@ -85,91 +86,6 @@ export async function autoRouting({ crossover, probe = true, store = createCross
 /** The webgpu backend's name (webgpu.js): what a call routed to the GPU side runs on until it is loaded. */
 const GPU_BACKEND_NAME = 'webgpu';
 
-/** Runs `task` when the page is idle: requestIdleCallback where it exists, else a timeout. */
-export function scheduleIdle(task) {
-  if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(() => task(), { timeout: 1000 });
-  else setTimeout(task, 0);
-}
-
-/** The probe's inputs: an (n, n) GEMM, and a causal 4-head fused attention of n queries at d = 64. */
-const PROBE_HEADS = 4;
-const PROBE_WIDTH = 64;
-function probeFill(count, seed) {
-  const data = new Float32Array(count);
-  let state = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    data[i] = state / 2 ** 32 - 0.5;
-  }
-  return data;
-}
-/** `given` over every option's default: a backend's own options (what the API hands it). */
-const backendOptions = (fn, given) => ({
-  ...Object.fromEntries(Object.entries(ENTRIES[fn].options).map(([name, spec]) => [name, spec.default ?? null])), ...given,
-});
-function probeCall(workload, n) {
-  if (workload === 'matmul') {
-    const a = { data: probeFill(n * n, n), shape: [n, n] };
-    return ['matmul', a, a, backendOptions('matmul', {})];
-  }
-  const weight = (seed) => ({ data: probeFill(PROBE_WIDTH * PROBE_WIDTH, seed).map((v) => v / 4), shape: [PROBE_WIDTH, PROBE_WIDTH] });
-  const x = { data: probeFill(n * PROBE_WIDTH, n + 1), shape: [1, n, PROBE_WIDTH] };
-  const weights = { query: weight(1), key: weight(2), value: weight(3), outWeight: weight(4) };
-  return ['multiheadAttentionSplit', x, weights, backendOptions('multiheadAttentionSplit', { heads: PROBE_HEADS, causal: true, intermediates: false })];
-}
-
-/**
- * The crossover routing reads now (gpuCrossoverDecision: forced > set or measured > committed), and the
- * in-browser probe that measures it once per adapter and browser and stores the record.
- */
-function crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs }) {
-  const key = crossoverKey(adapterInfo, browser);
-  let override = forced ? { thresholdN: forced.thresholdN, source: 'forced' } : null;
-  let record = store.get(key); // this adapter's stored record, kept here too for when storage refuses it
-  let probing = null; // Promise of the probe while it runs
-  let probeFailed = null; // why the probe of this page failed (not tried again until cleared)
-  const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
-  return {
-    probeAllowed,
-    get probing() { return probing; },
-    decision() {
-      const decision = gpuCrossoverDecision(adapterInfo, { override, stored: record, probing: probing !== null, probeBudgetMs: budgetMs });
-      // A probe that failed (no device, or a kernel bug it met) says so, rather than "nothing measured".
-      return probeFailed && decision.source === 'none' ? { ...decision, reason: `${probeFailed}; every call runs on WASM` } : decision;
-    },
-    mayProbe() {
-      return probeAllowed && probeFailed === null && probing === null && override === null && record === null;
-    },
-    /** Runs `measure` when `schedule` says, and stores the record it returns; a failure is kept as the reason. */
-    startProbe(measure, schedule) {
-      const run = async () => {
-        record = await measure();
-        store.set(key, record);
-        return record;
-      };
-      probing = new Promise((done) => schedule(() => run().then(done, (error) => {
-        probeFailed = `the GPU crossover probe failed: ${error?.message ?? error}`;
-        done(null);
-      })));
-      probing.then(() => { probing = null; });
-    },
-    set(value) {
-      if (value !== null && !(Number.isInteger(value) && value > 0)) {
-        throw new Error(`setGpuCrossover: thresholdN=${typeof value === 'string' ? `'${value}'` : String(value)}; expected a positive integer or null`);
-      }
-      override = null;
-      record = { thresholdN: value, rows: [], measuredAt: new Date().toISOString(), spentMs: 0, complete: true, source: 'set' };
-      store.set(key, record);
-    },
-    clear() {
-      override = null;
-      record = null;
-      probeFailed = null;
-      store.clear(key);
-    },
-  };
-}
-
 /** Where the crossover is null from the committed record (or none) and nothing is measured: plain CPU calls. */
 const plainCpu = (decision) => decision.thresholdN === null && (decision.source === 'committed' || decision.source === 'none');
 
@@ -206,29 +122,6 @@ function gpuSideOf(cpu, loadGpu) {
   return side;
 }
 
-/**
- * The probe's measurement: times its workloads on the webgpu backend and on `cpu` (probeCrossover) within
- * what is left of `budgetMs` once the device is there; the device request counts against the budget too.
- */
-async function measureCrossover(cpu, gpuSide, { now, budgetMs }) {
-  const started = now();
-  const side = await gpuSide.load(null);
-  if (!side || !gpuSide.usable()) throw new Error(gpuSide.fallbackReason ?? 'WebGPU is unavailable');
-  const backends = { gpu: side.gpu, wasm: cpu };
-  const calls = new Map();
-  const time = async (which, workload, n) => {
-    const id = `${which}:${workload}@${n}`;
-    if (!calls.has(id)) calls.set(id, probeCall(workload, n));
-    const [fn, ...args] = calls.get(id);
-    const before = now();
-    await backends[which][fn](...args);
-    return now() - before;
-  };
-  const measured = await probeCrossover({ time, now, budgetMs: Math.max(0, budgetMs - (now() - started)) });
-  measured.spentMs = now() - started;
-  return measured;
-}
-
 /** The backend `cpu` under the routing layer (routingLayer) of `gpuSide`. */
 export function createRoutingBackend(cpu, gpuSide) {
   return stackBackend(cpu, [routingLayer(gpuSide)]);
@@ -257,9 +150,17 @@ export function routingLayer({
 }) {
   return (cpu) => {
     const gpuSide = gpuSideOf(cpu, loadGpu ?? (async (n) => withDeviceLossFallback(await loadGpuBackend(n), async () => cpu)));
-    const measure = () => measureCrossover(cpu, gpuSide, { now, budgetMs });
-    const crossover = crossoverState(adapterInfo, { forced, probe, store, browser, budgetMs });
-    const plainAtLoad = plainCpu(crossover.decision()) && !crossover.probeAllowed;
+    // The probe times the webgpu backend itself, not its device-loss wrapper: without a usable device it fails.
+    const probeGpu = async () => {
+      const side = await gpuSide.load(null);
+      if (!side || !gpuSide.usable()) throw new Error(gpuSide.fallbackReason ?? 'WebGPU is unavailable');
+      return side.gpu;
+    };
+    const measure = () => measureCrossover(cpu, probeGpu, { now, budgetMs });
+    const key = crossoverKey(adapterInfo, browser); // where this adapter's record is stored in this browser
+    const probeAllowed = probe && probeDeclined(adapterInfo) === null; // an emulated adapter is never probed
+    const crossover = crossoverState(adapterInfo, { forced, probeAllowed, store, key, budgetMs });
+    const plainAtLoad = plainCpu(crossover.decision()) && !probeAllowed;
     let last = cpu;
     let lastCall = null;
 
