@@ -50,6 +50,9 @@ export async function fmaPeakMeasurement(tileBytes) {
   }
 }
 
+/** A progress line for one measurement: `when` says which ('before the contestants'). */
+export const fmaPeakLine = (when, m) => `one core's relaxed-SIMD FMA peak ${when}: ${typeof m.gflops === 'number' ? `${m.gflops.toFixed(1)} GFLOP/s` : `not measured (${m.error})`}`;
+
 /**
  * What a report keeps of the peak measured before and after the contestants (report.fmaPeak): gflops, the
  * larger of the two (a round that waited for a core is slower, never faster), or error where neither ran;

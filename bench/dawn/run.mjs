@@ -25,7 +25,7 @@ import { fixtureChecks, trainerChecks } from './checks.js';
 import { scalingReferences } from './references.js';
 import { gpuTargets, toGpuMarkdown } from './report.js';
 import { ourContestants } from '../contestants/ours.js';
-import { fmaPeakMeasurement, fmaPeakRecord } from '../fma-peak.js';
+import { fmaPeakLine, fmaPeakMeasurement, fmaPeakRecord } from '../fma-peak.js';
 import { runSuite } from '../suite.js';
 import { oursTraining, oursWebgpuTraining, runTraining } from '../training.js';
 import { oursWebgpuContestant } from '../webgpu-contestants.js';
@@ -141,9 +141,8 @@ const checksOk = Boolean(report.checks?.fixtures?.ok && report.checks?.trainer?.
 const wasmRow = ourContestants().find((c) => c.name === 'ours simd128');
 // One core's relaxed-SIMD FMA peak in this engine, before and after the rows, as the page benchmark measures it:
 // the report's "% of peak" divides by it, or by report.js's labelled estimate where Node cannot run the module.
-const peakLine = (when, m) => `one core's relaxed-SIMD FMA peak ${when}: ${m.gflops ? `${m.gflops.toFixed(1)} GFLOP/s` : `not measured (${m.error})`}`;
 const peakBefore = await fmaPeakMeasurement();
-log(peakLine('before the rows', peakBefore));
+log(fmaPeakLine('before the rows', peakBefore));
 report.fmaPeak = fmaPeakRecord(peakBefore);
 await stage('GEMM and attention', async () => {
   Object.assign(report, await runSuite({
@@ -155,7 +154,7 @@ await stage('training', async () => {
   report.training = await runTraining({ contestants: [oursTraining(1), oursWebgpuTraining()], sizes: SETS[set].training, onProgress: log });
 });
 const peakAfter = await fmaPeakMeasurement();
-log(peakLine('after the rows', peakAfter));
+log(fmaPeakLine('after the rows', peakAfter));
 report.fmaPeak = fmaPeakRecord(peakBefore, peakAfter);
 
 // 4. 'auto''s crossover on this adapter, measured by the page's own probe (never on a CPU-emulated adapter).

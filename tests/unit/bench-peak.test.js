@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { fmaPeakMeasurement, fmaPeakRecord } from '../../bench/fma-peak.js';
+import { fmaPeakLine, fmaPeakMeasurement, fmaPeakRecord } from '../../bench/fma-peak.js';
 import { figuresBlock } from '../../bench/readme-figures.mjs';
 import { FMA_PEAK_GFLOPS, fmaPeakOf, toMarkdown, toSvg, trainingTargets } from '../../bench/report.js';
 import { trainingFlops, TRAINING_SIZES } from '../../bench/training.js';
@@ -37,6 +37,8 @@ describe('the FMA peak of the page benchmark', () => {
     const none = fmaPeakRecord({ error: 'no relaxed SIMD' }, { error: 'no relaxed SIMD' });
     expect(none.gflops).toBeUndefined();
     expect(none.error).toBe('no relaxed SIMD');
+    expect(fmaPeakLine('before the contestants', { gflops: 65.72 })).toBe("one core's relaxed-SIMD FMA peak before the contestants: 65.7 GFLOP/s");
+    expect(fmaPeakLine('after the rows', { error: 'no relaxed SIMD' })).toBe("one core's relaxed-SIMD FMA peak after the rows: not measured (no relaxed SIMD)");
   });
 
   it('says why where the relaxed module cannot run', async () => {
