@@ -25,6 +25,7 @@ import { fixtureChecks, trainerChecks } from './checks.js';
 import { scalingReferences } from './references.js';
 import { gpuTargets, toGpuMarkdown } from './report.js';
 import { ourContestants } from '../contestants/ours.js';
+import { fmaPeakLine, fmaPeakMeasurement, fmaPeakRecord } from '../fma-peak.js';
 import { runSuite } from '../suite.js';
 import { oursTraining, oursWebgpuTraining, runTraining } from '../training.js';
 import { oursWebgpuContestant } from '../webgpu-contestants.js';
@@ -138,6 +139,11 @@ const checksOk = Boolean(report.checks?.fixtures?.ok && report.checks?.trainer?.
 // 3. The suite and the training step: our WASM one thread as the library runs it in Node (the simd128 build;
 // the relaxed-SIMD tile is installed in browsers only) and webgpu.
 const wasmRow = ourContestants().find((c) => c.name === 'ours simd128');
+// One core's relaxed-SIMD FMA peak in this engine, before and after the rows, as the page benchmark measures it:
+// the report's "% of peak" divides by it, or by report.js's labelled estimate where Node cannot run the module.
+const peakBefore = await fmaPeakMeasurement();
+log(fmaPeakLine('before the rows', peakBefore));
+report.fmaPeak = fmaPeakRecord(peakBefore);
 await stage('GEMM and attention', async () => {
   Object.assign(report, await runSuite({
     contestants: [wasmRow, oursWebgpuContestant()], tasks: ['gemm', 'attention'],
@@ -147,6 +153,9 @@ await stage('GEMM and attention', async () => {
 await stage('training', async () => {
   report.training = await runTraining({ contestants: [oursTraining(1), oursWebgpuTraining()], sizes: SETS[set].training, onProgress: log });
 });
+const peakAfter = await fmaPeakMeasurement();
+log(fmaPeakLine('after the rows', peakAfter));
+report.fmaPeak = fmaPeakRecord(peakBefore, peakAfter);
 
 // 4. 'auto''s crossover on this adapter, measured by the page's own probe (never on a CPU-emulated adapter).
 if (!report.webgpuAdapter.error) await stage('auto crossover probe', async () => {
