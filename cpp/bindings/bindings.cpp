@@ -146,10 +146,10 @@ void read_inputs(Call& call, const Signature& signature, const val* js, Inputs& 
 // the inputs are copied as max_bytes — a call refused there has allocated nothing, so it cannot grow the memory —
 // then copy the inputs in, the full check (values) with the heap that is left, run, copy the results out.
 // The unchecked entry (the JS API, web/src/core/api.js, which has checked the call in full, memory against this
-// module's room included): read the layouts it copies, copy, run; no check_* runs a second time.
+// module's room included): read the shapes (the layouts are not checked again), copy, run; no check_* runs.
 template <typename Function, bool Checked, std::size_t... I>
 val invoke_with(const val* js, std::index_sequence<I...> indices) {
-  Call call(Function::name);
+  Call call(Function::name, Checked);
   static const Signature signature = signature_of(Function::name);
   InputsOf<decltype(Function::run)> inputs;
   read_inputs<Checked>(call, signature, js, inputs, indices);

@@ -54,7 +54,7 @@ bool is_view(const val& value) {
   return is_view_function(value).as<bool>();
 }
 
-Call::Call(const char* function) : function_(function) {}
+Call::Call(const char* function, bool checks) : function_(function), checks_(checks) {}
 
 void Call::fail(const std::string& message) {
   if (ok() && !message.empty()) error_ = message;
@@ -67,6 +67,7 @@ void Call::fail_value(const std::string& argument, const val& value, const std::
 std::size_t Call::check_layout(const val& js, const std::string& argument, const char* data_type,
                                std::vector<int>& shape_out) {
   if (!ok()) return 0;
+  if (!checks_) return read_layout(js, shape_out);
   // The same checks, in the same order and words, as checkTensorStructure in web/src/core/tensor.js.
   if (!has_type(js, "object") || js.isNull() || js.isArray() || is_view(js)) {
     fail(prefix(argument) + " is " + describe(js) + "; expected a tensor {data: " + data_type + ", shape: number[]}");
@@ -128,6 +129,17 @@ std::size_t Call::check_layout(const val& js, const std::string& argument, const
   }
   input_bytes_ += bytes;
   return static_cast<std::size_t>(count);
+}
+
+std::size_t Call::read_layout(const val& js, std::vector<int>& shape_out) {
+  const val shape = js[js_key("shape")];
+  const int rank = shape[js_key("length")].as<int>();
+  std::size_t count = 1;
+  for (int axis = 0; axis < rank; ++axis) {
+    shape_out.push_back(shape[axis].as<int>());
+    count *= static_cast<std::size_t>(shape_out.back());
+  }
+  return count;
 }
 
 std::string Call::prefix(const std::string& argument) const { return std::string(function_) + ": " + argument; }

@@ -27,8 +27,9 @@ using emscripten::val;
 
 class Call {
  public:
-  // `function` is the JS API name the messages start with ("selfAttention").
-  explicit Call(const char* function);
+  // `function` is the JS API name the messages start with ("selfAttention"). Without `checks` (the binding's
+  // unchecked entry: the JS API has checked the call) a tensor's layout is read, not checked.
+  explicit Call(const char* function, bool checks = true);
 
   const char* function() const { return function_; }
   bool ok() const { return error_.empty(); }
@@ -102,6 +103,8 @@ class Call {
   // Checks shape and data; returns the element count, or sets the error and returns 0.
   std::size_t check_layout(const val& js, const std::string& argument, const char* data_type,
                            std::vector<int>& shape);
+  // The shape of a tensor whose layout was checked already; returns the element count.
+  std::size_t read_layout(const val& js, std::vector<int>& shape);
 
   // "<function>: <argument>", how every message starts.
   std::string prefix(const std::string& argument) const;
@@ -116,6 +119,7 @@ class Call {
   };
 
   const char* function_;
+  bool checks_;
   std::string error_;
   std::vector<PendingCopy> pending_;
   double input_bytes_ = 0;
