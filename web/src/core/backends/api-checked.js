@@ -3,6 +3,8 @@
 // called in that scope takes the binding's unchecked entry (`<fn>Unchecked`, cpp/bindings/bindings.cpp), and a
 // call sent to the workers carries the same word to them. A direct caller of a backend (tests, tools, the
 // diagnosis of an overflow, which runs after the scope) is outside it: the binding checks that call, once, in C++.
+// So is the call a lost WebGPU device hands to WASM once the fallback has loaded (device-loss.js): the API budgeted
+// its memory for the GPU, so the binding's check, against the WASM heap, is that call's only memory check there.
 
 let depth = 0;
 
