@@ -19,8 +19,9 @@ export interface HeapStats {
 }
 
 /**
- * The backend. Every method validates its arguments and throws an Error whose message names the
- * function, the argument, its value and what was expected; the module keeps working after it.
+ * The backend. Every method called directly validates its arguments and throws an Error whose message names
+ * the function, the argument, its value and what was expected; the module keeps working after it. A call the
+ * API makes (inside api-checked.js whileApiChecked) has been checked there and is not checked again.
  * Every returned typed array is a fresh copy the caller owns.
  */
 export interface WasmBackend {
