@@ -1,12 +1,33 @@
 // Each call is checked once per layer a caller can enter: through the API, by its JS check, after which the WASM
-// binding runs the call unchecked (and a pooled call's workers too); called directly, by the binding's check.
-import { beforeAll, describe, expect, test } from 'vitest';
+// binding runs the call unchecked (and a pooled call's workers too), and the JS reference computes with the sizes
+// the API's check returned; called directly, by the binding's check or the reference's own.
+import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
 import { apiChecked, whileApiChecked } from '../../web/src/core/backends/api-checked.js';
 import { computeHeadGroup } from '../../web/src/core/backends/thread-plan.js';
 import { createThreadedBackend } from '../../web/src/core/backends/threads.js';
 import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
+import { createReferenceBackend } from '../../web/src/core/reference/index.js';
+import { ENTRIES } from '../../web/src/core/registry.js';
 import { randomTensor } from './make-tensors.js';
+
+// Every check the reference's functions import, counted (the API's own CHECKS table is the module's, not these).
+const counted = vi.hoisted(() => ({ calls: {} }));
+vi.mock('../../web/src/core/reference/checks.js', async (importOriginal) => {
+  const original = await importOriginal();
+  const wrapped = { ...original };
+  for (const [name, value] of Object.entries(original)) {
+    if (typeof value !== 'function' || !name.startsWith('check')) continue;
+    wrapped[name] = (...args) => {
+      counted.calls[name] = (counted.calls[name] ?? 0) + 1;
+      return value(...args);
+    };
+  }
+  return wrapped;
+});
+
+/** selfAttention's options as the API completes them (the registry's defaults). */
+const attentionDefaults = () => Object.fromEntries(Object.entries(ENTRIES.selfAttention.options).map(([name, spec]) => [name, spec.default]));
 
 const withNaN = () => ({ data: Float32Array.from([0.5, NaN, 1, 2]), shape: [1, 2, 2] });
 
@@ -67,5 +88,20 @@ describe('checked once', () => {
     const one = wasm.multiheadAttentionSplit(x, weights, { heads: 4, intermediates: false });
     const most = Math.max(...one.output.data.map((v, i) => Math.abs(v - pooled.output.data[i])));
     expect(most).toBeLessThan(1e-5);
+  });
+
+  test("through the API the JS reference computes with the sizes the API's check returned; called directly it checks", () => {
+    const reference = createReferenceBackend();
+    const attention = createAttention(reference);
+    const x = randomTensor([1, 6, 4], 3);
+    const weights = { query: randomTensor([4, 2], 4), key: randomTensor([4, 2], 5), value: randomTensor([4, 2], 6) };
+    counted.calls = {};
+    const viaApi = attention.selfAttention(x, weights);
+    attention.softmax(x);
+    attention.multiheadAttentionSplit(x, { ...weights, query: randomTensor([4, 4], 7), key: randomTensor([4, 4], 8), value: randomTensor([4, 4], 9) }, { heads: 2 });
+    expect(counted.calls).toEqual({});
+    const direct = reference.selfAttention(x, weights, { ...attentionDefaults(), causal: false });
+    expect(counted.calls).toEqual({ checkSelfAttention: 1 });
+    expect(Array.from(direct.output.data)).toEqual(Array.from(viaApi.output.data));
   });
 });

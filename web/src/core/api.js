@@ -269,12 +269,12 @@ export function createAttention(backend, {
         ? { limit: memoryLimit, inputBytes: inputBytesOf(args), room: () => backend.memoryRoom() ?? Infinity, backend: runsOn }
         : { limit: memoryLimit, inputBytes: 0, backend: runsOn };
       // The one check of the call, every value included: the backend then runs it unchecked (api-checked.js).
-      withMemoryBudget(budget, () => check(...args));
+      const sizes = withMemoryBudget(budget, () => check(...args));
       if (typeof backend[fn] !== 'function') throw new Error(`${fn}: the ${backend.name} backend does not provide ${fn}`);
       // Plan first, then run: the backend is handed the path (a backend that routes calls itself plans again,
       // with its workers or its GPU, and reports its own lastCall).
       const planned = plan(fn, args, { name: backend.name });
-      const results = whileApiChecked(() => backend[fn](...withPlannedPath(fn, args, planned.path)));
+      const results = whileApiChecked(() => backend[fn](...withPlannedPath(fn, args, planned.path)), { fn, sizes });
       lastCall = record(fn, planned);
       // No result is silently NaN or ±∞ (registry-results.js); finding the stage may run the backend again, on
       // the path planned for the diagnosis's own arguments.

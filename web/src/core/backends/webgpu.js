@@ -23,6 +23,7 @@ import { gpuCrossover } from '../gpu-crossover.js';
 import { gpuFootprint, gpuReferenceReason, prefersGpu, shapesOf, whyReferenceOnGpu } from '../planner.js';
 import { ENTRIES, REGISTRY } from '../registry.js';
 import { withDeviceLossFallback } from './device-loss.js';
+import { checkedOnce } from './api-checked.js';
 
 export { GpuKernelError, GpuUnavailableError, isDeviceFailure, withDeviceLossFallback };
 
@@ -106,7 +107,7 @@ export async function loadWebGpuBackend(options = {}) {
   };
 
   const gpuMethod = (fn, check, run) => async (...args) => {
-    const sizes = check(...args);
+    const sizes = checkedOnce(fn, () => check(...args));
     const callOptions = ENTRIES[fn].options ? args[args.length - 1] : {};
     if (whyReferenceOnGpu(callOptions)) return reference[fn](...args);
     ensureSupported(fn, args, callOptions);

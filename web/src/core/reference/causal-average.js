@@ -2,6 +2,7 @@
 // return the same output; the last one is the shape attention takes (a score matrix, a mask, a softmax).
 import { checkCausalAverage } from './checks.js';
 import { normalizeRows } from './softmax.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 /** Applies the (T, T) weights to every batch entry: output[b] = weights·x[b], (T, T)·(T, C) → (T, C). */
 function applyWeights(weights, x, B, T, C) {
@@ -20,7 +21,7 @@ function applyWeights(weights, x, B, T, C) {
 
 /** Step 2. causalAverageLoop(x): x (B, T, C) → { output (B, T, C) }, y[b,t] = mean(x[b,0..t]) by the loop. */
 export function causalAverageLoop(x) {
-  const { B, T, C } = checkCausalAverage('causalAverageLoop', x);
+  const { B, T, C } = checkedOnce('causalAverageLoop', () => checkCausalAverage('causalAverageLoop', x));
   const output = new Float32Array(B * T * C);
   for (let b = 0; b < B; b++) {
     for (let t = 0; t < T; t++) {
@@ -40,7 +41,7 @@ export function causalAverageLoop(x) {
  * weights·x (broadcast over B) is the loop's result as one matrix product.
  */
 export function causalAverageMatmul(x) {
-  const { B, T, C } = checkCausalAverage('causalAverageMatmul', x);
+  const { B, T, C } = checkedOnce('causalAverageMatmul', () => checkCausalAverage('causalAverageMatmul', x));
   const weights = new Float32Array(T * T);
   for (let t = 0; t < T; t++) weights.fill(1 / (t + 1), t * T, t * T + t + 1);
   return { weights: { data: weights, shape: [T, T] }, output: { data: applyWeights(weights, x, B, T, C), shape: [B, T, C] } };
@@ -53,7 +54,7 @@ export function causalAverageMatmul(x) {
  * but now the scores could be anything.  4. output = weights·x.
  */
 export function causalAverageSoftmax(x) {
-  const { B, T, C } = checkCausalAverage('causalAverageSoftmax', x);
+  const { B, T, C } = checkedOnce('causalAverageSoftmax', () => checkCausalAverage('causalAverageSoftmax', x));
   const scores = new Float32Array(T * T);
   const masked = new Float32Array(T * T);
   for (let t = 0; t < T; t++) masked.fill(-Infinity, t * T + t + 1, (t + 1) * T);

@@ -1,5 +1,6 @@
 // Step 9: check our work. How far is a result from a trusted one, and is it close enough?
 import { checkCompare } from './checks.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 /**
  * compare(actual, expected, {atol, rtol}) → { maxAbsError, maxRelError, allclose, firstMismatch }.
@@ -8,7 +9,7 @@ import { checkCompare } from './checks.js';
  * elements whose expected value is not 0 (where the relative error is defined).
  */
 export function compare(actual, expected, options) {
-  checkCompare(actual, expected, options);
+  checkedOnce('compare', () => checkCompare(actual, expected, options));
   let maxAbsError = 0;
   let maxRelError = 0;
   let firstMismatch = -1;

@@ -3,6 +3,7 @@
 import { checkCrossAttention, isPresent } from './checks.js';
 import { project, splitHeads } from './linalg.js';
 import { attendHeads } from './multihead.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 /**
  * crossAttention(xQuery, xContext, weights, options): xQuery (B, Tq, d_q), xContext (B, Tk, d_kv);
@@ -11,7 +12,7 @@ import { attendHeads } from './multihead.js';
  * → multi-head results with Tq rows and Tk columns.
  */
 export function crossAttention(xQuery, xContext, weights, options) {
-  const { B, Tq, Tk, dQuery, dContext, dValue, H, dHead } = checkCrossAttention(xQuery, xContext, weights, options);
+  const { B, Tq, Tk, dQuery, dContext, dValue, H, dHead } = checkedOnce('crossAttention', () => checkCrossAttention(xQuery, xContext, weights, options));
   // the values' own input (options.xValue, seed 004's encodings_for_v) or the context's
   const xValue = options.xValue ?? xContext;
   const bias = (name) => (isPresent(weights[name]) ? weights[name] : null);

@@ -8,6 +8,7 @@ import { lowbias32 } from '../random.js';
 import { manualSeed } from '../torch-random.js';
 import { formatShape, sizeOf } from '../tensor.js';
 import { checkAnyTensor, checkDropout, checkDropoutRng, checkMemory, checkSeed } from './check-helpers.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 export { lowbias32 };
 
@@ -86,7 +87,7 @@ export function checkAttentionDropout(weights, options) {
 
 /** attentionDropout(weights, {dropout, seed, dropoutRng}): weights any shape → { mask, output } of the same shape. */
 export function attentionDropout(weights, options) {
-  checkAttentionDropout(weights, options);
+  checkedOnce('attentionDropout', () => checkAttentionDropout(weights, options));
   const { mask, dropped } = dropWeights(weights.data, options.dropout, options.seed, options.dropoutRng);
   return {
     mask: { data: mask, shape: [...weights.shape] },

@@ -4,6 +4,7 @@ import { formatShape, sizeOf } from '../tensor.js';
 import { ENTRIES } from '../registry.js';
 import { checkOption } from '../registry-checks.js';
 import { checkAnyTensor, checkMemory } from './check-helpers.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 const FN = 'gelu';
 
@@ -38,7 +39,7 @@ export function checkGelu(x, options) {
 
 /** {output}: GELU of each value, in double, rounded to float32. */
 export function gelu(x, options) {
-  checkGelu(x, options);
+  checkedOnce('gelu', () => checkGelu(x, options));
   const form = options.approximate === 'tanh' ? geluTanh : geluErf;
   const output = new Float32Array(x.data.length);
   for (let i = 0; i < output.length; i++) output[i] = form(x.data[i]);

@@ -4,6 +4,7 @@ import { formatShape, sizeOf } from '../tensor.js';
 import { ENTRIES } from '../registry.js';
 import { checkOption } from '../registry-checks.js';
 import { AxisSizes, checkAnyTensor, checkMemory, isPresent } from './check-helpers.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 const FN = 'layerNorm';
 
@@ -23,7 +24,7 @@ export function checkLayerNorm(x, options) {
 
 /** {output}: each last-axis row normalised by its mean and biased variance, then · weight + bias where given. */
 export function layerNorm(x, options) {
-  const { rows, C } = checkLayerNorm(x, options);
+  const { rows, C } = checkedOnce('layerNorm', () => checkLayerNorm(x, options));
   const weight = options.weight?.data;
   const bias = options.bias?.data;
   const eps = Math.fround(options.eps);

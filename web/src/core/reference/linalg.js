@@ -1,6 +1,7 @@
 // The matrix work every step shares, written as the plain loops of the math. Sums are carried in
 // float64 (JS numbers) and stored as float32, so the only rounding is the final one per element.
 import { checkMatmul } from './checks.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 /**
  * c = a·b for row-major a (M, K) and b (K, N), or a·bᵀ when b is stored (N, K).
@@ -23,7 +24,7 @@ export function matmulRaw(a, b, M, K, N, transposeB = false) {
  * → { output: (M, N) or (B, M, N) }. b is shared by every batch entry.
  */
 export function matmul(a, b, options) {
-  const { batch, M, K, N } = checkMatmul(a, b, options);
+  const { batch, M, K, N } = checkedOnce('matmul', () => checkMatmul(a, b, options));
   const output = new Float32Array(batch * M * N);
   for (let n = 0; n < batch; n++) {
     const slice = a.data.subarray(n * M * K, (n + 1) * M * K);

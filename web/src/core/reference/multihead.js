@@ -9,6 +9,7 @@ import {
 import { mergeHeads, project, splitHeads, takeColumns } from './linalg.js';
 import { fusedAttention, attentionPerHead } from './head-attention.js';
 import { runsFusedPath } from '../planner.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 const optional = (tensor) => (isPresent(tensor) ? tensor : null);
 
@@ -57,7 +58,7 @@ export function attendHeads({ query, key, value }, { B, H, Tq, Tk, dHead }, weig
  * with d_out = H·d_head → multi-head results.
  */
 export function multiheadAttentionStacked(x, weights, options) {
-  const { B, T, dIn, H, dHead } = checkMultiheadAttentionStacked(x, weights, options);
+  const { B, T, dIn, H, dHead } = checkedOnce('multiheadAttentionStacked', () => checkMultiheadAttentionStacked(x, weights, options));
   // Each head projects on its own: (B, T, d_in) → (B, T, d_head), stacked into (B, H, T, d_head).
   const stack = (name) => {
     const stacked = new Float32Array(B * H * T * dHead);
@@ -79,7 +80,7 @@ export function multiheadAttentionStacked(x, weights, options) {
  * options.heads = H divides d_out → multi-head results.
  */
 export function multiheadAttentionSplit(x, weights, options) {
-  const { B, T, dIn, H, dHead } = checkMultiheadAttentionSplit(x, weights, options);
+  const { B, T, dIn, H, dHead } = checkedOnce('multiheadAttentionSplit', () => checkMultiheadAttentionSplit(x, weights, options));
   // (B, T, d_in) → (B, T, d_out) → (B, H, T, d_head)
   const heads = (name) => splitHeads(project(x.data, B * T, dIn, weights[name], optional(weights[`${name}Bias`])), B, T, H, dHead);
   const projections = { query: heads('query'), key: heads('key'), value: heads('value') };
@@ -92,7 +93,7 @@ export function multiheadAttentionSplit(x, weights, options) {
  * options.heads → multi-head results.
  */
 export function multiheadAttentionFused(x, weights, options) {
-  const { B, T, dIn, dOut, H, dHead } = checkMultiheadAttentionFused(x, weights, options);
+  const { B, T, dIn, dOut, H, dHead } = checkedOnce('multiheadAttentionFused', () => checkMultiheadAttentionFused(x, weights, options));
   // One product for all three: (B, T, d_in) → (B, T, 3·d_out), then column blocks Q | K | V.
   const qkv = project(x.data, B * T, dIn, weights.inProjection, optional(weights.inBias));
   const part = (index) => splitHeads(takeColumns(qkv, B * T, 3 * dOut, index * dOut, dOut), B, T, H, dHead);

@@ -1,6 +1,7 @@
 // Step 1: next-token framing. A sequence of L tokens holds L − 1 training examples: position t's
 // context is tokens 0..t and its target is token t + 1.
 import { checkNextTokenPairs } from './checks.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 /**
  * nextTokenPairs(tokens): tokens (B, L) Int32 → { contexts (B, L−1), targets (B, L−1) }, Int32.
@@ -8,7 +9,7 @@ import { checkNextTokenPairs } from './checks.js';
  * targets[b, t] is the token that follows it.
  */
 export function nextTokenPairs(tokens) {
-  const { B, L } = checkNextTokenPairs(tokens);
+  const { B, L } = checkedOnce('nextTokenPairs', () => checkNextTokenPairs(tokens));
   const contexts = new Int32Array(B * (L - 1));
   const targets = new Int32Array(B * (L - 1));
   for (let b = 0; b < B; b++) {

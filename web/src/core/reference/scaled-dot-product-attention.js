@@ -8,6 +8,7 @@ import { dropWeights } from './dropout.js';
 import { checkAnyTensor, checkAttentionOptions, checkMemory, fail } from './check-helpers.js';
 import { sdpaFusedApplies, sdpaRoute } from '../routes.js';
 import { checkedBackend } from '../registry-checks.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 const FN = 'scaledDotProductAttention';
 
@@ -98,7 +99,7 @@ function fusedRows(query, key, value, { batch, L, S, E, Ev, lead }, options) {
 
 /** The results of docs/api.md: scores, scaled, masked?, weights, dropped?, output (output alone without intermediates). */
 export function scaledDotProductAttention(query, key, value, options) {
-  const sizes = checkScaledDotProductAttention(query, key, value, options);
+  const sizes = checkedOnce(FN, () => checkScaledDotProductAttention(query, key, value, options));
   if (sdpaFusedApplies(options)) return fusedRows(query, key, value, sizes, options);
   const { batch, L, S, E, Ev, lead } = sizes;
   const rank = query.shape.length;

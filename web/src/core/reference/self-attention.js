@@ -4,6 +4,7 @@ import { checkAttentionWithoutWeights, checkSelfAttention, isPresent } from './c
 import { matmulRaw, project } from './linalg.js';
 import { attentionPerHead } from './head-attention.js';
 import { normalizeRows } from './softmax.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 /**
  * Step 5. attentionWithoutWeights(x, {normalization}): x (B, T, C) →
@@ -12,7 +13,7 @@ import { normalizeRows } from './softmax.js';
  * 3. output = weights·X: each token becomes a weighted average of all tokens.
  */
 export function attentionWithoutWeights(x, options) {
-  const { B, T, C } = checkAttentionWithoutWeights(x, options);
+  const { B, T, C } = checkedOnce('attentionWithoutWeights', () => checkAttentionWithoutWeights(x, options));
   const scores = new Float32Array(B * T * T);
   const output = new Float32Array(B * T * C);
   for (let b = 0; b < B; b++) {
@@ -38,7 +39,7 @@ export function attentionWithoutWeights(x, options) {
  * 1. Q = X·Wq, K = X·Wk, V = X·Wv  2. attention of one head with d_k = d_out.
  */
 export function selfAttention(x, weights, options) {
-  const { B, T, dIn, dOut } = checkSelfAttention(x, weights, options);
+  const { B, T, dIn, dOut } = checkedOnce('selfAttention', () => checkSelfAttention(x, weights, options));
   const bias = (name) => (isPresent(weights[name]) ? weights[name] : null);
   const query = project(x.data, B * T, dIn, weights.query, bias('queryBias'), options.layout);
   const key = project(x.data, B * T, dIn, weights.key, bias('keyBias'), options.layout);

@@ -1,5 +1,6 @@
 // Step 5's normalisations of a row of scores into weights, and the softmax function of the API.
 import { checkSoftmax } from './checks.js';
+import { checkedOnce } from '../backends/api-checked.js';
 
 /**
  * Normalises the row input[offset .. offset+n) into output at the same place.
@@ -53,7 +54,7 @@ export function normalizeRows(input, rows, n, normalization) {
 
 /** softmax(x, {normalization, scale}): x (…, N) → { output }: each last-axis row of scale·x normalised. */
 export function softmax(x, options) {
-  const { rows, N } = checkSoftmax(x, options);
+  const { rows, N } = checkedOnce('softmax', () => checkSoftmax(x, options));
   // scale·x rounded to float32, as the compiled core forms it before normalising. A −∞ entry is a
   // masked one and stays −∞ whatever the scale's sign (0·−∞ would be NaN).
   const scaled = options.scale === 1 ? x.data

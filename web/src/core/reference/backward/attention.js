@@ -11,6 +11,7 @@ import {
   checkMultiheadAttentionStacked, checkSelfAttention, isPresent,
 } from '../checks.js';
 import { math32, math64 } from './math.js';
+import { apiChecked } from '../../backends/api-checked.js';
 
 /** The forward's option defaults (docs/api.md "Options"), so these plain functions take partial options. */
 export function attentionDefaults(options = {}) {
@@ -20,6 +21,7 @@ export function attentionDefaults(options = {}) {
 }
 
 function checkGradOutput(fn, gradOutput, shape) {
+  if (apiChecked()) return; // the API's check held gradOutput to this shape and its values finite
   const ok = gradOutput && ArrayBuffer.isView(gradOutput.data) && Array.isArray(gradOutput.shape) &&
     gradOutput.shape.length === shape.length && gradOutput.shape.every((dim, i) => dim === shape[i]) &&
     gradOutput.data.length === shape.reduce((a, b) => a * b, 1);
@@ -35,8 +37,9 @@ const tensor = (data, shape) => ({ data, shape: [...shape] });
 const optional = (value) => (isPresent(value) ? value : null);
 
 /**
- * The sizes each function needs. The float32 reference runs the forward's own checks (same messages);
- * the float64 variant, fed Float64Array tensors by the finite-difference test only, reads the shapes.
+ * The sizes each function needs. The float32 reference called directly runs the forward's own checks (same
+ * messages); on a call the API has checked, and in the float64 variant (fed Float64Array tensors by the
+ * finite-difference test only), it reads the shapes.
  */
 const CHECKS = {
   selfAttention: checkSelfAttention, split: checkMultiheadAttentionSplit, cross: checkCrossAttention,
@@ -59,7 +62,8 @@ function shapeSizes(kind, args, opts) {
 export function makeBackwards(math) {
   const { F } = math;
   const sizes = (kind, args, opts, fn) => {
-    if (F !== Float32Array) return shapeSizes(kind, args, opts);
+    // the API checked this call (api-checked.js): its shapes are read, not checked again
+    if (F !== Float32Array || apiChecked()) return shapeSizes(kind, args, opts);
     try {
       return CHECKS[kind](...args, opts);
     } catch (error) {
