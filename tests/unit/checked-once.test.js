@@ -3,7 +3,7 @@
 // the API's check returned; called directly, by the binding's check or the reference's own.
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
-import { apiChecked, whileApiChecked } from '../../web/src/core/backends/api-checked.js';
+import { apiChecked, whileApiChecked } from '../../web/src/core/api-checked.js';
 import { computeHeadGroup } from '../../web/src/core/backends/thread-plan.js';
 import { createThreadedBackend } from '../../web/src/core/backends/threads.js';
 import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';

@@ -2,12 +2,12 @@
 // checks what only JS can see (tensor objects, option names and types), adds the batch axis to unbatched
 // (T, C) input, fills every default, runs the function's one check (reference/checks.js: shapes, sizes,
 // values, memory on the planned path) before any backend sees the call, asks the planner which path runs
-// it, calls the backend with the normalised arguments as a checked call (backends/api-checked.js), records
+// it, calls the backend with the normalised arguments as a checked call (api-checked.js), records
 // `lastCall` and removes the batch axis from the results again. A backend (WASM, WebGPU, the JS reference) then
 // only computes: the WASM binding runs no check of its own on such a call.
 import { CHECKS } from './reference/checks.js';
 import { checkKnownKeys } from './reference/check-helpers.js';
-import { whileApiChecked } from './backends/api-checked.js';
+import { whileApiChecked } from './api-checked.js';
 import { ENTRIES, FUNCTION_NAMES, REGISTRY } from './registry.js';
 import { checkOption, MEMORY_LIMIT_BYTES, withMemoryBudget } from './registry-checks.js';
 import { fail } from './registry-errors.js';

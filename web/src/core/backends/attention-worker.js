@@ -63,7 +63,7 @@ function unwrap(result) {
 
 /**
  * The core's functions as computeHeadGroup takes them: returning results, throwing the Errors. A group of a call
- * the API checked on the main thread (`checked`, backends/api-checked.js) takes the binding's unchecked entries.
+ * the API checked on the main thread (`checked`, api-checked.js) takes the binding's unchecked entries.
  */
 const FUNCTIONS = ['multiheadAttentionSplit', 'crossAttention', 'matmul'];
 const throwing = Object.fromEntries(FUNCTIONS.map((fn) => [fn, (...args) => unwrap(core[fn](...args))]));

@@ -7,7 +7,7 @@
 // own function table from JS (relaxed-tile.js), and a pthreads build shares one table and one memory; the
 // workers also need no SharedArrayBuffer, so an explicit `threads: N` works on any host. 'auto' still asks
 // for cross-origin isolation (thread-plan.js resolveThreads), the signal that the page wants threads.
-import { apiChecked } from './api-checked.js';
+import { apiChecked } from '../api-checked.js';
 import { plan as planCall, POOL_CROSSOVER } from '../planner.js';
 import { stackBackend } from './compose.js';
 import { combineParts, copyOf, groupWeights, multiheadSizes } from './thread-plan.js';
@@ -71,7 +71,7 @@ export function threadsLayer(pool, { crossover = POOL_CROSSOVER } = {}) {
     };
 
     const onPool = (fn, args, plan) => {
-      // A call the API checked (api-checked.js) runs unchecked in the workers too: they are told so.
+      // A call the API checked (../api-checked.js) runs unchecked in the workers too: they are told so.
       const checked = apiChecked();
       const sizes = multiheadSizes(fn, args);
       const options = args[args.length - 1];

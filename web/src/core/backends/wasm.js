@@ -1,11 +1,11 @@
 // The WASM backend: loads one of the two Emscripten builds of the C++ core (SIMD or baseline) and
 // exposes the API functions of docs/api.md on a plain object. The binding (cpp/bindings/) checks every
-// argument of a direct call, and runs a call the API has checked already (api-checked.js) unchecked; it
+// argument of a direct call, and runs a call the API has checked already (../api-checked.js) unchecked; it
 // returns fresh typed arrays, so this file only picks a build, finds its .wasm bytes, fills in omitted
 // trailing arguments (embind rejects calls with fewer arguments than the C++ signature has) and throws the
 // Errors the binding returns.
 import { simd } from 'wasm-feature-detect';
-import { apiChecked } from './api-checked.js';
+import { apiChecked } from '../api-checked.js';
 import { installRelaxedTile } from './relaxed-tile.js';
 import { BINARY_URLS, GLUE_MODULES } from './wasm-builds.js';
 import { REGISTRY } from '../registry.js';

@@ -23,7 +23,7 @@ import { gpuCrossover } from '../gpu-crossover.js';
 import { gpuFootprint, gpuReferenceReason, prefersGpu, shapesOf, whyReferenceOnGpu } from '../planner.js';
 import { ENTRIES, REGISTRY } from '../registry.js';
 import { withDeviceLossFallback } from './device-loss.js';
-import { checkedOnce } from './api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 export { GpuKernelError, GpuUnavailableError, isDeviceFailure, withDeviceLossFallback };
 

@@ -2,7 +2,7 @@
 // return the same output; the last one is the shape attention takes (a score matrix, a mask, a softmax).
 import { checkCausalAverage } from './checks.js';
 import { normalizeRows } from './softmax.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 /** Applies the (T, T) weights to every batch entry: output[b] = weights·x[b], (T, T)·(T, C) → (T, C). */
 function applyWeights(weights, x, B, T, C) {

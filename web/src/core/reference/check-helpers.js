@@ -2,7 +2,7 @@
 // tensor ranks, sizes, shapes and values, the memory limit. Each throws an Error whose message reads
 // "<function>: <argument> <what it is>; expected <what it should be>", in the C++ core's words.
 // Every failure is an ApiError ({fn, argument, value, expected, kind}; registry-errors.js).
-import { apiChecked } from '../backends/api-checked.js';
+import { apiChecked } from '../api-checked.js';
 import { checkTensorStructure, describeValue, formatShape } from '../tensor.js';
 import { ENTRIES } from '../registry.js';
 import { checkOption, MEMORY_LIMIT_BYTES } from '../registry-checks.js';
@@ -79,7 +79,7 @@ export function allFinite(data) {
 
 /**
  * A tensor's values are finite (or −∞ where allowed). Scanned once per call: inside a call the API has checked
- * (backends/api-checked.js) a backend's own checks — the JS reference's, the WebGPU backend's, which they run for
+ * (api-checked.js) a backend's own checks — the JS reference's, the WebGPU backend's, which they run for
  * the sizes they compute with — do not read the values again.
  */
 export function checkFinite(fn, name, tensor, allowNegativeInfinity = false) {

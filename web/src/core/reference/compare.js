@@ -1,6 +1,6 @@
 // Step 9: check our work. How far is a result from a trusted one, and is it close enough?
 import { checkCompare } from './checks.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 /**
  * compare(actual, expected, {atol, rtol}) → { maxAbsError, maxRelError, allclose, firstMismatch }.

@@ -3,7 +3,7 @@
 import { checkCrossAttention, isPresent } from './checks.js';
 import { project, splitHeads } from './linalg.js';
 import { attendHeads } from './multihead.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 /**
  * crossAttention(xQuery, xContext, weights, options): xQuery (B, Tq, d_q), xContext (B, Tk, d_kv);

@@ -8,7 +8,7 @@ import { lowbias32 } from '../random.js';
 import { manualSeed } from '../torch-random.js';
 import { formatShape, sizeOf } from '../tensor.js';
 import { checkAnyTensor, checkDropout, checkDropoutRng, checkMemory, checkSeed } from './check-helpers.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 export { lowbias32 };
 

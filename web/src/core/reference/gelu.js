@@ -4,7 +4,7 @@ import { formatShape, sizeOf } from '../tensor.js';
 import { ENTRIES } from '../registry.js';
 import { checkOption } from '../registry-checks.js';
 import { checkAnyTensor, checkMemory } from './check-helpers.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 const FN = 'gelu';
 

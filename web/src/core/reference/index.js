@@ -2,7 +2,7 @@
 // checks and messages as the C++ core. It is the fallback when WebAssembly cannot load, the second
 // opinion on the page's "check our work" step, and the source of the WebGPU backend's non-matrix steps.
 // It takes arguments already normalised by web/src/core/api.js (rank-3 x, complete options); on a call the API
-// has checked, each function computes with the sizes the API's check returned (backends/api-checked.js
+// has checked, each function computes with the sizes the API's check returned (api-checked.js
 // checkedOnce) and checks nothing again; called directly, it runs its check.
 import { attentionDropout } from './dropout.js';
 import { causalAverageLoop, causalAverageMatmul, causalAverageSoftmax } from './causal-average.js';

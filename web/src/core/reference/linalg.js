@@ -1,7 +1,7 @@
 // The matrix work every step shares, written as the plain loops of the math. Sums are carried in
 // float64 (JS numbers) and stored as float32, so the only rounding is the final one per element.
 import { checkMatmul } from './checks.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 /**
  * c = a·b for row-major a (M, K) and b (K, N), or a·bᵀ when b is stored (N, K).

@@ -9,7 +9,7 @@ import {
 import { mergeHeads, project, splitHeads, takeColumns } from './linalg.js';
 import { fusedAttention, attentionPerHead } from './head-attention.js';
 import { runsFusedPath } from '../planner.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 const optional = (tensor) => (isPresent(tensor) ? tensor : null);
 

@@ -1,7 +1,7 @@
 // Step 1: next-token framing. A sequence of L tokens holds L − 1 training examples: position t's
 // context is tokens 0..t and its target is token t + 1.
 import { checkNextTokenPairs } from './checks.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 /**
  * nextTokenPairs(tokens): tokens (B, L) Int32 → { contexts (B, L−1), targets (B, L−1) }, Int32.

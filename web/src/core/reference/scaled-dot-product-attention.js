@@ -8,7 +8,7 @@ import { dropWeights } from './dropout.js';
 import { checkAnyTensor, checkAttentionOptions, checkMemory, fail } from './check-helpers.js';
 import { sdpaFusedApplies, sdpaRoute } from '../routes.js';
 import { checkedBackend } from '../registry-checks.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 const FN = 'scaledDotProductAttention';
 

@@ -4,7 +4,7 @@ import { checkAttentionWithoutWeights, checkSelfAttention, isPresent } from './c
 import { matmulRaw, project } from './linalg.js';
 import { attentionPerHead } from './head-attention.js';
 import { normalizeRows } from './softmax.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 /**
  * Step 5. attentionWithoutWeights(x, {normalization}): x (B, T, C) →

@@ -1,6 +1,6 @@
 // Step 5's normalisations of a row of scores into weights, and the softmax function of the API.
 import { checkSoftmax } from './checks.js';
-import { checkedOnce } from '../backends/api-checked.js';
+import { checkedOnce } from '../api-checked.js';
 
 /**
  * Normalises the row input[offset .. offset+n) into output at the same place.

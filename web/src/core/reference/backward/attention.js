@@ -11,7 +11,7 @@ import {
   checkMultiheadAttentionStacked, checkSelfAttention, isPresent,
 } from '../checks.js';
 import { math32, math64 } from './math.js';
-import { apiChecked } from '../../backends/api-checked.js';
+import { apiChecked } from '../../api-checked.js';
 
 /** The forward's option defaults (docs/api.md "Options"), so these plain functions take partial options. */
 export function attentionDefaults(options = {}) {

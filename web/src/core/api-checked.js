@@ -5,7 +5,7 @@
 // the WebGPU backend take the sizes the API's check computed instead of checking again (`checkedOnce`), and read
 // no value a second time. A direct caller of a backend (tests, tools, the diagnosis of an overflow, which runs
 // after the scope) is outside it: that call is checked there, once.
-// So is the call a lost WebGPU device hands to WASM once the fallback has loaded (device-loss.js): the API budgeted
+// So is the call a lost WebGPU device hands to WASM once the fallback has loaded (backends/device-loss.js): the API budgeted
 // its memory for the GPU, so the binding's check, against the WASM heap, is that call's only memory check there.
 
 /** The call the API is running: {fn, sizes} (what its check returned), or null outside one. */
