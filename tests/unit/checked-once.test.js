@@ -4,11 +4,14 @@
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { createAttention } from '../../web/src/core/api.js';
 import { apiChecked, whileApiChecked } from '../../web/src/core/api-checked.js';
+import { createRoutingBackend } from '../../web/src/core/backends/auto.js';
+import { withDeviceLossFallback } from '../../web/src/core/backends/device-loss.js';
 import { computeHeadGroup } from '../../web/src/core/backends/thread-plan.js';
 import { createThreadedBackend } from '../../web/src/core/backends/threads.js';
 import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
 import { createReferenceBackend } from '../../web/src/core/reference/index.js';
 import { ENTRIES } from '../../web/src/core/registry.js';
+import { describeAdapter } from '../../web/src/gpu/device.js';
 import { randomTensor } from './make-tensors.js';
 
 // Every check the reference's functions import, counted (the API's own CHECKS table is the module's, not these).
@@ -103,5 +106,25 @@ describe('checked once', () => {
     const direct = reference.selfAttention(x, weights, { ...attentionDefaults(), causal: false });
     expect(counted.calls).toEqual({ checkSelfAttention: 1 });
     expect(Array.from(direct.output.data)).toEqual(Array.from(viaApi.output.data));
+  });
+
+  test("a call 'auto' routes to the GPU is still the API's checked call once the GPU side has loaded", async () => {
+    const seen = [];
+    const answer = (a, b) => ({ output: { data: new Float32Array(a.shape[0] * b.shape[1]), shape: [a.shape[0], b.shape[1]] } });
+    const gpu = {
+      name: 'webgpu', build: null, supportsOp: () => ({ supported: true }), onLost: () => () => {}, isLost: () => false,
+      matmul: async (a, b) => { seen.push({ where: 'gpu', checked: apiChecked() }); return answer(a, b); },
+    };
+    const cpu = { name: 'wasm-simd', build: 'simd', matmul: (a, b) => { seen.push({ where: 'cpu', checked: apiChecked() }); return answer(a, b); } };
+    const backend = createRoutingBackend(cpu, {
+      adapterInfo: describeAdapter({ info: { vendor: 'nvidia', architecture: 'hopper', description: 'NVIDIA H100' } }),
+      loadGpu: async () => withDeviceLossFallback(gpu, async () => cpu), thresholdN: 64, probe: false,
+    });
+    const attention = createAttention(backend);
+    const square = (n) => ({ data: new Float32Array(n * n).fill(0.5), shape: [n, n] });
+    await attention.matmul(square(128), square(128));
+    attention.matmul(square(8), square(8));
+    expect(seen).toEqual([{ where: 'gpu', checked: true }, { where: 'cpu', checked: true }]);
+    expect(apiChecked()).toBe(false);
   });
 });

@@ -22,6 +22,16 @@ export function whileApiChecked(run, { fn = null, sizes = null } = {}) {
   }
 }
 
+/**
+ * The API's call being made now, for a backend that finishes it in a callback: `resume(run)` runs `run` inside
+ * that call again (or plainly, where there was none). 'auto' resumes the call it routes to the GPU once the GPU
+ * side has loaded (backends/auto.js).
+ */
+export function captureApiCall() {
+  const call = current;
+  return (run) => (call ? whileApiChecked(run, call) : run());
+}
+
 /** Whether the call being made now was checked by the API (inside whileApiChecked). */
 export function apiChecked() {
   return current !== null;
