@@ -30,7 +30,7 @@ bool relaxed_tile_installed();
 // Which installed tile the GEMM is built on: 6 (the 6×8 tile, variant 7; the default) or 5 (the 5×8 tile,
 // variant 6); the fused attention then uses the 6×8 tile or the 4×8 one (its key tiles are whole panels of
 // 4 and of 6). Engines differ: where the compiler hoists the loads of the 6×8 tile's unrolled loop above its
-// multiply-adds (V8 11, Node 20), it spills and runs at about 60% of the speed of the rolled 5×8 one;
+// multiply-adds (V8 11, Node 20), it spills and runs well below the speed of the rolled 5×8 one;
 // elsewhere (V8 in Chromium 156) the 6×8 tile is the faster. JS measures both on the engine at hand
 // (relaxed-tile.js) and sets this. Every height sums in the same order, so results do not depend on it.
 void set_relaxed_tile_rows(int rows);

@@ -97,7 +97,7 @@ export { gpuFootprint, multiheadSizes, sdpaRoute, shapesOf, sizesOf, workOf };
  * partial outputs) and a round trip; it saves half the multiply-adds. So a call goes to the workers when
  * it does at least `workPerFloat` multiply-adds per float moved, which for self-attention with T < d
  * means roughly B·T ≥ 200 query rows whatever d is (T=128: one thread wins at d = 256, 512 and 768;
- * T=256: two workers win at d=768, tie at 512), and at least `minWork` multiply-adds (~6 ms on one
+ * T=256: two workers win at d=768, tie at 512), and at least `minWork` multiply-adds (a few ms on one
  * thread: below it the round trip eats the gain; at d=256, T=256 one thread still wins).
  */
 export const POOL_CROSSOVER = Object.freeze({ workPerFloat: 200, minWork: 100_000_000 });

@@ -66,7 +66,7 @@ export class GpuRuntime {
 
   /**
    * Compiles pipelines in the background (createComputePipelineAsync), so the first call of a step does
-   * not wait for the shader compiler (~0.2 s on SwiftShader). A call that comes first compiles its own.
+   * not wait for the shader compiler (a noticeable pause on SwiftShader). A call that comes first compiles its own.
    * @param {{key: string, source: () => string, constants?: object}[]} specs
    */
   async warmUp(specs) {

@@ -105,10 +105,10 @@ function legendParts(view, colors, maxAbs) {
 }
 
 // A figure lives on from one repaint to the next, one per tensor name, like the canvases in it: the
-// page changes what differs (a shape, a legend value, the pixels) in place. Rebuilding the results
-// area on every change cost 8 ms of style, layout and paint per frame at T=32 (half the repaint
-// budget), even with the canvases reused. The export buttons and the value tables' disclosure read the
-// figure's current view through `entry.current`, so their listeners are attached once.
+// page changes what differs (a shape, a legend value, the pixels) in place: rebuilding the results area
+// on every change took half the repaint budget in style, layout and paint, even with the canvases reused.
+// The export buttons and the value tables' disclosure read the figure's current view through
+// `entry.current`, so their listeners are attached once.
 const figurePool = new Map();
 
 function pooledFigure(name) {

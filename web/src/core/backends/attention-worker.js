@@ -36,9 +36,9 @@ async function load(message) {
 
 /**
  * A few small calls through the kernels a group runs, so that V8 tiers them up now, while the worker
- * is idle after loading. Measured without it: V8 compiles the optimised code on background threads, and
- * with both workers and the main thread busy on a 2-core machine those wait, so back-to-back calls ran
- * for ~30 calls (T=1024, d=768) at ~190 ms before dropping to ~100 ms.
+ * is idle after loading: V8 compiles the optimised code on background threads, and with both workers and
+ * the main thread busy on a 2-core machine those wait, so without it the first few dozen real calls ran on
+ * the baseline tier, at about half the speed.
  */
 function warmUp() {
   const [T, dIn, dPart, heads] = [96, 128, 128, 2];

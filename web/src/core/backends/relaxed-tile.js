@@ -25,9 +25,9 @@ const PROBE_PAUSE_MS = 10;
 /**
  * Rows of the faster GEMM tile on this engine, 6 or 5 (replaceable_tiles.h relaxed_tile_rows): V8 11
  * (Node 20) hoists every load of the 6×8 tile's unrolled loop above its multiply-adds and spills, so there
- * the rolled 5×8 tile is the faster (by ~1.6×); in Chromium's V8 the 6×8 one is (by ~10%, as much as a
- * loaded machine's noise). Each tile's best round counts, and the 6×8 tile keeps its place unless the 5×8
- * one is faster by a quarter: a spill. The choice changes the speed only: both sum in the same order.
+ * the rolled 5×8 tile is much the faster; in Chromium's V8 the 6×8 one is, by about a loaded machine's
+ * noise. Each tile's best round counts, and the 6×8 tile keeps its place unless the 5×8 one is faster by a
+ * quarter: a spill. The choice changes the speed only: both sum in the same order.
  */
 async function fasterTileRows(bytes) {
   const memory = new WebAssembly.Memory({ initial: 1 });

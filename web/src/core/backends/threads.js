@@ -15,9 +15,9 @@ import { combineParts, copyOf, groupWeights, multiheadSizes } from './thread-pla
 /**
  * Float32Arrays to reuse, by length. A call's inputs travel to the workers as fresh copies (transferred,
  * not cloned) and come back with the answer; writing the next call's copies into them instead of into
- * new arrays saves the page faults of ~10 MB of fresh memory per call at d=768 (measured: the column
- * blocks took 4.3 ms per worker in new arrays, 1 ms in reused ones). Holds at most `perLength` arrays
- * of each length until dispose().
+ * new arrays saves the page faults of megabytes of fresh memory per call at d=768 (the column blocks were
+ * several times slower to write into new arrays). Holds at most `perLength` arrays of each length until
+ * dispose().
  */
 class ArrayRecycler {
   constructor(perLength) {

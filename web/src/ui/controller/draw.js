@@ -82,7 +82,7 @@ export function draw(page, { step, api, run }, mine) {
       page.notify();
     };
     channel.port2.postMessage(null);
-    // The runnable PyTorch for this state: it writes x out in full (up to 15 ms at T=32, d=64), so it
+    // The runnable PyTorch for this state: it writes x out in full, which is slow for a large x, so it
     // waits until the controls have been still for a moment, outside the repaint budget.
     clearTimeout(page.snippetTimer);
     page.snippetTimer = setTimeout(() => {

@@ -1,7 +1,7 @@
 // The address bar follows the state. A new step is a history entry; other changes replace the
-// current one once the controls have been still for 150 ms: history.replaceState costs milliseconds
-// (2-6 ms measured at T=32), and dragging a slider fires dozens of changes a second, so a write every
-// 150 ms during a drag landed in a frame about one change in three. A page left before then writes it.
+// current one once the controls have been still for 150 ms: history.replaceState costs milliseconds,
+// and dragging a slider fires dozens of changes a second, so writing on every change would cost frames
+// during a drag. A page left before then writes it.
 import { serializeState } from '../state.js';
 
 /** getState() → the state to write. Returns {write(push), schedule()}. */
