@@ -76,40 +76,50 @@ ProjectionGradients self_projected_attention_backward(const Tensor& x, const Pro
 
 ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
                                             const Tensor& grad_output, const AttentionOptions& options) {
-  return checked(check_self_attention_backward, self_attention_backward_unchecked, x, weights, grad_output, options);
+  return checked(check_self_attention_backward, unchecked::self_attention_backward, x, weights, grad_output, options);
 }
 
-ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
-                                                      const Tensor& grad_output, const AttentionOptions& options) {
+namespace unchecked {
+
+ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
+                                            const Tensor& grad_output, const AttentionOptions& options) {
   // 1. project (as the forward) and 2. attend as one head, without an output projection, backwards:
   // (B, T, d_out) is (B, T, 1·d_out)
   return self_projected_attention_backward(x, weights, 1, {}, {}, grad_output, options, options.layout);
 }
 
+}  // namespace unchecked
+
 ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
                                                        const Tensor& grad_output, const AttentionOptions& options) {
-  return checked(check_multihead_attention_split_backward, multihead_attention_split_backward_unchecked,
+  return checked(check_multihead_attention_split_backward, unchecked::multihead_attention_split_backward,
                  x, weights, grad_output, options);
 }
 
-ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
-                                                                 const Tensor& grad_output,
-                                                                 const AttentionOptions& options) {
+namespace unchecked {
+
+ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
+                                                       const Tensor& grad_output,
+                                                       const AttentionOptions& options) {
   // 1. one projection each for Q, K, V: (B, T, d_in)·(d_in, d_out) -> (B, T, d_out); 2ᵀ. the output
   // projection, merge, attention per head and split, backwards; 1ᵀ. dW = Xᵀ·d(QKV), db = Σ_rows d(QKV)
   return self_projected_attention_backward(x, weights, options.heads, weights.out_weight, weights.out_bias,
                                            grad_output, options, WeightLayout::Matrix);
 }
 
+}  // namespace unchecked
+
 StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
                                                       const Tensor& grad_output, const AttentionOptions& options) {
-  return checked(check_multihead_attention_stacked_backward, multihead_attention_stacked_backward_unchecked,
+  return checked(check_multihead_attention_stacked_backward, unchecked::multihead_attention_stacked_backward,
                  x, weights, grad_output, options);
 }
 
-StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x, const StackedWeights& weights,
-                                                                const Tensor& grad_output,
-                                                                const AttentionOptions& options) {
+namespace unchecked {
+
+StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
+                                                      const Tensor& grad_output,
+                                                      const AttentionOptions& options) {
   const int heads = static_cast<int>(weights.heads.size());
   // 1. every head projects on its own, and 2. the heads lie side by side (split's layout), as the forward
   const QueryKeyValue projected = project_heads(x, weights.heads);
@@ -136,14 +146,18 @@ StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x,
   return gradients;
 }
 
+}  // namespace unchecked
+
 FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
                                                   const Tensor& grad_output, const AttentionOptions& options) {
-  return checked(check_multihead_attention_fused_backward, multihead_attention_fused_backward_unchecked,
+  return checked(check_multihead_attention_fused_backward, unchecked::multihead_attention_fused_backward,
                  x, weights, grad_output, options);
 }
 
-FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, const FusedWeights& weights,
-                                                            const Tensor& grad_output, const AttentionOptions& options) {
+namespace unchecked {
+
+FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
+                                                  const Tensor& grad_output, const AttentionOptions& options) {
   const int d_out = weights.in_projection.shape[1] / 3;
   // 1. one projection for all three, (B, T, d_in)·(d_in, 3·d_out), and 2. cut into [Q | K | V], as the forward
   const Tensor qkv = project(x, weights.in_projection, weights.in_bias);
@@ -166,16 +180,20 @@ FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, con
   return gradients;
 }
 
+}  // namespace unchecked
+
 CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
                                                  const ProjectionWeights& weights, const Tensor& grad_output,
                                                  const AttentionOptions& options) {
-  return checked(check_cross_attention_backward, cross_attention_backward_unchecked,
+  return checked(check_cross_attention_backward, unchecked::cross_attention_backward,
                  x_query, x_context, weights, grad_output, options);
 }
 
-CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query, const Tensor& x_context,
-                                                           const ProjectionWeights& weights, const Tensor& grad_output,
-                                                           const AttentionOptions& options) {
+namespace unchecked {
+
+CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
+                                                 const ProjectionWeights& weights, const Tensor& grad_output,
+                                                 const AttentionOptions& options) {
   // 1. queries from one sequence, keys and values from the other, as the forward, and backwards:
   // dX_q = dQ·Wqᵀ;  dX_c = dK·Wkᵀ + dV·Wvᵀ
   AttentionGradients attended =
@@ -187,5 +205,7 @@ CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query
   gradients.weights = std::move(attended.weights);
   return gradients;
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

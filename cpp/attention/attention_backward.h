@@ -61,20 +61,22 @@ CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Te
                                                  const ProjectionWeights& weights, const Tensor& grad_output,
                                                  const AttentionOptions& options = {});
 
-// The same five for arguments that already passed their check_*_backward (checks_backward.h): a binding checks
-// once, against the heap that is left, and the inputs are not scanned a second time.
-ProjectionGradients self_attention_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
-                                                      const Tensor& grad_output, const AttentionOptions& options);
-StackedGradients multihead_attention_stacked_backward_unchecked(const Tensor& x, const StackedWeights& weights,
-                                                                const Tensor& grad_output,
-                                                                const AttentionOptions& options);
-ProjectionGradients multihead_attention_split_backward_unchecked(const Tensor& x, const ProjectionWeights& weights,
-                                                                 const Tensor& grad_output,
-                                                                 const AttentionOptions& options);
-FusedGradients multihead_attention_fused_backward_unchecked(const Tensor& x, const FusedWeights& weights,
-                                                            const Tensor& grad_output, const AttentionOptions& options);
-CrossAttentionGradients cross_attention_backward_unchecked(const Tensor& x_query, const Tensor& x_context,
-                                                           const ProjectionWeights& weights, const Tensor& grad_output,
-                                                           const AttentionOptions& options);
+namespace unchecked {
+// The same five on arguments that passed their check_*_backward (checks_backward.h): what the functions above,
+// the fast entry points (cpp/paths) and the bindings run once a call is checked.
+ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
+                                            const Tensor& grad_output, const AttentionOptions& options);
+StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
+                                                      const Tensor& grad_output,
+                                                      const AttentionOptions& options);
+ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
+                                                       const Tensor& grad_output,
+                                                       const AttentionOptions& options);
+FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
+                                                  const Tensor& grad_output, const AttentionOptions& options);
+CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
+                                                 const ProjectionWeights& weights, const Tensor& grad_output,
+                                                 const AttentionOptions& options);
+}  // namespace unchecked
 
 }  // namespace ap

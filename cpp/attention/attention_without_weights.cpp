@@ -9,11 +9,13 @@ namespace ap {
 
 AverageResult attention_without_weights(const Tensor& x, Normalization normalization) {
   require_valid(check_attention_without_weights(x, normalization));
-  return attention_without_weights_unchecked(x, normalization);
+  return unchecked::attention_without_weights(x, normalization);
 }
 
+namespace unchecked {
+
 // region: attention-without-weights
-AverageResult attention_without_weights_unchecked(const Tensor& x, Normalization normalization) {
+AverageResult attention_without_weights(const Tensor& x, Normalization normalization) {
   const int batch = x.shape[0], time = x.shape[1], channels = x.shape[2];
   const std::size_t x_stride = static_cast<std::size_t>(time) * channels;
   const std::size_t w_stride = static_cast<std::size_t>(time) * time;
@@ -39,5 +41,7 @@ AverageResult attention_without_weights_unchecked(const Tensor& x, Normalization
   return result;
 }
 // endregion
+
+}  // namespace unchecked
 
 }  // namespace ap

@@ -11,7 +11,9 @@ namespace ap {
 // output (B, T, C) = weights·X.
 AverageResult attention_without_weights(const Tensor& x,
                                         Normalization normalization = Normalization::Stable);
-// attention_without_weights on arguments that passed check_attention_without_weights (checks.h): what the bindings run.
-AverageResult attention_without_weights_unchecked(const Tensor& x, Normalization normalization);
+namespace unchecked {
+// On arguments that passed its check (checks.h): what the function above and the bindings run.
+AverageResult attention_without_weights(const Tensor& x, Normalization normalization);
+}  // namespace unchecked
 
 }  // namespace ap

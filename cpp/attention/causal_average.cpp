@@ -26,11 +26,13 @@ Tensor apply_to_each_batch(const Tensor& weights, const Tensor& x) {
 }  // namespace
 
 AverageResult causal_average_loop(const Tensor& x) {
-  return checked(check_causal_average_loop, causal_average_loop_unchecked, x);
+  return checked(check_causal_average_loop, unchecked::causal_average_loop, x);
 }
 
+namespace unchecked {
+
 // region: causal-average-loop
-AverageResult causal_average_loop_unchecked(const Tensor& x) {
+AverageResult causal_average_loop(const Tensor& x) {
   const int batch = x.shape[0], time = x.shape[1], channels = x.shape[2];
   AverageResult result;
   result.output = zeros(x.shape);  // (B, T, C)
@@ -48,12 +50,16 @@ AverageResult causal_average_loop_unchecked(const Tensor& x) {
 }
 // endregion
 
+}  // namespace unchecked
+
 AverageResult causal_average_matmul(const Tensor& x) {
-  return checked(check_causal_average_matmul, causal_average_matmul_unchecked, x);
+  return checked(check_causal_average_matmul, unchecked::causal_average_matmul, x);
 }
 
+namespace unchecked {
+
 // region: causal-average-matmul
-AverageResult causal_average_matmul_unchecked(const Tensor& x) {
+AverageResult causal_average_matmul(const Tensor& x) {
   const int time = x.shape[1];
   AverageResult result;
   // 1. weights = tril(ones(T, T)), each row divided by its sum: row t holds 1/(t+1) in columns 0..t
@@ -67,12 +73,16 @@ AverageResult causal_average_matmul_unchecked(const Tensor& x) {
 }
 // endregion
 
+}  // namespace unchecked
+
 AverageResult causal_average_softmax(const Tensor& x) {
-  return checked(check_causal_average_softmax, causal_average_softmax_unchecked, x);
+  return checked(check_causal_average_softmax, unchecked::causal_average_softmax, x);
 }
 
+namespace unchecked {
+
 // region: causal-average-softmax
-AverageResult causal_average_softmax_unchecked(const Tensor& x) {
+AverageResult causal_average_softmax(const Tensor& x) {
   const int time = x.shape[1];
   AverageResult result;
   // 1. scores = zeros(T, T): every token is equally interesting, for now
@@ -94,5 +104,7 @@ AverageResult causal_average_softmax_unchecked(const Tensor& x) {
   return result;
 }
 // endregion
+
+}  // namespace unchecked
 
 }  // namespace ap

@@ -32,7 +32,7 @@ bool checking_shapes_only();
 // Throws std::invalid_argument(message) unless message is empty. The compute functions' only throw.
 void require_valid(const std::string& message);
 
-// A step's public entry point (every step's body is <step>_unchecked, which the bindings run once the call is
+// A step's public entry point (every step's body is unchecked::<step>, which the bindings run once the call is
 // checked): the step's check, whose message names the first bad argument, then the step on the checked arguments.
 // (The check's type is read from the step's, never deduced: the public check is an overload of the internal one.)
 template <typename T>

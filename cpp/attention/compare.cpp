@@ -8,11 +8,13 @@
 namespace ap {
 
 Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options) {
-  return checked(check_compare, compare_unchecked, actual, expected, options);
+  return checked(check_compare, unchecked::compare, actual, expected, options);
 }
 
+namespace unchecked {
+
 // region: compare
-Comparison compare_unchecked(const Tensor& actual, const Tensor& expected, const CompareOptions& options) {
+Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options) {
   Comparison result;
   for (std::size_t i = 0; i < actual.data.size(); ++i) {
     const double a = actual.data[i], e = expected.data[i];
@@ -28,5 +30,7 @@ Comparison compare_unchecked(const Tensor& actual, const Tensor& expected, const
   return result;
 }
 // endregion
+
+}  // namespace unchecked
 
 }  // namespace ap

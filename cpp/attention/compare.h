@@ -10,7 +10,9 @@ namespace ap {
 // actual, expected: the same shape → max abs error, max relative error (over expected ≠ 0),
 // allclose (every |a − e| ≤ atol + rtol·|e|) and the flat index of the first element that is not, or −1.
 Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options = {});
-// compare on arguments that passed check_compare (checks.h): what the bindings run.
-Comparison compare_unchecked(const Tensor& actual, const Tensor& expected, const CompareOptions& options);
+namespace unchecked {
+// On arguments that passed its check (checks.h): what the compare above and the bindings run.
+Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options);
+}  // namespace unchecked
 
 }  // namespace ap

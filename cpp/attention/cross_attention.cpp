@@ -9,11 +9,13 @@ namespace ap {
 
 AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
                                 const AttentionOptions& options) {
-  return checked(check_cross_attention, cross_attention_unchecked, x_query, x_context, weights, options);
+  return checked(check_cross_attention, unchecked::cross_attention, x_query, x_context, weights, options);
 }
 
-AttentionResult cross_attention_unchecked(const Tensor& x_query, const Tensor& x_context,
-                                          const ProjectionWeights& weights, const AttentionOptions& options) {
+namespace unchecked {
+
+AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context,
+                                const ProjectionWeights& weights, const AttentionOptions& options) {
   // region: cross-attention
   // 1. queries come from one sequence, keys and values from the other:
   //    (B, Tq, d_q)·(d_q, d_out) -> (B, Tq, d_out); (B, Tk, d_kv)·(d_kv, d_out) -> (B, Tk, d_out)
@@ -26,5 +28,7 @@ AttentionResult cross_attention_unchecked(const Tensor& x_query, const Tensor& x
   return attend_heads(query, key, value, options.heads, weights.out_weight, weights.out_bias, options);
   // endregion
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

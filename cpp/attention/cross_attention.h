@@ -17,8 +17,11 @@ namespace ap {
 AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context,
                                 const ProjectionWeights& weights, const AttentionOptions& options = {});
 
-// The same for arguments that already passed check_cross_attention (checks.h): the bindings check once.
-AttentionResult cross_attention_unchecked(const Tensor& x_query, const Tensor& x_context,
-                                          const ProjectionWeights& weights, const AttentionOptions& options);
+namespace unchecked {
+// The same on arguments that passed check_cross_attention (checks.h): what the function above, its fast entry
+// point (cpp/paths) and the bindings run once a call is checked.
+AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context,
+                                const ProjectionWeights& weights, const AttentionOptions& options);
+}  // namespace unchecked
 
 }  // namespace ap

@@ -47,10 +47,12 @@ DropoutKeeps::DropoutKeeps(DropoutRng rng, double seed, float p, std::size_t cou
 }
 
 DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options) {
-  return checked(check_attention_dropout, attention_dropout_unchecked, weights, options);
+  return checked(check_attention_dropout, unchecked::attention_dropout, weights, options);
 }
 
-DropoutResult attention_dropout_unchecked(const Tensor& weights, const DropoutOptions& options) {
+namespace unchecked {
+
+DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options) {
   // For the counter generator the flat index is the counter: any element's fate is known without drawing the others.
   const DropoutKeeps keeps(options.dropout_rng, options.seed, options.dropout, weights.data.size());
   const float keep_scale = keeps.scale();  // keeps the expected sum of each row
@@ -65,5 +67,7 @@ DropoutResult attention_dropout_unchecked(const Tensor& weights, const DropoutOp
   }
   return result;
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

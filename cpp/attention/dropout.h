@@ -49,7 +49,9 @@ class DropoutKeeps {
 // weights: any shape → mask (same shape, 1 kept / 0 dropped); output = weights·mask/(1 − p).
 // p = 0 keeps everything and output equals weights.
 DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options);
-// attention_dropout on arguments that passed check_attention_dropout (checks.h): what the bindings run.
-DropoutResult attention_dropout_unchecked(const Tensor& weights, const DropoutOptions& options);
+namespace unchecked {
+// On arguments that passed its check (checks.h): what the attention_dropout above and the bindings run.
+DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options);
+}  // namespace unchecked
 
 }  // namespace ap

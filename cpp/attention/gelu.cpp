@@ -31,14 +31,18 @@ std::string check_gelu(const Tensor& x, const GeluOptions&, std::size_t max_byte
 }
 
 Tensor gelu(const Tensor& x, const GeluOptions& options) {
-  return checked(check_gelu, gelu_unchecked, x, options);
+  return checked(check_gelu, unchecked::gelu, x, options);
 }
 
-Tensor gelu_unchecked(const Tensor& x, const GeluOptions& options) {
+namespace unchecked {
+
+Tensor gelu(const Tensor& x, const GeluOptions& options) {
   float (*const form)(float) = options.approximate == GeluApproximation::Tanh ? gelu_tanh : gelu_erf;
   Tensor output{x.shape, std::vector<float>(x.data.size())};
   for (std::size_t i = 0; i < x.data.size(); ++i) output.data[i] = form(x.data[i]);
   return output;
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

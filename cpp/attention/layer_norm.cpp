@@ -27,10 +27,12 @@ std::string check_layer_norm(const Tensor& x, const LayerNormOptions& options, s
 }
 
 Tensor layer_norm(const Tensor& x, const LayerNormOptions& options) {
-  return checked(check_layer_norm, layer_norm_unchecked, x, options);
+  return checked(check_layer_norm, unchecked::layer_norm, x, options);
 }
 
-Tensor layer_norm_unchecked(const Tensor& x, const LayerNormOptions& options) {
+namespace unchecked {
+
+Tensor layer_norm(const Tensor& x, const LayerNormOptions& options) {
   const int C = x.shape.back();
   const std::size_t rows = x.element_count() / C;
   Tensor output{x.shape, std::vector<float>(x.data.size())};
@@ -56,5 +58,7 @@ Tensor layer_norm_unchecked(const Tensor& x, const LayerNormOptions& options) {
   }
   return output;
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

@@ -11,11 +11,13 @@ namespace ap {
 
 AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
                                             const AttentionOptions& options) {
-  return checked(check_multihead_attention_stacked, multihead_attention_stacked_unchecked, x, weights, options);
+  return checked(check_multihead_attention_stacked, unchecked::multihead_attention_stacked, x, weights, options);
 }
 
-AttentionResult multihead_attention_stacked_unchecked(const Tensor& x, const StackedWeights& weights,
-                                                      const AttentionOptions& options) {
+namespace unchecked {
+
+AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
+                                            const AttentionOptions& options) {
   const int heads = static_cast<int>(weights.heads.size());
 
   // 1. every head projects on its own: Q_h = X·Wq_h + bq_h, (B, T, d_head), and likewise K_h, V_h;
@@ -27,13 +29,17 @@ AttentionResult multihead_attention_stacked_unchecked(const Tensor& x, const Sta
                       options);
 }
 
+}  // namespace unchecked
+
 AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
                                           const AttentionOptions& options) {
-  return checked(check_multihead_attention_split, multihead_attention_split_unchecked, x, weights, options);
+  return checked(check_multihead_attention_split, unchecked::multihead_attention_split, x, weights, options);
 }
 
-AttentionResult multihead_attention_split_unchecked(const Tensor& x, const ProjectionWeights& weights,
-                                                    const AttentionOptions& options) {
+namespace unchecked {
+
+AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
+                                          const AttentionOptions& options) {
   // region: multihead-split
   // 1. one projection each for Q, K, V: (B, T, d_in)·(d_in, d_out) -> (B, T, d_out)
   const Tensor query = project(x, weights.query, weights.query_bias);
@@ -44,13 +50,17 @@ AttentionResult multihead_attention_split_unchecked(const Tensor& x, const Proje
   // endregion
 }
 
+}  // namespace unchecked
+
 AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
                                           const AttentionOptions& options) {
-  return checked(check_multihead_attention_fused, multihead_attention_fused_unchecked, x, weights, options);
+  return checked(check_multihead_attention_fused, unchecked::multihead_attention_fused, x, weights, options);
 }
 
-AttentionResult multihead_attention_fused_unchecked(const Tensor& x, const FusedWeights& weights,
-                                                    const AttentionOptions& options) {
+namespace unchecked {
+
+AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
+                                          const AttentionOptions& options) {
   const int d_out = weights.in_projection.shape[1] / 3;
   // 1. one projection for all three: (B, T, d_in)·(d_in, 3·d_out) -> (B, T, 3·d_out)
   const Tensor qkv = project(x, weights.in_projection, weights.in_bias);
@@ -61,5 +71,7 @@ AttentionResult multihead_attention_fused_unchecked(const Tensor& x, const Fused
   // 3. split into heads, attend, merge, project out
   return attend_heads(query, key, value, options.heads, weights.out_weight, weights.out_bias, options);
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

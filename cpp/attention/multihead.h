@@ -29,13 +29,15 @@ AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeigh
 AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
                                           const AttentionOptions& options = {});
 
-// The same three for arguments that already passed their check_* (checks.h): the bindings check once,
-// against the heap that is left, and the inputs are not scanned a second time.
-AttentionResult multihead_attention_stacked_unchecked(const Tensor& x, const StackedWeights& weights,
-                                                      const AttentionOptions& options);
-AttentionResult multihead_attention_split_unchecked(const Tensor& x, const ProjectionWeights& weights,
-                                                    const AttentionOptions& options);
-AttentionResult multihead_attention_fused_unchecked(const Tensor& x, const FusedWeights& weights,
-                                                    const AttentionOptions& options);
+namespace unchecked {
+// The same three on arguments that passed their check_* (checks.h): what the functions above, the fast entry
+// points (cpp/paths) and the bindings run once a call is checked.
+AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
+                                            const AttentionOptions& options);
+AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
+                                          const AttentionOptions& options);
+AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
+                                          const AttentionOptions& options);
+}  // namespace unchecked
 
 }  // namespace ap

@@ -6,11 +6,13 @@
 namespace ap {
 
 NextTokenPairs next_token_pairs(const IntTensor& tokens) {
-  return checked(check_next_token_pairs, next_token_pairs_unchecked, tokens);
+  return checked(check_next_token_pairs, unchecked::next_token_pairs, tokens);
 }
 
+namespace unchecked {
+
 // region: next-token-pairs
-NextTokenPairs next_token_pairs_unchecked(const IntTensor& tokens) {
+NextTokenPairs next_token_pairs(const IntTensor& tokens) {
   const int batch = tokens.shape[0];
   const int length = tokens.shape[1];
   const int pairs = length - 1;
@@ -31,5 +33,7 @@ NextTokenPairs next_token_pairs_unchecked(const IntTensor& tokens) {
   return result;
 }
 // endregion
+
+}  // namespace unchecked
 
 }  // namespace ap

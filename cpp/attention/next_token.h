@@ -9,7 +9,9 @@ namespace ap {
 // tokens: (B, L) int32, L ≥ 2 → contexts (B, L−1), targets (B, L−1).
 // Position t's context is tokens[b, 0..t] (read it as contexts[b, 0..t]); its target is tokens[b, t+1].
 NextTokenPairs next_token_pairs(const IntTensor& tokens);
-// next_token_pairs on arguments that passed check_next_token_pairs (checks.h): what the bindings run.
-NextTokenPairs next_token_pairs_unchecked(const IntTensor& tokens);
+namespace unchecked {
+// On arguments that passed its check (checks.h): what the next_token_pairs above and the bindings run.
+NextTokenPairs next_token_pairs(const IntTensor& tokens);
+}  // namespace unchecked
 
 }  // namespace ap

@@ -86,12 +86,14 @@ std::string check_scaled_dot_product_attention(const Tensor& query, const Tensor
 
 SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                         const SdpaOptions& options) {
-  return checked(check_scaled_dot_product_attention, scaled_dot_product_attention_unchecked, query, key, value,
+  return checked(check_scaled_dot_product_attention, unchecked::scaled_dot_product_attention, query, key, value,
                  options);
 }
 
-SdpaResult scaled_dot_product_attention_unchecked(const Tensor& query, const Tensor& key, const Tensor& value,
-                                                  const SdpaOptions& options) {
+namespace unchecked {
+
+SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                        const SdpaOptions& options) {
   const int rank = query.rank();
   const int L = query.shape[rank - 2], E = query.shape[rank - 1], S = key.shape[rank - 2], Ev = value.shape[rank - 1];
   std::vector<int> lead(query.shape.begin(), query.shape.end() - 2);
@@ -192,5 +194,7 @@ SdpaResult scaled_dot_product_attention_unchecked(const Tensor& query, const Ten
   result.dropped = std::move(dropped);
   return result;
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

@@ -8,12 +8,13 @@
 namespace ap {
 
 AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options) {
-  return checked(check_self_attention, self_attention_unchecked, x, weights, options);
+  return checked(check_self_attention, unchecked::self_attention, x, weights, options);
 }
 
+namespace unchecked {
+
 // region: self-attention
-AttentionResult self_attention_unchecked(const Tensor& x, const ProjectionWeights& weights,
-                                         const AttentionOptions& options) {
+AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options) {
   const int batch = x.shape[0], time = x.shape[1];
 
   AttentionResult result;
@@ -43,5 +44,7 @@ AttentionResult self_attention_unchecked(const Tensor& x, const ProjectionWeight
   return result;
   // endregion
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

@@ -13,8 +13,10 @@ namespace ap {
 // weights, dropped (when dropout > 0) (B, T, T); output (B, T, d_out). No context, no output projection.
 AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights,
                                const AttentionOptions& options = {});
-// self_attention on arguments that passed check_self_attention (checks.h): what the bindings run.
-AttentionResult self_attention_unchecked(const Tensor& x, const ProjectionWeights& weights,
-                                        const AttentionOptions& options);
+namespace unchecked {
+// On arguments that passed its check (checks.h): what the self_attention above and the bindings run.
+AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights,
+                              const AttentionOptions& options);
+}  // namespace unchecked
 
 }  // namespace ap

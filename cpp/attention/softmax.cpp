@@ -58,10 +58,12 @@ void softmax_row(float* row, int n, Normalization normalization) {
 }
 
 Tensor softmax(const Tensor& x, const SoftmaxOptions& options) {
-  return checked(check_softmax, softmax_unchecked, x, options);
+  return checked(check_softmax, unchecked::softmax, x, options);
 }
 
-Tensor softmax_unchecked(const Tensor& x, const SoftmaxOptions& options) {
+namespace unchecked {
+
+Tensor softmax(const Tensor& x, const SoftmaxOptions& options) {
   const int n = x.shape.back();
   const std::size_t rows = x.element_count() / static_cast<std::size_t>(n);
 
@@ -77,5 +79,7 @@ Tensor softmax_unchecked(const Tensor& x, const SoftmaxOptions& options) {
   }
   return output;
 }
+
+}  // namespace unchecked
 
 }  // namespace ap

@@ -12,8 +12,10 @@ namespace ap {
 // 'naive' overflows to inf/NaN for large scores: that is the lesson, not a bug. 'sum' divides by the
 // row sum; a row summing to 0 gets zeros.
 Tensor softmax(const Tensor& x, const SoftmaxOptions& options = {});
-// softmax on arguments that passed check_softmax (checks.h): what the bindings run.
-Tensor softmax_unchecked(const Tensor& x, const SoftmaxOptions& options);
+namespace unchecked {
+// On arguments that passed its check (checks.h): what the softmax above and the bindings run.
+Tensor softmax(const Tensor& x, const SoftmaxOptions& options);
+}  // namespace unchecked
 
 // One row in place, the kernel every attention function shares: n entries, normalised as `normalization`
 // with the fully-masked-row rule above.

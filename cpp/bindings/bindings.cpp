@@ -1,7 +1,7 @@
 // The embind declarations: two JS functions per registry function (web/src/core/registry.js), registered by a
 // loop over the registry through one generic binding body (invoke). A function needs nothing here. `<name>`, for
 // a direct caller of the module, runs its check, paths::check_<cpp>, once; `<name>Unchecked`, for the JS API,
-// which has checked the call already (web/src/core/api.js), runs none. Both then run paths::<cpp>_unchecked, the
+// which has checked the call already (web/src/core/api.js), runs none. Both then run paths::unchecked::<cpp>, the
 // planned path's entry point or the teaching step's body (cpp/paths/paths.h); the arguments are read by that
 // function's parameter types and the registry's names for them (js_arguments.h), the results written back by type.
 //
@@ -184,10 +184,10 @@ template <typename F, bool C> val invoke5(val a, val b, val c, val d, val e) { r
     static constexpr const char* name = #js;                                                               \
     template <typename... Inputs>                                                                          \
     static std::string check(const Inputs&... inputs) { return paths::check_##cpp(inputs...); }           \
-    static constexpr auto run = &paths::cpp##_unchecked;                                                   \
+    static constexpr auto run = &paths::unchecked::cpp;                                                    \
   };                                                                                                       \
   static_assert(std::tuple_size_v<InputsOf<decltype(js##_function::run)>> == parameters,                   \
-                #js ": the registry's arguments and options do not match the parameters of paths::" #cpp "_unchecked");
+                #js ": the registry's arguments and options do not match the parameters of paths::unchecked::" #cpp);
 AP_REGISTRY_FUNCTIONS(AP_FUNCTION)
 #undef AP_FUNCTION
 

@@ -130,24 +130,24 @@ AttentionResult fused_kernel_attention(const Tensor& x, const StackedWeights& we
 AttentionResult multihead_attention_stacked_fast(const Tensor& x, const StackedWeights& weights,
                                                 const AttentionOptions& options) {
   if (runs_fused_kernel(options)) return fused_kernel_attention(x, weights, options);
-  return multihead_attention_stacked_unchecked(x, weights, options);
+  return unchecked::multihead_attention_stacked(x, weights, options);
 }
 
 AttentionResult multihead_attention_split_fast(const Tensor& x, const ProjectionWeights& weights,
                                               const AttentionOptions& options) {
   if (runs_fused_kernel(options)) return fused_kernel_attention(x, x, weights, options);
-  return multihead_attention_split_unchecked(x, weights, options);
+  return unchecked::multihead_attention_split(x, weights, options);
 }
 
 AttentionResult multihead_attention_fused_fast(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options) {
   if (runs_fused_kernel(options)) return fused_kernel_attention(x, weights, options);
-  return multihead_attention_fused_unchecked(x, weights, options);
+  return unchecked::multihead_attention_fused(x, weights, options);
 }
 
 AttentionResult cross_attention_fast(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
                                      const AttentionOptions& options) {
   if (runs_fused_kernel(options)) return fused_kernel_attention(x_query, x_context, weights, options);
-  return cross_attention_unchecked(x_query, x_context, weights, options);
+  return unchecked::cross_attention(x_query, x_context, weights, options);
 }
 
 SdpaResult scaled_dot_product_attention_fast(const Tensor& query, const Tensor& key, const Tensor& value,
@@ -157,7 +157,7 @@ SdpaResult scaled_dot_product_attention_fast(const Tensor& query, const Tensor& 
   if (sdpa_plans_fused(E, Ev, options) && !sdpa_fused_applies(E, Ev, options)) {
     throw std::logic_error("scaledDotProductAttention: the call was planned onto the fused kernel, whose rule does not take it");
   }
-  if (!sdpa_plans_fused(E, Ev, options)) return scaled_dot_product_attention_unchecked(query, key, value, options);
+  if (!sdpa_plans_fused(E, Ev, options)) return unchecked::scaled_dot_product_attention(query, key, value, options);
   int batch = 1;
   for (int a = 0; a < rank - 2; ++a) batch *= query.shape[a];
   std::vector<int> output_shape(query.shape.begin(), query.shape.end() - 1);

@@ -30,7 +30,7 @@ AttentionResult fused_kernel_attention(const Tensor& x, const FusedWeights& weig
 AttentionResult fused_kernel_attention(const Tensor& x, const StackedWeights& weights, const AttentionOptions& options);
 
 // On checked arguments: the fused kernel when runs_fused_kernel(options), else the teaching code
-// (multihead_attention_*_unchecked, cross_attention_unchecked), which honours options.intermediates.
+// (unchecked::multihead_attention_*, unchecked::cross_attention), which honours options.intermediates.
 AttentionResult multihead_attention_stacked_fast(const Tensor& x, const StackedWeights& weights, const AttentionOptions& options);
 AttentionResult multihead_attention_split_fast(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options);
 AttentionResult multihead_attention_fused_fast(const Tensor& x, const FusedWeights& weights, const AttentionOptions& options);

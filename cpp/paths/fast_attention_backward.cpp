@@ -179,19 +179,19 @@ StackedGradients fused_kernel_backward_stacked(const Tensor& x, const StackedWei
 StackedGradients multihead_attention_stacked_backward_fast(const Tensor& x, const StackedWeights& weights,
                                                            const Tensor& grad_output, const AttentionOptions& options) {
   if (runs_fused_backward(options)) return fused_kernel_backward_stacked(x, weights, grad_output, options);
-  return multihead_attention_stacked_backward_unchecked(x, weights, grad_output, options);
+  return unchecked::multihead_attention_stacked_backward(x, weights, grad_output, options);
 }
 
 ProjectionGradients multihead_attention_split_backward_fast(const Tensor& x, const ProjectionWeights& weights,
                                                             const Tensor& grad_output, const AttentionOptions& options) {
   if (runs_fused_backward(options)) return fused_kernel_backward_split(x, weights, grad_output, options);
-  return multihead_attention_split_backward_unchecked(x, weights, grad_output, options);
+  return unchecked::multihead_attention_split_backward(x, weights, grad_output, options);
 }
 
 FusedGradients multihead_attention_fused_backward_fast(const Tensor& x, const FusedWeights& weights,
                                                        const Tensor& grad_output, const AttentionOptions& options) {
   if (runs_fused_backward(options)) return fused_kernel_backward_fused(x, weights, grad_output, options);
-  return multihead_attention_fused_backward_unchecked(x, weights, grad_output, options);
+  return unchecked::multihead_attention_fused_backward(x, weights, grad_output, options);
 }
 
 CrossAttentionGradients cross_attention_backward_fast(const Tensor& x_query, const Tensor& x_context,
@@ -200,7 +200,7 @@ CrossAttentionGradients cross_attention_backward_fast(const Tensor& x_query, con
   if (runs_fused_backward(options)) {
     return fused_kernel_backward_cross(x_query, x_context, weights, grad_output, options);
   }
-  return cross_attention_backward_unchecked(x_query, x_context, weights, grad_output, options);
+  return unchecked::cross_attention_backward(x_query, x_context, weights, grad_output, options);
 }
 
 }  // namespace ap

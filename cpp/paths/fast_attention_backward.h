@@ -13,7 +13,7 @@
 namespace ap {
 
 // On checked arguments (check_*_backward): the fused backward when fused_kernel_applies(options), else the
-// teaching *_backward_unchecked.
+// teaching unchecked::*_backward.
 StackedGradients multihead_attention_stacked_backward_fast(const Tensor& x, const StackedWeights& weights,
                                                            const Tensor& grad_output, const AttentionOptions& options);
 ProjectionGradients multihead_attention_split_backward_fast(const Tensor& x, const ProjectionWeights& weights,

@@ -178,7 +178,7 @@ void run_backward_fixture_as_binding(const std::string& function) {
       const ProjectionWeights weights = testing::to_projection_weights(args[1]);
       const AttentionOptions options = options_of(args, 3);
       EXPECT_EQ(check_self_attention_backward(x, weights, grad, options), "");
-      return named(self_attention_backward_unchecked(x, weights, grad, options));
+      return named(unchecked::self_attention_backward(x, weights, grad, options));
     });
   }
   if (function == "multiheadAttentionSplitBackward") {
@@ -233,7 +233,7 @@ TEST(FastBackward, KeyPaddingMaskTakesTheTeachingBackward) {
   options.causal = false;
   options.key_padding_mask = testing::tensor({2, 4}, {0, 0, 1, 1, 0, 0, 0, 1});
   EXPECT_FALSE(fused_backward_applies([&] { AttentionOptions lean = options; lean.intermediates = false; return lean; }()));
-  const ProjectionGradients teaching = multihead_attention_split_backward_unchecked(x, weights, grad, options);
+  const ProjectionGradients teaching = unchecked::multihead_attention_split_backward(x, weights, grad, options);
   options.intermediates = false;
   const ProjectionGradients fast = multihead_attention_split_backward_fast(x, weights, grad, options);
   EXPECT_TRUE(all_close(fast.x, teaching.x, 1e-5f));

@@ -395,7 +395,7 @@ TEST(Errors, MatmulAxesComeFromTheRegistry) {
   }
 }
 
-// Checked once: a step's public entry point (the native library's) runs its check; its _unchecked body, which the
+// Checked once: a step's public entry point (the native library's) runs its check; its body, unchecked::<step>, which the
 // binding runs once the call is checked, does not check again. A NaN shows which ran: the entry point refuses it,
 // the body computes with it.
 TEST(Errors, PublicStepsCheckTheirUncheckedBodiesDoNot) {
@@ -407,31 +407,31 @@ TEST(Errors, PublicStepsCheckTheirUncheckedBodiesDoNot) {
     return false;
   };
   EXPECT_THROW(softmax(x), std::invalid_argument);
-  EXPECT_TRUE(has_nan(softmax_unchecked(x, {})));
+  EXPECT_TRUE(has_nan(unchecked::softmax(x, {})));
   EXPECT_THROW(causal_average_loop(x), std::invalid_argument);
-  EXPECT_TRUE(has_nan(causal_average_loop_unchecked(x).output));
+  EXPECT_TRUE(has_nan(unchecked::causal_average_loop(x).output));
   EXPECT_THROW(causal_average_matmul(x), std::invalid_argument);
-  EXPECT_TRUE(has_nan(causal_average_matmul_unchecked(x).output));
+  EXPECT_TRUE(has_nan(unchecked::causal_average_matmul(x).output));
   EXPECT_THROW(causal_average_softmax(x), std::invalid_argument);
-  EXPECT_TRUE(has_nan(causal_average_softmax_unchecked(x).output));
+  EXPECT_TRUE(has_nan(unchecked::causal_average_softmax(x).output));
   EXPECT_THROW(attention_without_weights(x), std::invalid_argument);
-  EXPECT_TRUE(has_nan(attention_without_weights_unchecked(x, Normalization::Stable).output));
+  EXPECT_TRUE(has_nan(unchecked::attention_without_weights(x, Normalization::Stable).output));
   EXPECT_THROW(self_attention(x, square_weights(2, 2)), std::invalid_argument);
-  EXPECT_TRUE(has_nan(self_attention_unchecked(x, square_weights(2, 2), {}).output));
+  EXPECT_TRUE(has_nan(unchecked::self_attention(x, square_weights(2, 2), {}).output));
   EXPECT_THROW(layer_norm(x), std::invalid_argument);
-  EXPECT_TRUE(has_nan(layer_norm_unchecked(x, {})));
+  EXPECT_TRUE(has_nan(unchecked::layer_norm(x, {})));
   EXPECT_THROW(gelu(x), std::invalid_argument);
-  EXPECT_TRUE(has_nan(gelu_unchecked(x, {})));
+  EXPECT_TRUE(has_nan(unchecked::gelu(x, {})));
   EXPECT_THROW(scaled_dot_product_attention(x, x, x, {}), std::invalid_argument);
-  EXPECT_TRUE(has_nan(scaled_dot_product_attention_unchecked(x, x, x, {}).output));
+  EXPECT_TRUE(has_nan(unchecked::scaled_dot_product_attention(x, x, x, {}).output));
   EXPECT_THROW(compare(x, x), std::invalid_argument);
   DropoutOptions dropout;
   dropout.dropout = 0.5f;
   EXPECT_THROW(attention_dropout(x, dropout), std::invalid_argument);
-  EXPECT_NO_THROW(attention_dropout_unchecked(x, dropout));  // the NaN may be one it drops
+  EXPECT_NO_THROW(unchecked::attention_dropout(x, dropout));  // the NaN may be one it drops
   EXPECT_THROW(next_token_pairs(IntTensor{{1, 1}, {7}}), std::invalid_argument);
   const IntTensor tokens{{1, 3}, {7, 8, 9}};
-  EXPECT_EQ(next_token_pairs(tokens).targets.data, next_token_pairs_unchecked(tokens).targets.data);
+  EXPECT_EQ(next_token_pairs(tokens).targets.data, unchecked::next_token_pairs(tokens).targets.data);
 }
 
 }  // namespace

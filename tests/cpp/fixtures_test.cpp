@@ -88,7 +88,7 @@ const json& options_at(const json& args, std::size_t index) {
 }
 
 // ---- Every registry function's cases run by one loop ----------------------------------------------------
-// A case's JSON arguments are read by the C++ parameter types of paths::<cpp>_unchecked (the path the binding runs: the
+// A case's JSON arguments are read by the C++ parameter types of paths::unchecked::<cpp> (the path the binding runs: the
 // multi-head forms through their fast entry points, the fused kernel where a case allows it), the call made, and
 // its results compared by name. Which functions have fixtures is the registry's (AP_FIXTURE_FUNCTIONS).
 
@@ -197,7 +197,7 @@ void run_fixture(const char* function, Run run) {
 
 const std::map<std::string, std::function<void()>>& runners() {
   static const std::map<std::string, std::function<void()>> table = {
-#define AP_RUNNER(js, cpp, parameters) {#js, [] { run_fixture(#js, &paths::cpp##_unchecked); }},
+#define AP_RUNNER(js, cpp, parameters) {#js, [] { run_fixture(#js, &paths::unchecked::cpp); }},
       AP_REGISTRY_FUNCTIONS(AP_RUNNER)
 #undef AP_RUNNER
   };
