@@ -50,11 +50,6 @@ std::string check_scaled_dot_product_attention(const Tensor& query, const Tensor
                                                const SdpaOptions& options, std::size_t max_bytes);
 SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                         const SdpaOptions& options);
-namespace unchecked {
-// On arguments that passed its check (checks.h): what the scaled_dot_product_attention above and the bindings run.
-SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                        const SdpaOptions& options);
-}  // namespace unchecked
 
 // layerNorm's options (docs/api.md): the affine weight and bias (C), each absent or given, and eps.
 struct LayerNormOptions {
@@ -67,10 +62,6 @@ struct LayerNormOptions {
 // normalised by its mean and biased variance, then scaled by weight and shifted by bias where given.
 std::string check_layer_norm(const Tensor& x, const LayerNormOptions& options, std::size_t max_bytes = no_memory_limit);
 Tensor layer_norm(const Tensor& x, const LayerNormOptions& options = {});
-namespace unchecked {
-// On arguments that passed its check (checks.h): what the layer_norm above and the bindings run.
-Tensor layer_norm(const Tensor& x, const LayerNormOptions& options);
-}  // namespace unchecked
 
 // gelu's options (docs/api.md): approximate 'none' (erf) or 'tanh' (GPT-2's), as PyTorch's F.gelu.
 struct GeluOptions {
@@ -80,8 +71,12 @@ struct GeluOptions {
 // x of any rank ≥ 1 → output of its shape: PyTorch's F.gelu(x, approximate), elementwise.
 std::string check_gelu(const Tensor& x, const GeluOptions& options, std::size_t max_bytes = no_memory_limit);
 Tensor gelu(const Tensor& x, const GeluOptions& options = {});
+
 namespace unchecked {
-// On arguments that passed its check (checks.h): what the gelu above and the bindings run.
+// The steps above on arguments that passed their checks (checks.h): what they and the bindings run.
+SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                        const SdpaOptions& options);
+Tensor layer_norm(const Tensor& x, const LayerNormOptions& options);
 Tensor gelu(const Tensor& x, const GeluOptions& options);
 }  // namespace unchecked
 

@@ -74,11 +74,6 @@ ProjectionGradients self_projected_attention_backward(const Tensor& x, const Pro
 }
 }  // namespace
 
-ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
-                                            const Tensor& grad_output, const AttentionOptions& options) {
-  return checked(check_self_attention_backward, unchecked::self_attention_backward, x, weights, grad_output, options);
-}
-
 namespace unchecked {
 
 ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
@@ -88,16 +83,6 @@ ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWei
   return self_projected_attention_backward(x, weights, 1, {}, {}, grad_output, options, options.layout);
 }
 
-}  // namespace unchecked
-
-ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
-                                                       const Tensor& grad_output, const AttentionOptions& options) {
-  return checked(check_multihead_attention_split_backward, unchecked::multihead_attention_split_backward,
-                 x, weights, grad_output, options);
-}
-
-namespace unchecked {
-
 ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
                                                        const Tensor& grad_output,
                                                        const AttentionOptions& options) {
@@ -106,16 +91,6 @@ ProjectionGradients multihead_attention_split_backward(const Tensor& x, const Pr
   return self_projected_attention_backward(x, weights, options.heads, weights.out_weight, weights.out_bias,
                                            grad_output, options, WeightLayout::Matrix);
 }
-
-}  // namespace unchecked
-
-StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
-                                                      const Tensor& grad_output, const AttentionOptions& options) {
-  return checked(check_multihead_attention_stacked_backward, unchecked::multihead_attention_stacked_backward,
-                 x, weights, grad_output, options);
-}
-
-namespace unchecked {
 
 StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
                                                       const Tensor& grad_output,
@@ -146,16 +121,6 @@ StackedGradients multihead_attention_stacked_backward(const Tensor& x, const Sta
   return gradients;
 }
 
-}  // namespace unchecked
-
-FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
-                                                  const Tensor& grad_output, const AttentionOptions& options) {
-  return checked(check_multihead_attention_fused_backward, unchecked::multihead_attention_fused_backward,
-                 x, weights, grad_output, options);
-}
-
-namespace unchecked {
-
 FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
                                                   const Tensor& grad_output, const AttentionOptions& options) {
   const int d_out = weights.in_projection.shape[1] / 3;
@@ -180,17 +145,6 @@ FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWe
   return gradients;
 }
 
-}  // namespace unchecked
-
-CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
-                                                 const ProjectionWeights& weights, const Tensor& grad_output,
-                                                 const AttentionOptions& options) {
-  return checked(check_cross_attention_backward, unchecked::cross_attention_backward,
-                 x_query, x_context, weights, grad_output, options);
-}
-
-namespace unchecked {
-
 CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
                                                  const ProjectionWeights& weights, const Tensor& grad_output,
                                                  const AttentionOptions& options) {
@@ -207,5 +161,35 @@ CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Te
 }
 
 }  // namespace unchecked
+
+ProjectionGradients self_attention_backward(const Tensor& x, const ProjectionWeights& weights,
+                                            const Tensor& grad_output, const AttentionOptions& options) {
+  return checked(check_self_attention_backward, unchecked::self_attention_backward, x, weights, grad_output, options);
+}
+
+ProjectionGradients multihead_attention_split_backward(const Tensor& x, const ProjectionWeights& weights,
+                                                       const Tensor& grad_output, const AttentionOptions& options) {
+  return checked(check_multihead_attention_split_backward, unchecked::multihead_attention_split_backward,
+                 x, weights, grad_output, options);
+}
+
+StackedGradients multihead_attention_stacked_backward(const Tensor& x, const StackedWeights& weights,
+                                                      const Tensor& grad_output, const AttentionOptions& options) {
+  return checked(check_multihead_attention_stacked_backward, unchecked::multihead_attention_stacked_backward,
+                 x, weights, grad_output, options);
+}
+
+FusedGradients multihead_attention_fused_backward(const Tensor& x, const FusedWeights& weights,
+                                                  const Tensor& grad_output, const AttentionOptions& options) {
+  return checked(check_multihead_attention_fused_backward, unchecked::multihead_attention_fused_backward,
+                 x, weights, grad_output, options);
+}
+
+CrossAttentionGradients cross_attention_backward(const Tensor& x_query, const Tensor& x_context,
+                                                 const ProjectionWeights& weights, const Tensor& grad_output,
+                                                 const AttentionOptions& options) {
+  return checked(check_cross_attention_backward, unchecked::cross_attention_backward,
+                 x_query, x_context, weights, grad_output, options);
+}
 
 }  // namespace ap

@@ -7,11 +7,6 @@
 
 namespace ap {
 
-AverageResult attention_without_weights(const Tensor& x, Normalization normalization) {
-  require_valid(check_attention_without_weights(x, normalization));
-  return unchecked::attention_without_weights(x, normalization);
-}
-
 namespace unchecked {
 
 // region: attention-without-weights
@@ -43,5 +38,10 @@ AverageResult attention_without_weights(const Tensor& x, Normalization normaliza
 // endregion
 
 }  // namespace unchecked
+
+AverageResult attention_without_weights(const Tensor& x, Normalization normalization) {
+  require_valid(check_attention_without_weights(x, normalization));
+  return unchecked::attention_without_weights(x, normalization);
+}
 
 }  // namespace ap

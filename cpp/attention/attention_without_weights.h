@@ -12,7 +12,7 @@ namespace ap {
 AverageResult attention_without_weights(const Tensor& x,
                                         Normalization normalization = Normalization::Stable);
 namespace unchecked {
-// On arguments that passed its check (checks.h): what the function above and the bindings run.
+// The step above on arguments that passed its check (checks.h): what it and the bindings run.
 AverageResult attention_without_weights(const Tensor& x, Normalization normalization);
 }  // namespace unchecked
 

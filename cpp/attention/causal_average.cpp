@@ -25,10 +25,6 @@ Tensor apply_to_each_batch(const Tensor& weights, const Tensor& x) {
 // endregion
 }  // namespace
 
-AverageResult causal_average_loop(const Tensor& x) {
-  return checked(check_causal_average_loop, unchecked::causal_average_loop, x);
-}
-
 namespace unchecked {
 
 // region: causal-average-loop
@@ -50,14 +46,6 @@ AverageResult causal_average_loop(const Tensor& x) {
 }
 // endregion
 
-}  // namespace unchecked
-
-AverageResult causal_average_matmul(const Tensor& x) {
-  return checked(check_causal_average_matmul, unchecked::causal_average_matmul, x);
-}
-
-namespace unchecked {
-
 // region: causal-average-matmul
 AverageResult causal_average_matmul(const Tensor& x) {
   const int time = x.shape[1];
@@ -72,14 +60,6 @@ AverageResult causal_average_matmul(const Tensor& x) {
   return result;
 }
 // endregion
-
-}  // namespace unchecked
-
-AverageResult causal_average_softmax(const Tensor& x) {
-  return checked(check_causal_average_softmax, unchecked::causal_average_softmax, x);
-}
-
-namespace unchecked {
 
 // region: causal-average-softmax
 AverageResult causal_average_softmax(const Tensor& x) {
@@ -106,5 +86,17 @@ AverageResult causal_average_softmax(const Tensor& x) {
 // endregion
 
 }  // namespace unchecked
+
+AverageResult causal_average_loop(const Tensor& x) {
+  return checked(check_causal_average_loop, unchecked::causal_average_loop, x);
+}
+
+AverageResult causal_average_matmul(const Tensor& x) {
+  return checked(check_causal_average_matmul, unchecked::causal_average_matmul, x);
+}
+
+AverageResult causal_average_softmax(const Tensor& x) {
+  return checked(check_causal_average_softmax, unchecked::causal_average_softmax, x);
+}
 
 }  // namespace ap

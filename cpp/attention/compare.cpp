@@ -7,10 +7,6 @@
 
 namespace ap {
 
-Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options) {
-  return checked(check_compare, unchecked::compare, actual, expected, options);
-}
-
 namespace unchecked {
 
 // region: compare
@@ -32,5 +28,9 @@ Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOp
 // endregion
 
 }  // namespace unchecked
+
+Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options) {
+  return checked(check_compare, unchecked::compare, actual, expected, options);
+}
 
 }  // namespace ap

@@ -11,7 +11,7 @@ namespace ap {
 // allclose (every |a − e| ≤ atol + rtol·|e|) and the flat index of the first element that is not, or −1.
 Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options = {});
 namespace unchecked {
-// On arguments that passed its check (checks.h): what the compare above and the bindings run.
+// The step above on arguments that passed its check (checks.h): what it and the bindings run.
 Comparison compare(const Tensor& actual, const Tensor& expected, const CompareOptions& options);
 }  // namespace unchecked
 

@@ -7,11 +7,6 @@
 
 namespace ap {
 
-AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
-                                const AttentionOptions& options) {
-  return checked(check_cross_attention, unchecked::cross_attention, x_query, x_context, weights, options);
-}
-
 namespace unchecked {
 
 AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context,
@@ -30,5 +25,10 @@ AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context,
 }
 
 }  // namespace unchecked
+
+AttentionResult cross_attention(const Tensor& x_query, const Tensor& x_context, const ProjectionWeights& weights,
+                                const AttentionOptions& options) {
+  return checked(check_cross_attention, unchecked::cross_attention, x_query, x_context, weights, options);
+}
 
 }  // namespace ap

@@ -46,10 +46,6 @@ DropoutKeeps::DropoutKeeps(DropoutRng rng, double seed, float p, std::size_t cou
   if (rng == DropoutRng::Torch) torch_ = torch_dropout_keeps(seed_, count, p);
 }
 
-DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options) {
-  return checked(check_attention_dropout, unchecked::attention_dropout, weights, options);
-}
-
 namespace unchecked {
 
 DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options) {
@@ -69,5 +65,9 @@ DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& opt
 }
 
 }  // namespace unchecked
+
+DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options) {
+  return checked(check_attention_dropout, unchecked::attention_dropout, weights, options);
+}
 
 }  // namespace ap

@@ -50,7 +50,7 @@ class DropoutKeeps {
 // p = 0 keeps everything and output equals weights.
 DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options);
 namespace unchecked {
-// On arguments that passed its check (checks.h): what the attention_dropout above and the bindings run.
+// The step above on arguments that passed its check (checks.h): what it and the bindings run.
 DropoutResult attention_dropout(const Tensor& weights, const DropoutOptions& options);
 }  // namespace unchecked
 

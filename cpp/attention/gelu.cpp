@@ -30,10 +30,6 @@ std::string check_gelu(const Tensor& x, const GeluOptions&, std::size_t max_byte
                       estimate_floats(kFn, "teaching", {{"size", static_cast<double>(x.element_count())}}), max_bytes);
 }
 
-Tensor gelu(const Tensor& x, const GeluOptions& options) {
-  return checked(check_gelu, unchecked::gelu, x, options);
-}
-
 namespace unchecked {
 
 Tensor gelu(const Tensor& x, const GeluOptions& options) {
@@ -44,5 +40,9 @@ Tensor gelu(const Tensor& x, const GeluOptions& options) {
 }
 
 }  // namespace unchecked
+
+Tensor gelu(const Tensor& x, const GeluOptions& options) {
+  return checked(check_gelu, unchecked::gelu, x, options);
+}
 
 }  // namespace ap

@@ -26,10 +26,6 @@ std::string check_layer_norm(const Tensor& x, const LayerNormOptions& options, s
                       estimate_floats(kFn, "teaching", {{"size", static_cast<double>(x.element_count())}}), max_bytes);
 }
 
-Tensor layer_norm(const Tensor& x, const LayerNormOptions& options) {
-  return checked(check_layer_norm, unchecked::layer_norm, x, options);
-}
-
 namespace unchecked {
 
 Tensor layer_norm(const Tensor& x, const LayerNormOptions& options) {
@@ -60,5 +56,9 @@ Tensor layer_norm(const Tensor& x, const LayerNormOptions& options) {
 }
 
 }  // namespace unchecked
+
+Tensor layer_norm(const Tensor& x, const LayerNormOptions& options) {
+  return checked(check_layer_norm, unchecked::layer_norm, x, options);
+}
 
 }  // namespace ap

@@ -9,11 +9,6 @@
 
 namespace ap {
 
-AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
-                                            const AttentionOptions& options) {
-  return checked(check_multihead_attention_stacked, unchecked::multihead_attention_stacked, x, weights, options);
-}
-
 namespace unchecked {
 
 AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
@@ -29,15 +24,6 @@ AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeight
                       options);
 }
 
-}  // namespace unchecked
-
-AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
-                                          const AttentionOptions& options) {
-  return checked(check_multihead_attention_split, unchecked::multihead_attention_split, x, weights, options);
-}
-
-namespace unchecked {
-
 AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
                                           const AttentionOptions& options) {
   // region: multihead-split
@@ -49,15 +35,6 @@ AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeigh
   return attend_heads(query, key, value, options.heads, weights.out_weight, weights.out_bias, options);
   // endregion
 }
-
-}  // namespace unchecked
-
-AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
-                                          const AttentionOptions& options) {
-  return checked(check_multihead_attention_fused, unchecked::multihead_attention_fused, x, weights, options);
-}
-
-namespace unchecked {
 
 AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
                                           const AttentionOptions& options) {
@@ -73,5 +50,20 @@ AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& w
 }
 
 }  // namespace unchecked
+
+AttentionResult multihead_attention_stacked(const Tensor& x, const StackedWeights& weights,
+                                            const AttentionOptions& options) {
+  return checked(check_multihead_attention_stacked, unchecked::multihead_attention_stacked, x, weights, options);
+}
+
+AttentionResult multihead_attention_split(const Tensor& x, const ProjectionWeights& weights,
+                                          const AttentionOptions& options) {
+  return checked(check_multihead_attention_split, unchecked::multihead_attention_split, x, weights, options);
+}
+
+AttentionResult multihead_attention_fused(const Tensor& x, const FusedWeights& weights,
+                                          const AttentionOptions& options) {
+  return checked(check_multihead_attention_fused, unchecked::multihead_attention_fused, x, weights, options);
+}
 
 }  // namespace ap

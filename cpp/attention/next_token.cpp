@@ -5,10 +5,6 @@
 
 namespace ap {
 
-NextTokenPairs next_token_pairs(const IntTensor& tokens) {
-  return checked(check_next_token_pairs, unchecked::next_token_pairs, tokens);
-}
-
 namespace unchecked {
 
 // region: next-token-pairs
@@ -35,5 +31,9 @@ NextTokenPairs next_token_pairs(const IntTensor& tokens) {
 // endregion
 
 }  // namespace unchecked
+
+NextTokenPairs next_token_pairs(const IntTensor& tokens) {
+  return checked(check_next_token_pairs, unchecked::next_token_pairs, tokens);
+}
 
 }  // namespace ap

@@ -10,7 +10,7 @@ namespace ap {
 // Position t's context is tokens[b, 0..t] (read it as contexts[b, 0..t]); its target is tokens[b, t+1].
 NextTokenPairs next_token_pairs(const IntTensor& tokens);
 namespace unchecked {
-// On arguments that passed its check (checks.h): what the next_token_pairs above and the bindings run.
+// The step above on arguments that passed its check (checks.h): what it and the bindings run.
 NextTokenPairs next_token_pairs(const IntTensor& tokens);
 }  // namespace unchecked
 

@@ -84,12 +84,6 @@ std::string check_scaled_dot_product_attention(const Tensor& query, const Tensor
                       estimate_floats(kFn, fused ? "fused" : "teaching", sizes), max_bytes);
 }
 
-SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                        const SdpaOptions& options) {
-  return checked(check_scaled_dot_product_attention, unchecked::scaled_dot_product_attention, query, key, value,
-                 options);
-}
-
 namespace unchecked {
 
 SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
@@ -196,5 +190,11 @@ SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, 
 }
 
 }  // namespace unchecked
+
+SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                        const SdpaOptions& options) {
+  return checked(check_scaled_dot_product_attention, unchecked::scaled_dot_product_attention, query, key, value,
+                 options);
+}
 
 }  // namespace ap

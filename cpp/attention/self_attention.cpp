@@ -7,10 +7,6 @@
 
 namespace ap {
 
-AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options) {
-  return checked(check_self_attention, unchecked::self_attention, x, weights, options);
-}
-
 namespace unchecked {
 
 // region: self-attention
@@ -46,5 +42,9 @@ AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights
 }
 
 }  // namespace unchecked
+
+AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights, const AttentionOptions& options) {
+  return checked(check_self_attention, unchecked::self_attention, x, weights, options);
+}
 
 }  // namespace ap

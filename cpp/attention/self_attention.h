@@ -14,7 +14,7 @@ namespace ap {
 AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights,
                                const AttentionOptions& options = {});
 namespace unchecked {
-// On arguments that passed its check (checks.h): what the self_attention above and the bindings run.
+// The step above on arguments that passed its check (checks.h): what it and the bindings run.
 AttentionResult self_attention(const Tensor& x, const ProjectionWeights& weights,
                               const AttentionOptions& options);
 }  // namespace unchecked

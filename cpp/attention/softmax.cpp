@@ -57,10 +57,6 @@ void softmax_row(float* row, int n, Normalization normalization) {
   }
 }
 
-Tensor softmax(const Tensor& x, const SoftmaxOptions& options) {
-  return checked(check_softmax, unchecked::softmax, x, options);
-}
-
 namespace unchecked {
 
 Tensor softmax(const Tensor& x, const SoftmaxOptions& options) {
@@ -81,5 +77,9 @@ Tensor softmax(const Tensor& x, const SoftmaxOptions& options) {
 }
 
 }  // namespace unchecked
+
+Tensor softmax(const Tensor& x, const SoftmaxOptions& options) {
+  return checked(check_softmax, unchecked::softmax, x, options);
+}
 
 }  // namespace ap

@@ -13,7 +13,7 @@ namespace ap {
 // row sum; a row summing to 0 gets zeros.
 Tensor softmax(const Tensor& x, const SoftmaxOptions& options = {});
 namespace unchecked {
-// On arguments that passed its check (checks.h): what the softmax above and the bindings run.
+// The step above on arguments that passed its check (checks.h): what it and the bindings run.
 Tensor softmax(const Tensor& x, const SoftmaxOptions& options);
 }  // namespace unchecked
 
