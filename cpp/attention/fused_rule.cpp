@@ -33,6 +33,12 @@ std::string check_planned_backward_path(const std::string& function, const Atten
          "(intermediates, dropout, mask, attnMask, xValue or keyPaddingMask): the planner and the kernel disagree";
 }
 
+std::string check_sdpa_planned_path(int E, int Ev, const SdpaOptions& options) {
+  if (!sdpa_plans_fused(E, Ev, options) || sdpa_fused_applies(E, Ev, options)) return "";
+  return "scaledDotProductAttention: the call was planned onto the fused kernel, whose rule does not take it "
+         "(intermediates, dropoutP, attnMask, Ev = E, scale > 0): the planner and the kernel disagree";
+}
+
 bool sdpa_fused_applies(int E, int Ev, const SdpaOptions& options) {
   const float scale = options.has_scale ? options.scale : 1.0f / std::sqrt(static_cast<float>(E));
   return !options.intermediates && options.dropout_p == 0.0f && !options.mask.present() && Ev == E && scale > 0.0f;

@@ -36,5 +36,8 @@ bool sdpa_fused_applies(int E, int Ev, const SdpaOptions& options);
 // Its planned path (options.path) where one is given, else sdpa_fused_applies; planned onto the kernel where
 // sdpa_fused_applies refuses, check_scaled_dot_product_attention says so and the fast entry point throws.
 bool sdpa_plans_fused(int E, int Ev, const SdpaOptions& options);
+// "" unless the call is planned onto the fused kernel where sdpa_fused_applies refuses it: the planner and the
+// rule disagree (check_planned_path's twin for scaledDotProductAttention).
+std::string check_sdpa_planned_path(int E, int Ev, const SdpaOptions& options);
 
 }  // namespace ap

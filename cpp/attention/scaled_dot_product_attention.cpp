@@ -73,11 +73,8 @@ std::string check_scaled_dot_product_attention(const Tensor& query, const Tensor
   const int Ev = value.shape[rank - 1];
   // the registry's terms on this call's path: the teaching code keeps 5 (…, L, S) stages, or 1 for the output
   // alone; the fused kernel none (the JS planner's sdpaRoute, the same rule)
+  if (auto planned = check_sdpa_planned_path(E, Ev, options); !planned.empty()) return planned;
   const bool fused = sdpa_plans_fused(E, Ev, options);
-  if (fused && !sdpa_fused_applies(E, Ev, options)) {
-    return std::string(kFn) + ": the call was planned onto the fused kernel, whose rule does not take it "
-           "(intermediates, dropoutP, attnMask, Ev = E, scale > 0): the planner and the kernel disagree";
-  }
   const MemorySizes sizes{{"batch", batch}, {"L", L}, {"S", S}, {"E", E}, {"Ev", Ev},
                           {"stages", options.intermediates ? 5.0 : 1.0}};
   return check_memory(kFn, "L=" + std::to_string(L) + ", S=" + std::to_string(S),

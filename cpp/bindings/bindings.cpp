@@ -122,9 +122,12 @@ struct Parameters;
 template <typename Result, typename... Args>
 struct Parameters<Result (*)(Args...)> {
   using Inputs = std::tuple<std::decay_t<Args>...>;
+  using Output = Result;
 };
 template <typename Run>
 using InputsOf = typename Parameters<std::remove_const_t<Run>>::Inputs;
+template <typename Run>
+using OutputOf = typename Parameters<std::remove_const_t<Run>>::Output;
 
 // Reads the options (the last JS argument, where the function has them) and then every argument, by type; the
 // checked entry then holds the arguments to what only JS can see between them (check_agreement).
@@ -139,6 +142,26 @@ void read_inputs(Call& call, const Signature& signature, const val* js, Inputs& 
   (read_options_at(std::get<I>(inputs), I), ...);
   (read_argument_at(std::get<I>(inputs), I), ...);
   if constexpr (Checked) check_agreement(call, js[sizeof...(I) - 1], std::get<I>(inputs)...);
+}
+
+// The unchecked entry's one guard, not a check of the arguments: a call planned onto a path whose rule refuses it
+// (the JS planner and the C++ rule disagree, a bug) is an Error in the words of the checked entry's check, never a
+// throw from inside WASM (the fast entry points assert the same). `Result`: what the function returns (a
+// backward's gradients take the backward's rule).
+template <typename Result, typename... Inputs>
+std::string planned_path_error(const char* name, const Inputs&... inputs) {
+  const auto all = std::tie(inputs...);
+  const auto& options = std::get<sizeof...(Inputs) - 1>(all);
+  using Options = std::decay_t<decltype(options)>;
+  if constexpr (std::is_same_v<Options, AttentionOptions>) {
+    constexpr bool backward = std::is_same_v<Result, ProjectionGradients> || std::is_same_v<Result, StackedGradients> ||
+                              std::is_same_v<Result, FusedGradients> || std::is_same_v<Result, CrossAttentionGradients>;
+    return backward ? check_planned_backward_path(name, options) : check_planned_path(name, options);
+  } else if constexpr (std::is_same_v<Options, SdpaOptions>) {
+    return check_sdpa_planned_path(std::get<0>(all).shape.back(), std::get<2>(all).shape.back(), options);
+  } else {
+    return "";
+  }
 }
 
 // The checked entry (a direct caller of the module): read the options and the tensors' layouts (structural
@@ -158,8 +181,9 @@ val invoke_with(const val* js, std::index_sequence<I...> indices) {
     call.check_before_copy(check);
     if (call.ok()) call.copy_inputs();
     call.check(check);
-  } else if (call.ok()) {
-    call.copy_inputs();
+  } else {
+    if (call.ok()) call.fail(planned_path_error<OutputOf<decltype(Function::run)>>(Function::name, std::get<I>(inputs)...));
+    if (call.ok()) call.copy_inputs();
   }
   if (!call.ok()) return call.error_value();
   return result_to_js(Function::run(std::get<I>(inputs)...));
@@ -201,6 +225,9 @@ val heap_stats_js() {
   return stats;
 }
 
+// heapStats().bytesAvailable alone, without building an object: the API's memory check reads it on every call.
+double bytes_available_js() { return static_cast<double>(bytes_available()); }
+
 // loadAttention's memoryLimit: every later call is checked against min(bytes, 2 GiB); 0 restores 2 GiB.
 void set_memory_limit_js(double bytes) { set_memory_limit(bytes <= 0 ? 0 : static_cast<std::size_t>(bytes)); }
 
@@ -214,6 +241,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   AP_REGISTRY_FUNCTIONS(AP_BIND)
 #undef AP_BIND
   function("heapStats", &heap_stats_js);
+  function("bytesAvailable", &bytes_available_js);
   function("setMemoryLimit", &set_memory_limit_js);
 }
 

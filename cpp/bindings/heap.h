@@ -1,7 +1,8 @@
 // How much of the WASM memory is in use and how much a call may still take.
 // The module grows its memory on demand up to a hard limit (-sMAXIMUM_MEMORY=2GB). Running out inside
 // the core would abort the module for good (operator new cannot throw without exception support), so
-// every call is checked against what is left before anything large is allocated.
+// every call is checked against what is left before anything large is allocated: by the binding's checked
+// entry, or by the JS API (bytesAvailable) for a call it runs through the unchecked one.
 #pragma once
 
 #include <cstddef>

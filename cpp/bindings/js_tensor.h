@@ -3,8 +3,9 @@
 // A JS tensor is {data: Float32Array, shape: number[]} (token ids: Int32Array). The core can check
 // ranks, sizes and values, but not what only exists on the JS side: whether `data` is a typed array
 // of the right kind, whether `shape` is an array of non-negative integers, whether data.length equals
-// the product of the shape, and whether the copy fits in what is left of the 2 GiB heap. Those are
-// checked here, before the one bulk copy into the heap.
+// the product of the shape, and whether the copy fits in what is left of the 2 GiB heap. A direct call's
+// are checked here, before the one bulk copy into the heap; a call the JS API checked (the unchecked entry)
+// has its shapes read, not checked again.
 //
 // A Call gathers the first error of one binding call; once it has one, every later read is skipped,
 // so a binding function reads all its arguments in a straight line and looks at the error once.

@@ -39,7 +39,7 @@ AttentionResult cross_attention_fast(const Tensor& x_query, const Tensor& x_cont
 
 // On checked arguments: query (…, L, E), key (…, S, E), value (…, S, E) through the fused kernel, the leading
 // axes as batch×heads (one head of width E each) → output alone, when sdpa_plans_fused; else the teaching
-// code (scaled_dot_product_attention), which honours options.intermediates.
+// code (unchecked::scaled_dot_product_attention), which honours options.intermediates.
 SdpaResult scaled_dot_product_attention_fast(const Tensor& query, const Tensor& key, const Tensor& value,
                                              const SdpaOptions& options);
 
