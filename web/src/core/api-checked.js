@@ -1,20 +1,35 @@
 // Each call is checked once. The API (api.js) checks a call in full in JS — structure, shapes, options, every
-// value, memory against the module's room — and then runs the backend inside `whileApiChecked`, with what its
-// check returned. A WASM backend called in that scope takes the binding's unchecked entry (`<fn>Unchecked`,
-// cpp/bindings/bindings.cpp), and a call sent to the workers carries the same word to them; the JS reference and
-// the WebGPU backend take the sizes the API's check computed instead of checking again (`checkedOnce`), and read
-// no value a second time. A direct caller of a backend (tests, tools, the diagnosis of an overflow, which runs
-// after the scope) is outside it: that call is checked there, once.
-// So is the call a lost WebGPU device hands to WASM once the fallback has loaded (backends/device-loss.js): the API budgeted
-// its memory for the GPU, so the binding's check, against the WASM heap, is that call's only memory check there.
+// value, memory against the module's room on the backend that will run it — on a snapshot of its arguments (no
+// getter of the caller's runs after the check), and then runs the backend inside `whileApiChecked`, with the
+// function, what its check returned and the backend it budgeted for. Only that function, on that backend, runs
+// unchecked: a WASM backend takes the binding's unchecked entry (`<fn>Unchecked`, cpp/bindings/bindings.cpp), a
+// call sent to the workers carries the same word to them, and the JS reference and the WebGPU backend take the
+// sizes the API's check computed (`checkedOnce`) and read no value a second time. Anything else — a direct caller
+// of a backend (tests, tools), the diagnosis of an overflow (after the scope), a call that reaches another
+// backend than the one budgeted for (a lost GPU's call repeated on WASM, a call 'auto' sends back to the CPU
+// after planning it for the GPU) — is checked where it lands, once.
 
-/** The call the API is running: {fn, sizes} (what its check returned), or null outside one. */
+/** The call the API is running: {fn, sizes, backend}, or null outside one. */
 let current = null;
 
-/** Runs `run` (synchronously) as the call `fn` the API has checked, its check having returned `sizes`. */
-export function whileApiChecked(run, { fn = null, sizes = null } = {}) {
+/**
+ * Runs `run` (synchronously) as the call `fn` the API has checked: its check returned `sizes`, and it budgeted
+ * the call's memory for `backend` (a backend's name).
+ */
+export function whileApiChecked(run, { fn, sizes, backend }) {
   const outer = current;
-  current = { fn, sizes };
+  current = { fn, sizes, backend };
+  try {
+    return run();
+  } finally {
+    current = outer;
+  }
+}
+
+/** Runs `run` outside any API call: the API's own check of a call made from inside another one checks in full. */
+export function outsideApiCall(run) {
+  const outer = current;
+  current = null;
   try {
     return run();
   } finally {
@@ -32,9 +47,17 @@ export function captureApiCall() {
   return (run) => (call ? whileApiChecked(run, call) : run());
 }
 
-/** Whether the call being made now was checked by the API (inside whileApiChecked). */
-export function apiChecked() {
-  return current !== null;
+/**
+ * Whether a call of `fn` made now is the one the API checked, and, given `backend` (a backend's name), whether
+ * the API budgeted its memory for that backend.
+ */
+export function apiChecked(fn, backend) {
+  return current !== null && current.fn === fn && (backend === undefined || current.backend === backend);
+}
+
+/** The backend the API budgeted the call being made now for, or null outside one. */
+export function apiCheckedBackend() {
+  return current?.backend ?? null;
 }
 
 /**
@@ -42,5 +65,5 @@ export function apiChecked() {
  * check returned (it is not run again); anywhere else, `check()`.
  */
 export function checkedOnce(fn, check) {
-  return current !== null && current.fn === fn && current.sizes ? current.sizes : check();
+  return current !== null && current.fn === fn ? current.sizes : check();
 }

@@ -7,13 +7,13 @@
 // only computes: the WASM binding runs no check of its own on such a call.
 import { CHECKS } from './reference/checks.js';
 import { checkKnownKeys } from './reference/check-helpers.js';
-import { whileApiChecked } from './api-checked.js';
+import { outsideApiCall, whileApiChecked } from './api-checked.js';
 import { ENTRIES, FUNCTION_NAMES, REGISTRY } from './registry.js';
 import { checkOption, MEMORY_LIMIT_BYTES, withMemoryBudget } from './registry-checks.js';
 import { fail } from './registry-errors.js';
 import { checkResults } from './registry-results.js';
 import { defaultIntermediates, INTERMEDIATES_LIMIT, plan } from './planner.js';
-import { addBatchAxis, checkTensorStructure, dropBatchAxis } from './tensor.js';
+import { addBatchAxis, checkTensorStructure, dropBatchAxis, snapshotTensor } from './tensor.js';
 
 export { FUNCTION_NAMES, INTERMEDIATES_LIMIT };
 
@@ -40,8 +40,9 @@ function normalizeWeights(fn, name, weights, keys) {
   }
   checkKnownKeys(fn, name, weights, keys);
   const present = {};
-  for (const [key, value] of Object.entries(weights)) {
-    if (value === undefined || value === null) continue;
+  for (const [key, given] of Object.entries(weights)) {
+    if (given === undefined || given === null) continue;
+    const value = key === 'heads' ? given : snapshotTensor(given);
     if (key === 'heads') {
       if (!Array.isArray(value) || value.length === 0) {
         fail(fn, 'type', `${name}.heads`, value, 'an array of H ≥ 1 heads {query, key, value, …}');
@@ -64,7 +65,7 @@ function normalizeOptions(fn, options, declared, weights, args) {
   checkKnownKeys(fn, 'options', options, Object.keys(declared));
   const complete = {};
   for (const [name, spec] of Object.entries(declared)) {
-    let value = options[name];
+    let value = spec.type === 'mask' || spec.type === 'tensor' ? snapshotTensor(options[name]) : options[name];
     if (value === undefined) {
       // H given by weights.heads; `intermediates` by the planner, from the sizes and the heads before it.
       if (spec.defaultFrom === 'heads') value = weights?.heads?.length ?? spec.default;
@@ -104,7 +105,8 @@ export function normalizeArguments(fn, callArgs) {
   let weights;
   spec.args.forEach((arg, index) => {
     const { name, kind, keys } = arg;
-    const value = callArgs[index];
+    // Every tensor as a snapshot (snapshotTensor): what is checked here is what the backend runs on.
+    const value = kind === 'weights' ? callArgs[index] : snapshotTensor(callArgs[index]);
     if (kind === 'sequence' || kind === 'tokens') {
       const sequence = normalizeSequence(fn, arg, value, kind === 'tokens' ? 'int32' : 'float32');
       if (unbatched !== null && unbatched !== sequence.unbatched) {
@@ -261,20 +263,21 @@ export function createAttention(backend, {
       // The memory check counts the copies a WASM backend makes of the inputs (memoryRoom: it has a module)
       // and the room its module has left, so a call that would not fit is refused before anything is allocated.
       // The estimate follows the path of the backend that runs this call: 'auto' says which it routes it to
-      // (backendFor), which need not be the one that answered the last call (`name`). Asked only by a check
-      // whose estimate differs by backend.
+      // (backendFor), which need not be the one that answered the last call (`name`).
       const room = backend.memoryRoom;
-      const runsOn = () => backend.backendFor?.(fn, args) ?? backend.name;
+      let target = null; // asked once, where the check needs it or once it has passed (the arguments are sound)
+      const runsOn = () => (target ??= backend.backendFor?.(fn, args) ?? backend.name);
       const budget = room
         ? { limit: memoryLimit, inputBytes: inputBytesOf(args), room: () => backend.memoryRoom() ?? Infinity, backend: runsOn }
         : { limit: memoryLimit, inputBytes: 0, backend: runsOn };
-      // The one check of the call, every value included: the backend then runs it unchecked (api-checked.js).
-      const sizes = withMemoryBudget(budget, () => check(...args));
+      // The one check of the call, every value included (in full even where this call is made from inside
+      // another's): the backend it was budgeted for then runs it unchecked (api-checked.js).
+      const sizes = outsideApiCall(() => withMemoryBudget(budget, () => check(...args)));
       if (typeof backend[fn] !== 'function') throw new Error(`${fn}: the ${backend.name} backend does not provide ${fn}`);
       // Plan first, then run: the backend is handed the path (a backend that routes calls itself plans again,
       // with its workers or its GPU, and reports its own lastCall).
       const planned = plan(fn, args, { name: backend.name });
-      const results = whileApiChecked(() => backend[fn](...withPlannedPath(fn, args, planned.path)), { fn, sizes });
+      const results = whileApiChecked(() => backend[fn](...withPlannedPath(fn, args, planned.path)), { fn, sizes, backend: runsOn() });
       lastCall = record(fn, planned);
       // No result is silently NaN or ±∞ (registry-results.js); finding the stage may run the backend again, on
       // the path planned for the diagnosis's own arguments.

@@ -88,17 +88,14 @@ export function estimateFloats(fn, path, sizes) {
 /**
  * The memory budget of the call being checked (withMemoryBudget), or null: then only MEMORY_LIMIT_BYTES.
  * {limit: bytes, inputBytes: the bytes the backend copies the inputs into, room?: () => bytes the backend's
- * module can still take (read only for calls above ROOM_THRESHOLD_BYTES, where it could matter), backend?:
- * () => the name of the backend that runs the call, whose path the estimate follows where paths differ by
- * backend (read only by such a check: scaledDotProductAttention's)}
+ * module can still take (read on every call: the binding runs a call the API checked without checking it again),
+ * backend?: () => the name of the backend that runs the call, whose path the estimate follows where paths differ
+ * by backend (scaledDotProductAttention's)}
  */
 let budget = null;
 
 /** The name of the backend the call being checked runs on (budget.backend), or null outside the API. */
 export const checkedBackend = () => budget?.backend?.() ?? null;
-
-/** Calls below this many bytes (inputs included) do not ask the backend's module how much room it has. */
-const ROOM_THRESHOLD_BYTES = 64 * 2 ** 20;
 
 /**
  * Runs `check` with a memory budget: checkMemory then also refuses a call whose estimate plus
@@ -139,7 +136,7 @@ export function checkMemory(fn, path, sizes, what) {
   if (!budget) return;
   const { inputBytes = 0 } = budget;
   let { limit } = budget;
-  if (budget.room && bytes + inputBytes > ROOM_THRESHOLD_BYTES) {
+  if (budget.room) {
     // What the module can still take, in whole MiB as the binding words it.
     const room = Math.floor(budget.room() / 2 ** 20) * 2 ** 20;
     if (room < limit) limit = room;

@@ -40,6 +40,17 @@ export function checkTensorStructure(fn, name, value, dtype = 'float32') {
   }
 }
 
+/**
+ * A plain copy of a caller's tensor object, each of its two properties read once: {data, shape: a copy of the
+ * array}; a value that is no object comes back as it is. The API checks and runs this copy, so a getter or a
+ * Proxy of the caller's cannot answer the check one thing and the backend another (api-checked.js).
+ */
+export function snapshotTensor(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) return value;
+  const { data, shape } = value;
+  return { data, shape: Array.isArray(shape) ? Array.from(shape) : shape };
+}
+
 /** Adds a leading axis of size 1: (T, C) -> (1, T, C). Shares the data. */
 export function addBatchAxis(tensor) {
   return { data: tensor.data, shape: [1, ...tensor.shape] };

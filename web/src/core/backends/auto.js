@@ -26,7 +26,7 @@
 // probe's measurement are not here (gpu-crossover.js crossoverState, auto-probe.js measureCrossover).
 import { classifyGpuFailure, isDeviceFailure, probeAdapter } from '../../gpu/device.js';
 import { PROBE_BUDGET_MS, browserVersion, createCrossoverStore, crossoverKey, probeDeclined } from '../../gpu/crossover-probe.js';
-import { captureApiCall } from '../api-checked.js';
+import { apiChecked, captureApiCall } from '../api-checked.js';
 import { ENTRIES } from '../registry.js';
 import { anyGpuCrossoverMeasured, crossoverState } from '../gpu-crossover.js';
 import { plan, planGpuCall, shapesOf } from '../planner.js';
@@ -221,13 +221,15 @@ export function routingLayer({
       const options = ENTRIES[fn].options ? args[args.length - 1] : {};
       // A GPU side that failed to load for a bug (not a missing device) rejects the call, naming it.
       const loading = gpuSide.load(thresholdN).catch((error) => { throw classifyGpuFailure(fn, error, null); });
-      // The GPU call, once the side has loaded, is still the call the API checked (its memory was budgeted for the
-      // GPU); a call sent back to the CPU side here is not, and is checked there.
+      // The GPU call, once the side has loaded, is still the call the API checked; a call sent back to the CPU side
+      // here is too where the API budgeted it for the CPU (the side was loaded and refused it: backendFor), else
+      // it is checked there.
       const resume = captureApiCall();
+      const budgetedOnCpu = apiChecked(fn, cpu.name);
       return loading.then(async (side) => {
         if (!side || !gpuSide.usable()) return onCpu(fn, args, gpuSide.fallbackReason);
         const answer = side.gpu.supportsOp(fn, shapes, options);
-        if (!answer.supported) return onCpu(fn, args, answer.reason);
+        if (!answer.supported) return budgetedOnCpu ? resume(() => onCpu(fn, args, answer.reason)) : onCpu(fn, args, answer.reason);
         const result = await resume(() => side.routed[fn](...args));
         last = side.routed.name === side.gpu.name ? side.gpu : cpu; // the wrapper repeats a call that met a loss on cpu
         lastCall = last === cpu

@@ -37,16 +37,20 @@ export function deviceLossLayer(loadFallback) {
     };
     gpu.onLost((error) => { switchOver(error).catch(() => {}); });
 
+    // Once switched, a call runs on the fallback at once, as the call the API checked and budgeted for it; the call
+    // that met the failure, or one made while the fallback loads, runs on it after an await (checked there).
     const route = async (fn, args) => {
       if (current === gpu) {
+        if (switching) {
+          await switching;
+          return current[fn](...args);
+        }
         try {
           return await gpu[fn](...args);
         } catch (error) {
           if (!isDeviceFailure(error)) throw error;
           await switchOver(error);
         }
-      } else if (switching) {
-        await switching;
       }
       return current[fn](...args);
     };

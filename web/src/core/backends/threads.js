@@ -72,7 +72,7 @@ export function threadsLayer(pool, { crossover = POOL_CROSSOVER } = {}) {
 
     const onPool = (fn, args, plan) => {
       // A call the API checked (../api-checked.js) runs unchecked in the workers too: they are told so.
-      const checked = apiChecked();
+      const checked = apiChecked(fn, cpu.name);
       const sizes = multiheadSizes(fn, args);
       const options = args[args.length - 1];
       const weights = args[args.length - 2];

@@ -125,7 +125,7 @@ function wrapModule(first, build, instantiate) {
     build,
     heapStats: () => core.heapStats(),
     /** Bytes a call may still copy in and allocate (the binding's own measure): the API's memory check reads it. */
-    memoryRoom: () => core.heapStats().bytesAvailable,
+    memoryRoom: () => core.bytesAvailable(),
     /** {bytes: the module's memory now, peak: the most it held, across compact()}. */
     get memory() { return memory(); },
     /** Replaces the module by a new instance, giving its grown memory back; resolves when calls use the new one. */
@@ -151,7 +151,7 @@ function wrapModule(first, build, instantiate) {
     const arity = args.length;
     const unchecked = `${name}Unchecked`;
     // The binding's checked entry for a direct call; its unchecked one for a call the API checked.
-    const entry = () => core[apiChecked() ? unchecked : name];
+    const entry = () => core[apiChecked(name, backend.name) ? unchecked : name];
     backend[name] = options
       ? (...values) => unwrap(entry()(...values.slice(0, arity), values[arity] ?? {}))
       : (...values) => unwrap(entry()(...values.slice(0, arity)));

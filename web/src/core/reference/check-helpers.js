@@ -78,13 +78,12 @@ export function allFinite(data) {
 }
 
 /**
- * A tensor's values are finite (or −∞ where allowed). Scanned once per call: inside a call the API has checked
- * (api-checked.js) a backend's own checks — the JS reference's, the WebGPU backend's, which they run for
- * the sizes they compute with — do not read the values again.
+ * A tensor's values are finite (or −∞ where allowed). Scanned once per call: inside the API's call of `fn`
+ * (api-checked.js) a backend's own check of `fn`, where it still runs one, does not read the values again.
  */
 export function checkFinite(fn, name, tensor, allowNegativeInfinity = false) {
   const { data } = tensor;
-  if (apiChecked() || allFinite(data)) return;
+  if (apiChecked(fn) || allFinite(data)) return;
   for (let i = 0; i < data.length; i++) {
     const value = data[i];
     if (Number.isFinite(value) || (allowNegativeInfinity && value === -Infinity)) continue;

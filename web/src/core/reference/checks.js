@@ -311,8 +311,8 @@ function backwardCheck(forward, check) {
 }
 
 /**
- * The one check of each API function, by name (registry.js): the API runs it before any backend, and the
- * backends that check again (the reference, WebGPU, the workers' main thread) use the same function.
+ * The one check of each API function, by name (registry.js): the API runs it before any backend; the reference
+ * and WebGPU run the same function for a call made to them directly (api-checked.js checkedOnce).
  */
 export const CHECKS = Object.freeze({
   nextTokenPairs: checkNextTokenPairs,

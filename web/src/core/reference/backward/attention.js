@@ -21,7 +21,7 @@ export function attentionDefaults(options = {}) {
 }
 
 function checkGradOutput(fn, gradOutput, shape) {
-  if (apiChecked()) return; // the API's check held gradOutput to this shape and its values finite
+  if (apiChecked(fn)) return; // the API's check held gradOutput to this shape and its values finite
   const ok = gradOutput && ArrayBuffer.isView(gradOutput.data) && Array.isArray(gradOutput.shape) &&
     gradOutput.shape.length === shape.length && gradOutput.shape.every((dim, i) => dim === shape[i]) &&
     gradOutput.data.length === shape.reduce((a, b) => a * b, 1);
@@ -63,7 +63,7 @@ export function makeBackwards(math) {
   const { F } = math;
   const sizes = (kind, args, opts, fn) => {
     // the API checked this call (api-checked.js): its shapes are read, not checked again
-    if (F !== Float32Array || apiChecked()) return shapeSizes(kind, args, opts);
+    if (F !== Float32Array || (fn && apiChecked(fn))) return shapeSizes(kind, args, opts);
     try {
       return CHECKS[kind](...args, opts);
     } catch (error) {
