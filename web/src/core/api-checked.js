@@ -12,29 +12,24 @@
 /** The call the API is running: {fn, sizes, backend}, or null outside one. */
 let current = null;
 
+/** Runs `run` with `call` as the call being made (null: none), then the outer one again. */
+function withCall(call, run) {
+  const outer = current;
+  current = call;
+  try { return run(); } finally { current = outer; }
+}
+
 /**
  * Runs `run` (synchronously) as the call `fn` the API has checked: its check returned `sizes`, and it budgeted
  * the call's memory for `backend` (a backend's name).
  */
 export function whileApiChecked(run, { fn, sizes, backend }) {
-  const outer = current;
-  current = { fn, sizes, backend };
-  try {
-    return run();
-  } finally {
-    current = outer;
-  }
+  return withCall({ fn, sizes, backend }, run);
 }
 
 /** Runs `run` outside any API call: the API's own check of a call made from inside another one checks in full. */
 export function outsideApiCall(run) {
-  const outer = current;
-  current = null;
-  try {
-    return run();
-  } finally {
-    current = outer;
-  }
+  return withCall(null, run);
 }
 
 /**
