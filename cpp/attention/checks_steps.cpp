@@ -1,7 +1,9 @@
 // Checks for steps 1–5, 8 and 9 (checks_attention.cpp has the attention functions). The axes of x and every
 // memory estimate are the registry's (registry_rules.h); written here, because the table does not say them:
-// nextTokenPairs' Int32 tokens and its L ≥ 2, softmax's −∞, dropout's 2^32 counter, compare's "like actual".
+// nextTokenPairs' Int32 tokens and its L ≥ 2, softmax's −∞ and its finite scale·x, dropout's 2^32 counter,
+// compare's "like actual".
 #include <cmath>
+#include <limits>
 
 #include "attention/check_helpers.h"
 #include "attention/checks.h"
@@ -60,8 +62,23 @@ std::string check_softmax(const Tensor& x, const SoftmaxOptions& options, std::s
   if (auto message = check_option_range(function, "scale", options.scale, format_float(options.scale)); !message.empty()) {
     return message;
   }
-  return check_memory(function, "x of shape " + format_shape(x.shape),
-                      estimate_floats(function, "teaching", {{"size", static_cast<double>(x.element_count())}}), max_bytes);
+  if (auto message = check_memory(function, "x of shape " + format_shape(x.shape),
+                                  estimate_floats(function, "teaching", {{"size", static_cast<double>(x.element_count())}}),
+                                  max_bytes);
+      !message.empty()) {
+    return message;
+  }
+  // scale·x, formed in float32, must stay finite: a finite x taken to −∞ would read as a mask (its row silently
+  // all zeros) and one taken to +∞ makes the row NaN. Only |scale| > 1 can leave the range.
+  if (checking_shapes_only() || !(std::fabs(options.scale) > 1.0f)) return "";
+  for (const float value : x.data) {
+    const float scaled = value * options.scale;
+    if (value != -std::numeric_limits<float>::infinity() && !std::isfinite(scaled)) {
+      return function + ": the scaled scores overflow float32 (scale=" + format_float(options.scale) +
+             " makes scale·x reach " + format_float(scaled) + ")";
+    }
+  }
+  return "";
 }
 
 std::string check_attention_without_weights(const Tensor& x, Normalization, std::size_t max_bytes) {

@@ -251,6 +251,21 @@ TEST(Errors, SoftmaxAcceptsMinusInfinityButNotNaNOrPlusInfinity) {
   EXPECT_EQ(check_softmax(tensor({1}, {1}), options), "softmax: options.scale=NaN; expected a finite number");
 }
 
+// Found by libFuzzer: scale·x past float32 would turn a finite score into a mask (−∞) or its row into NaN (+∞).
+TEST(Errors, SoftmaxRefusesAScaleThatTakesAFiniteScoreBeyondFloat32) {
+  SoftmaxOptions options;
+  options.scale = -2000;
+  EXPECT_EQ(check_softmax(tensor({2}, {3.4e38f, -inf}), options),
+            "softmax: the scaled scores overflow float32 (scale=-2000 makes scale·x reach -Infinity)");
+  EXPECT_EQ(check_softmax(tensor({2}, {1, -inf}), options), "");  // a mask stays a mask whatever the scale
+  options.scale = 2;
+  EXPECT_EQ(check_softmax(tensor({3}, {0, 2e38f, 1}), options),
+            "softmax: the scaled scores overflow float32 (scale=2 makes scale·x reach Infinity)");
+  EXPECT_THROW(softmax(tensor({3}, {0, 2e38f, 1}), options), std::invalid_argument);
+  options.scale = 1;
+  EXPECT_EQ(check_softmax(tensor({2}, {3.4e38f, -3.4e38f}), options), "");
+}
+
 TEST(Errors, DataLengthMustMatchShape) {
   EXPECT_EQ(check_softmax(tensor({2, 3}, {1, 2, 3, 4, 5}), {}), "softmax: x has 5 values for shape [2, 3]; expected 6");
   IntTensor tokens;

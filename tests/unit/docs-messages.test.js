@@ -50,6 +50,8 @@ const overflow = Object.fromEntries(overflowCases().map(([, fn, args, message]) 
 const CASES = {
   'multiheadAttentionSplit: d_out=10 is not divisible by heads=3':
     () => attention.multiheadAttentionSplit(tensor([1, 2, 3]), projections(3, 10), { heads: 3 }),
+  'softmax: the scaled scores overflow float32 (scale=-2000 makes scale·x reach -Infinity)':
+    () => attention.softmax({ data: Float32Array.from([3.4e38, -Infinity]), shape: [2] }, { scale: -2000 }),
   'layerNorm: options.weight has shape [4]; expected [C=3] (the last axis of x)':
     () => attention.layerNorm(tensor([2, 3]), { weight: tensor([4]) }),
   "gelu: options.approximate='fast'; expected 'none' or 'tanh'": () => attention.gelu(tensor([2]), { approximate: 'fast' }),

@@ -4,7 +4,9 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { attentionFor, BACKENDS } from './backends.js';
 import { JOURNEY, randomTensor, tensor } from './make-tensors.js';
+import { loadWasmBackend } from '../../web/src/core/backends/wasm.js';
 import { CHECKS } from '../../web/src/core/reference/checks.js';
+import { createReferenceBackend } from '../../web/src/core/reference/index.js';
 
 const x = randomTensor([2, 4, 3], 1);
 const projections = { query: randomTensor([3, 2], 2), key: randomTensor([3, 2], 3), value: randomTensor([3, 2], 4) };
@@ -120,6 +122,12 @@ const BAD_INPUTS = [
     'selfAttention: options.temperature=1e-50; expected a finite number > 0 after rounding to float32 (1e-50 becomes 0)'],
   ['a dropout that rounds onto 1 in float32, echoed as passed', (api) => api.attentionDropout(x, { dropout: 0.99999999999 }),
     'attentionDropout: options.dropout=0.99999999999; expected a number in [0, 1) after rounding to float32 (0.99999999999 becomes 1)'],
+  // Found by libFuzzer: a finite x that scale·x takes past float32 would become a mask (−∞: its row all
+  // zeros) or make its row NaN (+∞), so the check refuses it before anything runs.
+  ['a scale that takes a finite x to −∞', (api) => api.softmax(tensor([3.4e38, -Infinity], [2]), { scale: -2000 }),
+    'softmax: the scaled scores overflow float32 (scale=-2000 makes scale·x reach -Infinity)'],
+  ['a scale that takes a finite x to +∞', (api) => api.softmax(tensor([0, 2e38, 1], [3]), { scale: 2 }),
+    'softmax: the scaled scores overflow float32 (scale=2 makes scale·x reach Infinity)'],
   ['heads beyond 2^32, reported against d_out', (api) => api.multiheadAttentionSplit(x, splitWeights, { heads: 4294967298 }),
     'multiheadAttentionSplit: d_out=6 is not divisible by heads=4294967298'],
 ];
@@ -132,6 +140,8 @@ const STRUCTURED = [
     { fn: 'selfAttention', argument: 'weights.query', value: [4, 2], expected: '[d_in=3, d_out]', kind: 'shape' }],
   ['a BigInt shape', (api) => api.softmax({ data: new Float32Array(3), shape: [3n] }),
     { fn: 'softmax', argument: 'x.shape', value: [3n], kind: 'entries' }],
+  ['a scale·x beyond float32', (api) => api.softmax(tensor([3.4e38, -Infinity], [2]), { scale: -2000 }),
+    { fn: 'softmax', argument: 'scale', value: -2000, expected: 'finite results', kind: 'overflow', reached: '-Infinity' }],
 ];
 
 for (const backend of BACKENDS) {
@@ -184,3 +194,23 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe("softmax's scale·x, checked where a direct caller enters", () => {
+  test('the WASM binding and the JS reference refuse it in the same words', async () => {
+    const wasm = await loadWasmBackend({ build: 'simd' });
+    const reference = createReferenceBackend();
+    for (const [x, scale, reached] of [[tensor([3.4e38, -Infinity], [2]), -2000, '-Infinity'], [tensor([0, 2e38, 1], [3]), 2, 'Infinity']]) {
+      const options = { normalization: 'stable', scale };
+      const messages = [wasm, reference].map((backend) => {
+        try {
+          backend.softmax(x, options);
+          return 'no error';
+        } catch (error) {
+          return error.message;
+        }
+      });
+      expect(messages).toEqual(Array(2).fill(`softmax: the scaled scores overflow float32 (scale=${scale} makes scale·x reach ${reached})`));
+    }
+    expect(wasm.softmax(tensor([1, -Infinity], [2]), { normalization: 'stable', scale: -2000 }).output.data).toEqual(Float32Array.from([1, 0]));
+  });
+});

@@ -94,11 +94,10 @@ function causeOf(fn, stage, args, options) {
   const dropout = options.dropout ?? options.dropoutP;
   if ((stage === 'dropped' || fn === 'attentionDropout') && dropout > 0) return option(options.dropout !== undefined ? 'dropout' : 'dropoutP');
   if (options.normalization === 'sum' && (stage === 'weights' || fn === 'softmax')) return { ...option('normalization'), expression: 's/Σ s' };
-  if (['scaled', 'masked', 'weights'].includes(stage) || fn === 'softmax') {
+  // softmax's scale·x is checked finite before it runs (checkSoftmax), so its scale is never the cause
+  if (['scaled', 'masked', 'weights'].includes(stage)) {
     if (typeof options.temperature === 'number' && options.temperature < 1) return option('temperature');
-    if (typeof options.scale === 'number' && Math.abs(options.scale) > 1) {
-      return { ...option('scale'), expression: fn === 'softmax' ? 'scale·x' : expression };
-    }
+    if (typeof options.scale === 'number' && Math.abs(options.scale) > 1) return option('scale');
   }
   return { ...largestInput(fn, args), option: false, expression };
 }
@@ -151,18 +150,13 @@ export function checkResults(fn, args, results, run) {
     const cause = causeOf(fn, stage, args, options);
     const error = overflowError(fn, stage, reached, cause);
     // 'naive' is exp(s)/Σ exp(s): past s ≈ 88 it overflows where the stable form does not; that is its lesson.
-    if (options.normalization === 'naive' && !cause.option && (stage === 'weights' || (fn === 'softmax' && naiveOnly(args)))) {
+    if (options.normalization === 'naive' && !cause.option && (stage === 'weights' || fn === 'softmax')) {
       const flag = { fn, kind: 'overflow', argument: 'normalization', value: 'naive', expected: 'finite results', stage: error.stage, plural: error.plural, reached, option: true, expression: 'exp(s)/Σ exp(s)' };
       Object.defineProperty(results, 'overflow', { value: { ...flag, message: new ApiError(flag).message }, enumerable: false });
       return results;
     }
     throw error;
   });
-}
-
-/** softmax: scale·x itself is finite, so only the naive exp overflowed. */
-function naiveOnly([x, options]) {
-  return largest(x) * Math.abs(options.scale) < 3.4028234663852886e38;
 }
 
 /** A backward: the forward's overflow if it has one (the same stage, named for the backward), else the gradient's. */

@@ -8,10 +8,10 @@
 // The tensor arguments' axes, the weights' keys and shapes and the heads | d_out rule are the registry's
 // (AxisSizes, checkDivides: registry.js). Written here, because the table does not say them (as in the C++
 // core, cpp/attention/checks_attention.cpp): the order of the checks; nextTokenPairs' tokens (int32, L ≥ 2);
-// softmax's, attentionDropout's and compare's tensors of any rank; selfAttention's 'linear' layout; the
-// stacked form's list of heads (an array, options.heads its length, d_out = H·d_head); the fused form's
-// inProjection, whose width must be a multiple of 3; matmul's a of rank 2 or 3; how a memory message names
-// the sizes; and the backwards' gradOutput.
+// softmax's, attentionDropout's and compare's tensors of any rank; softmax's finite scale·x; selfAttention's
+// 'linear' layout; the stacked form's list of heads (an array, options.heads its length, d_out = H·d_head);
+// the fused form's inProjection, whose width must be a multiple of 3; matmul's a of rank 2 or 3; how a
+// memory message names the sizes; and the backwards' gradOutput.
 import { checkTensorStructure, formatShape, sizeOf } from '../tensor.js';
 import { fusedKernelApplies } from '../planner.js';
 import { ApiError } from '../registry-errors.js';
@@ -57,7 +57,24 @@ export function checkSoftmax(x, options) {
   checkChoice(fn, 'normalization', options.normalization, NORMALIZATIONS);
   checkSoftmaxScale(fn, options.scale);
   checkMemory(fn, 'teaching', { size: sizeOf(shape) }, `x of shape ${formatShape(shape)}`);
+  checkScaledInRange(fn, x, options.scale);
   return { rows: sizeOf(shape) / shape[shape.length - 1], N: shape[shape.length - 1] };
+}
+
+/**
+ * softmax's scale·x, formed in float32, must stay finite: a finite x taken to −∞ would read as a mask (its
+ * row silently all zeros) and one taken to +∞ makes the row NaN. Only |scale| > 1 can leave the range.
+ */
+function checkScaledInRange(fn, x, scale) {
+  const factor = Math.fround(scale);
+  if (!(Math.abs(factor) > 1)) return;
+  for (const value of x.data) {
+    const scaled = Math.fround(value * factor);
+    if (value !== -Infinity && !Number.isFinite(scaled)) {
+      throw new ApiError({ fn, kind: 'overflow', expected: 'finite results', stage: 'scaled scores', plural: true,
+        reached: String(scaled), argument: 'scale', value: scale, option: true, expression: 'scale·x' });
+    }
+  }
 }
 
 export function checkAttentionWithoutWeights(x, options) {
