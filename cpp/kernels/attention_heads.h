@@ -7,7 +7,8 @@
 //
 // context[b, i, head h] = Σ_j softmax_j(score_scale · q_i·k_j) v_j, over j ≤ i when causal
 // (top-left aligned, as torch.tril, also when tq ≠ tk) and over all j otherwise, leaving out the keys that
-// key_padding marks; a query left with no key gets a zero context row.
+// key_padding marks; a query left with no key gets a zero context row, one whose every q·k overflowed float32
+// to −∞ a NaN row (the overflow must not pass for a mask).
 #pragma once
 
 namespace ap::kernels {

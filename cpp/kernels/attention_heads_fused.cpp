@@ -22,7 +22,8 @@
 // in a diagonal tile the keys after a query get a score of −∞ (probability 0). Padded keys (key_padding)
 // score −∞ in every lane. The running max starts at the lowest finite float, not −∞, so a query that has seen
 // no key yet (its first keys padded) keeps 2^(c·(s − m)) = 0 rather than NaN; one that never sees a key keeps
-// l = 0 and gets a zero context row.
+// l = 0 and gets a zero context row. A query that had a key and still ends with l = 0 scored −∞ on every one:
+// q·k overflowed float32, and its row is NaN, not zeros, so the overflow cannot pass for a masked row.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -283,7 +284,11 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
       }
     }
   }
-  // 4. context = (Oᵀ / l)ᵀ.
+  // 4. context = (Oᵀ / l)ᵀ. A query has a key from the batch's first unpadded one on (every key, when causal
+  // is off); with l = 0 it gets NaN, and without a key zeros.
+  const float* padding = s.key_padding != nullptr ? s.key_padding + static_cast<size_t>(batch_index) * s.tk : nullptr;
+  const int first_key = padding == nullptr ? 0 : static_cast<int>(std::find(padding, padding + s.tk, 0.0f) - padding);
+  const auto has_key = [&](int i) { return first_key < s.tk && (!s.causal || first_key <= i); };
   for (int panel = 0; panel < panels; ++panel) {
     alignas(16) float sums[kPanelQueries];
     store(sums, w.running_sum[panel * 2]);
@@ -293,7 +298,10 @@ void attend_query_tile(const AttentionHeads& s, int batch_index, int column, int
     store(maxima, w.running_max[panel * 2]);
     store(maxima + kLanes, w.running_max[panel * 2 + 1]);
     alignas(16) float factors[kPanelQueries];
-    for (int c = 0; c < kPanelQueries; ++c) factors[c] = sums[c] > 0.0f ? 1.0f / sums[c] : 0.0f;  // none seen: zeros
+    for (int c = 0; c < kPanelQueries; ++c) {
+      const float no_weight = has_key(i0 + panel * kPanelQueries + c) ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+      factors[c] = sums[c] > 0.0f ? 1.0f / sums[c] : no_weight;
+    }
     float* first_context = s.context + static_cast<size_t>(batch_index * s.tq + i0 + panel * kPanelQueries) * s.context_stride + column;
     const bool whole = (panel + 1) * kPanelQueries <= count && s.d_head % kLanes == 0;
     // a whole panel: Oᵀ back to rows by 4×4 transposes, four head columns of four queries at a time

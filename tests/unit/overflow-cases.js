@@ -20,6 +20,13 @@ export function overflowCases() {
     ['the fused path, which returns no intermediates (the stage is found by running again)', 'multiheadAttentionSplit',
       [x, huge, { heads: 2, causal: true, intermediates: false }],
       'multiheadAttentionSplit: the scores overflow float32 (|weights| up to 1e+20 makes q·k reach Infinity)'],
+    // every score −∞ with nothing masked: the fused path's rows are NaN, not a masked row's zeros
+    ['the fused path, every score overflowing to −∞', 'multiheadAttentionSplit',
+      [x, { ...weights, query: filled([3, 4], 1e20), key: filled([3, 4], -1e20) }, { heads: 2, causal: true, intermediates: false }],
+      'multiheadAttentionSplit: the scores overflow float32 (|weights| up to 1e+20 makes q·k reach -Infinity)'],
+    ["scaledDotProductAttention's fused path, every score overflowing to −∞", 'scaledDotProductAttention',
+      [filled([2, 3, 2], 2e19), filled([2, 4, 2], -2e19), ramp([2, 4, 2], 0.1), { isCausal: true, intermediates: false }],
+      'scaledDotProductAttention: the scores overflow float32 (|query| up to 2e+19 makes q·k reach -Infinity)'],
     ['a product of 1e20s', 'matmul', [filled([1, 2, 3], 1e20), filled([3, 2], 1e20)],
       'matmul: the output overflows float32 (|a| up to 1e+20 makes a·b reach Infinity)'],
     ['dropout scaling 3e38', 'attentionDropout', [filled([4, 4], 3e38), { dropout: 0.5, seed: 1 }],

@@ -1,6 +1,6 @@
 // The fused attention kernel equals the reference on awkward shapes (1, primes, not multiples of the
-// 32-query and 64-key tiles, d_head not a multiple of 8, Tq ≠ Tk), keeps causality, and stays finite
-// with large scores. Also: the vectorised exp the online softmax runs on.
+// 32-query and 64-key tiles, d_head not a multiple of 8, Tq ≠ Tk), keeps causality, stays finite with large
+// scores, and makes a row whose scores all overflow NaN. Also: the vectorised exp the online softmax runs on.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -97,6 +97,32 @@ TEST(FusedAttention, SkipsPaddedKeysAsTheReference) {
     for (size_t i = 2 * per_batch; i < size; ++i) ASSERT_EQ(fused[i], 0.0f) << "all keys padded: element " << i;
     // causal, batch 0: queries 0..69 see only keys ≤ i < 200, all padded: zero rows
     for (size_t i = 0; causal && i < per_batch; ++i) ASSERT_EQ(fused[i], 0.0f) << "element " << i;
+  }
+}
+
+// Queries and keys of opposite sign near 1e19 make every q·k overflow float32 to −∞: such a row had keys, so
+// it is NaN (the API's result check then names the scores), never the zeros of a row whose keys are all padded.
+TEST(FusedAttention, ARowWhoseEveryScoreOverflowsIsNaNNotAMaskedRow) {
+  const HeadsCase c{2, 9, 11, 2, 8};
+  Buffers buffers = random_buffers(c);
+  for (float& q : buffers.query) q = 2e19f;
+  for (float& k : buffers.key) k = -2e19f;
+  std::vector<float> padding(static_cast<size_t>(c.batch) * c.tk, 0.0f);
+  std::fill(padding.begin() + c.tk, padding.end(), 1.0f);  // batch 1: every key padded
+  const size_t size = static_cast<size_t>(c.batch) * c.tq * c.heads * c.d_head, per_batch = size / c.batch;
+  for (const bool causal : {false, true}) {
+    std::vector<float> expected(size, 99.0f), fused(size, 99.0f);
+    AttentionHeads reference = buffers.problem(expected, c, causal);
+    AttentionHeads kernel = buffers.problem(fused, c, causal);
+    reference.key_padding = kernel.key_padding = padding.data();
+    attention_heads_reference(reference);
+    attention_heads_fused(kernel);
+    for (size_t i = 0; i < size; ++i) {
+      const bool overflowed = i < per_batch;
+      ASSERT_EQ(std::isnan(fused[i]), overflowed) << (causal ? "causal" : "full") << ", element " << i << ": " << fused[i];
+      ASSERT_EQ(std::isnan(expected[i]), overflowed) << "the reference, element " << i;
+      if (!overflowed) ASSERT_EQ(fused[i], 0.0f) << "all keys padded: element " << i;
+    }
   }
 }
 

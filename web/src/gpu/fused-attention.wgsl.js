@@ -87,11 +87,12 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
     workgroupBarrier();
   }
 
-  // 3. output = acc / denominator (0 for a row with no key).
+  // 3. output = acc / denominator. Every row sees key 0, so a denominator of 0 means every score was −∞ (q·k
+  // overflowed float32): 0/0 makes the row NaN, not a masked row's zeros, as on the CPU.
   if (hasQuery) {
     let oBase = params.oOffset + batch * params.oBatchStride + head * params.oHeadStride + query * params.oRowStride;
     for (var c = 0u; c < d; c++) {
-      writeO(oBase + c, select(0.0, acc[c] / denominator, denominator > 0.0));
+      writeO(oBase + c, acc[c] / denominator);
     }
   }
 }

@@ -113,6 +113,8 @@ export function fusedAttention(query, key, value, { B, H, Tq, Tk, dHead }, optio
     const k0 = n * Tk * dHead;
     for (let i = 0; i < Tq; i++) {
       // 1–3. scaled scores of row i; the future is −∞ when causal.
+      let scored = false; // some key scored above −∞
+      let seen = false; // some key not masked
       for (let j = 0; j < Tk; j++) {
         if ((options.causal && isFuture(i, j)) || (padding !== null && padding[Math.floor(n / H) * Tk + j] !== 0)) {
           row[j] = -Infinity;
@@ -121,10 +123,17 @@ export function fusedAttention(query, key, value, { B, H, Tq, Tk, dHead }, optio
         let dot = 0;
         for (let c = 0; c < dHead; c++) dot += query[q0 + i * dHead + c] * key[k0 + j * dHead + c];
         row[j] = Math.fround(dot) * factor;
+        seen = true;
+        scored ||= row[j] !== -Infinity;
+      }
+      const out = q0 + i * dHead;
+      // keys that all scored −∞ overflowed float32: NaN (as the kernel), not a masked row's zeros
+      if (seen && !scored) {
+        context.fill(NaN, out, out + dHead);
+        continue;
       }
       // 4. softmax; 6. context row = weights·V.
       normalizeRow(row, weights, 0, Tk, 'stable');
-      const out = q0 + i * dHead;
       for (let j = 0; j < Tk; j++) {
         const w = weights[j];
         if (w === 0) continue;

@@ -79,8 +79,12 @@ function fusedRows(query, key, value, { batch, L, S, E, Ev, lead }, options) {
         row[j] = Math.fround(dot * scale);
         if (row[j] > max) max = row[j];
       }
-      // a row with no key to see (causal, S = 0 never: S ≥ 1) keeps a zero output
-      if (seen === 0 || max === -Infinity) continue;
+      // every row sees key 0 (S ≥ 1): a max of −∞ is q·k overflowing float32 on every key, a NaN row (as the
+      // kernel), not a masked row's zeros
+      if (max === -Infinity) {
+        output.fill(NaN, (n * L + i) * Ev, (n * L + i + 1) * Ev);
+        continue;
+      }
       let sum = 0;
       for (let j = 0; j < seen; j++) {
         row[j] = Math.exp(row[j] - max);
