@@ -65,6 +65,8 @@ const BAD_INPUTS = [
     /^multiheadAttentionFused: weights.inProjection has shape \[3, 10\]; expected \[d_in=3, 3·d_out\]/],
   ['a sequence of one token', (api) => api.nextTokenPairs({ data: Int32Array.from([4]), shape: [1, 1] }),
     /^nextTokenPairs: tokens has shape \[1, 1\]; expected L ≥ 2/],
+  ['an unbatched sequence of one token, in the caller\'s own shape', (api) => api.nextTokenPairs({ data: Int32Array.from([4]), shape: [1] }),
+    'nextTokenPairs: tokens has shape [1]; expected L ≥ 2 tokens per sequence (a context and a target)'],
   // Option values.
   ['dropout of 1', (api) => api.selfAttention(x, projections, { dropout: 1 }),
     'selfAttention: options.dropout=1; expected a number in [0, 1)'],

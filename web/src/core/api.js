@@ -10,7 +10,7 @@ import { checkKnownKeys } from './reference/check-helpers.js';
 import { outsideApiCall, whileApiChecked } from './api-checked.js';
 import { ENTRIES, FUNCTION_NAMES, REGISTRY } from './registry.js';
 import { checkOption, MEMORY_LIMIT_BYTES, withMemoryBudget } from './registry-checks.js';
-import { fail } from './registry-errors.js';
+import { ApiError, fail } from './registry-errors.js';
 import { checkResults } from './registry-results.js';
 import { defaultIntermediates, INTERMEDIATES_LIMIT, plan } from './planner.js';
 import { addBatchAxis, checkTensorStructure, dropBatchAxis, snapshotTensor } from './tensor.js';
@@ -92,6 +92,16 @@ function normalizeSequence(fn, { name, axes }, value, dtype) {
   const zero = value.shape.indexOf(0);
   if (zero >= 0) fail(fn, 'shape', name, value.shape, `every size ≥ 1 (${axes[zero + (unbatched ? 1 : 0)]}=0)`);
   return unbatched ? { tensor: addBatchAxis(value), unbatched: true } : { tensor: value, unbatched: false };
+}
+
+/**
+ * The check's Error about an unbatched sequence, in the caller's own shape: the check saw it with B = 1 added
+ * ("tokens has shape [1]", not "[1, 1]"). Any other error is returned as it is.
+ */
+function inCallersShape(fn, callArgs, error) {
+  if (!(error instanceof ApiError) || error.kind !== 'shape') return error;
+  const index = ENTRIES[fn].args.findIndex(({ name, kind }) => name === error.argument && (kind === 'sequence' || kind === 'tokens'));
+  return index < 0 ? error : new ApiError({ ...error, value: [...callArgs[index].shape] });
 }
 
 /**
@@ -272,7 +282,12 @@ export function createAttention(backend, {
         : { limit: memoryLimit, inputBytes: 0, backend: runsOn };
       // The one check of the call, every value included (in full even where this call is made from inside
       // another's): the backend it was budgeted for then runs it unchecked (api-checked.js).
-      const sizes = outsideApiCall(() => withMemoryBudget(budget, () => check(...args)));
+      let sizes;
+      try {
+        sizes = outsideApiCall(() => withMemoryBudget(budget, () => check(...args)));
+      } catch (error) {
+        throw unbatched ? inCallersShape(fn, callArgs, error) : error;
+      }
       if (typeof backend[fn] !== 'function') throw new Error(`${fn}: the ${backend.name} backend does not provide ${fn}`);
       // Plan first, then run: the backend is handed the path (a backend that routes calls itself plans again,
       // with its workers or its GPU, and reports its own lastCall).
