@@ -162,6 +162,26 @@ describe('checked once', () => {
     expect(Array.from(direct.output.data)).toEqual(Array.from(viaApi.output.data));
   });
 
+  test('the stacked and fused backwards check their own arguments once, not again as the split form they join into', () => {
+    const reference = createReferenceBackend();
+    const attention = createAttention(reference);
+    const x = randomTensor([1, 5, 4], 11);
+    const heads = [0, 1].map((h) => ({ query: randomTensor([4, 2], 12 + h), key: randomTensor([4, 2], 14 + h), value: randomTensor([4, 2], 16 + h) }));
+    const fused = { inProjection: randomTensor([4, 12], 18) };
+    const gradOutput = randomTensor([1, 5, 4], 19);
+    const checks = ['checkMultiheadAttentionStacked', 'checkMultiheadAttentionFused', 'checkMultiheadAttentionSplit'];
+    const counts = () => Object.fromEntries(checks.filter((name) => counted.calls[name]).map((name) => [name, counted.calls[name]]));
+    counted.calls = {};
+    const viaApi = attention.multiheadAttentionStackedBackward(x, { heads }, gradOutput);
+    attention.multiheadAttentionFusedBackward(x, fused, gradOutput, { heads: 2 });
+    expect(counts()).toEqual({});
+    counted.calls = {};
+    const direct = reference.multiheadAttentionStackedBackward(x, { heads }, gradOutput, {});
+    reference.multiheadAttentionFusedBackward(x, fused, gradOutput, { heads: 2 });
+    expect(counts()).toEqual({ checkMultiheadAttentionStacked: 1, checkMultiheadAttentionFused: 1 });
+    expect(Array.from(direct.heads[1].key.data)).toEqual(Array.from(viaApi.heads[1].key.data));
+  });
+
   test("a call 'auto' routes to the GPU is still the API's checked call once the GPU side has loaded", async () => {
     const seen = [];
     const answer = (a, b) => ({ output: { data: new Float32Array(a.shape[0] * b.shape[1]), shape: [a.shape[0], b.shape[1]] } });

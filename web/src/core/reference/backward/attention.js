@@ -168,8 +168,16 @@ export function makeBackwards(math) {
    */
   function multiheadAttentionSplitBackward(x, weights, gradOutput, options) {
     const opts = attentionDefaults({ heads: 1, ...options });
-    const { B, T, dIn, dOut, H, dHead } = sizes('split', [x, weights], opts, 'multiheadAttentionSplitBackward');
-    checkGradOutput('multiheadAttentionSplitBackward', gradOutput, [B, T, dOut]);
+    const known = sizes('split', [x, weights], opts, 'multiheadAttentionSplitBackward');
+    checkGradOutput('multiheadAttentionSplitBackward', gradOutput, [known.B, known.T, known.dOut]);
+    return splitBackward(x, weights, gradOutput, opts, known);
+  }
+
+  /**
+   * The split form's backward on sizes its caller has: the split, stacked and fused forms each check their own
+   * arguments once, and the stacked and fused forms hand over weights they joined from checked ones.
+   */
+  function splitBackward(x, weights, gradOutput, opts, { B, T, dIn, H, dHead }) {
     const dims = { B, H, Tq: T, Tk: T, dHead };
     const X = { data: cast(x).data, dIn };
     const { result, dInputs } = projectionsBackward({ query: X, context: X }, weights,
@@ -222,7 +230,7 @@ export function makeBackwards(math) {
         joined[`${name}Bias`] = { data: bias, shape: [dOut] };
       }
     }
-    const split = multiheadAttentionSplitBackward(x, joined, gradOutput, { ...opts, heads: H });
+    const split = splitBackward(x, joined, gradOutput, { ...opts, heads: H }, { B, T, dIn, H, dHead });
     const heads = weights.heads.map((head, h) => {
       const g = {};
       for (const name of ['query', 'key', 'value']) {
@@ -245,7 +253,8 @@ export function makeBackwards(math) {
    */
   function multiheadAttentionFusedBackward(x, weights, gradOutput, options) {
     const opts = attentionDefaults({ heads: 1, ...options });
-    const { B, T, dIn, dOut } = sizes('fused', [x, weights], opts, 'multiheadAttentionFusedBackward');
+    const known = sizes('fused', [x, weights], opts, 'multiheadAttentionFusedBackward');
+    const { B, T, dIn, dOut } = known;
     checkGradOutput('multiheadAttentionFusedBackward', gradOutput, [B, T, dOut]);
     const columns = (t, rows, width, index) => {
       const out = new F(rows * dOut);
@@ -257,7 +266,7 @@ export function makeBackwards(math) {
       split[name] = columns(weights.inProjection, dIn, 3 * dOut, index);
       if (isPresent(weights.inBias)) split[`${name}Bias`] = columns(weights.inBias, 1, 3 * dOut, index);
     });
-    const g = multiheadAttentionSplitBackward(x, split, gradOutput, opts);
+    const g = splitBackward(x, split, gradOutput, opts, known);
     const inProjection = new F(dIn * 3 * dOut);
     const inBias = new F(3 * dOut);
     ['query', 'key', 'value'].forEach((name, index) => {
