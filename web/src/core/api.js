@@ -96,12 +96,12 @@ function normalizeSequence(fn, { name, axes }, value, dtype) {
 
 /**
  * The check's Error about an unbatched sequence, in the caller's own shape: the check saw it with B = 1 added
- * ("tokens has shape [1]", not "[1, 1]"). Any other error is returned as it is.
+ * ("tokens has shape [1]", not "[1, 1]"). Any other error is returned as it is. `args` are the normalised ones.
  */
-function inCallersShape(fn, callArgs, error) {
+function inCallersShape(fn, args, error) {
   if (!(error instanceof ApiError) || error.kind !== 'shape') return error;
   const index = ENTRIES[fn].args.findIndex(({ name, kind }) => name === error.argument && (kind === 'sequence' || kind === 'tokens'));
-  return index < 0 ? error : new ApiError({ ...error, value: [...callArgs[index].shape] });
+  return index < 0 ? error : new ApiError({ ...error, value: args[index].shape.slice(1) });
 }
 
 /**
@@ -286,7 +286,7 @@ export function createAttention(backend, {
       try {
         sizes = outsideApiCall(() => withMemoryBudget(budget, () => check(...args)));
       } catch (error) {
-        throw unbatched ? inCallersShape(fn, callArgs, error) : error;
+        throw unbatched ? inCallersShape(fn, args, error) : error;
       }
       if (typeof backend[fn] !== 'function') throw new Error(`${fn}: the ${backend.name} backend does not provide ${fn}`);
       // Plan first, then run: the backend is handed the path (a backend that routes calls itself plans again,
