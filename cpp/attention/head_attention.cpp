@@ -152,7 +152,9 @@ AttentionResult attend_heads(const Tensor& query, const Tensor& key, const Tenso
     }
   }
 
-  if (!options.intermediates) {
+  // Without intermediates only the output is returned, unless a score left float32: then every stage stays,
+  // for the API's result check to name, since the overflowed −∞ scores would pass for a mask in the output.
+  if (!options.intermediates && result.scores.all_finite() && result.scaled.all_finite()) {
     Tensor output = std::move(result.output);
     result = AttentionResult{};
     result.output = std::move(output);

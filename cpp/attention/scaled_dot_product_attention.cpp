@@ -177,7 +177,8 @@ SdpaResult scaled_dot_product_attention(const Tensor& query, const Tensor& key, 
     }
   }
   result.output = std::move(output);
-  if (!options.intermediates) return result;
+  // A score that left float32 keeps every stage (for the API's result check to name): as −∞ it passes for a mask.
+  if (!options.intermediates && scores.all_finite() && scaled.all_finite()) return result;
   result.scores = std::move(scores);
   result.scaled = std::move(scaled);
   if (masked) result.masked = std::move(logits);

@@ -1,5 +1,7 @@
 #include "attention/tensor.h"
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace ap {
@@ -14,6 +16,9 @@ std::size_t product(const std::vector<int>& shape) {
 }  // namespace
 
 std::size_t Tensor::element_count() const { return product(shape); }
+bool Tensor::all_finite() const {
+  return std::all_of(data.begin(), data.end(), [](float v) { return std::isfinite(v); });
+}
 std::size_t IntTensor::element_count() const { return product(shape); }
 
 Tensor zeros(std::vector<int> shape) {

@@ -20,6 +20,8 @@ struct Tensor {
   int rank() const { return static_cast<int>(shape.size()); }
   // Number of elements the shape describes; 0 for an absent tensor.
   std::size_t element_count() const;
+  // No NaN and no ±∞ (an absent tensor is finite).
+  bool all_finite() const;
 };
 
 // Token ids for step 1, same conventions as Tensor.

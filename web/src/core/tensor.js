@@ -60,3 +60,10 @@ export function addBatchAxis(tensor) {
 export function dropBatchAxis(tensor) {
   return { data: tensor.data, shape: tensor.shape.slice(1) };
 }
+
+/** No NaN and no ±∞ in flat data (absent data, as a fused path's missing stage, counts as finite). */
+export function allFinite(data) {
+  if (!data) return true;
+  for (let i = 0; i < data.length; i++) if (data[i] - data[i] !== 0) return false;
+  return true;
+}

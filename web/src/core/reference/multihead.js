@@ -7,6 +7,7 @@ import {
   checkMultiheadAttentionFused, checkMultiheadAttentionSplit, checkMultiheadAttentionStacked, isPresent,
 } from './checks.js';
 import { mergeHeads, project, splitHeads, takeColumns } from './linalg.js';
+import { allFinite } from '../tensor.js';
 import { fusedAttention, attentionPerHead } from './head-attention.js';
 import { runsFusedPath } from '../planner.js';
 import { checkedOnce } from '../api-checked.js';
@@ -33,7 +34,11 @@ export function attendHeads({ query, key, value }, { B, H, Tq, Tk, dHead }, weig
     // No projection, but a bias given on its own: output = context + outBias.
     output = context.map((value, i) => value + weights.outBias.data[i % dOut]);
   }
-  if (options.intermediates === false) return { output: { data: output, shape: [B, Tq, dOut] } };
+  // Without intermediates only the output is returned, unless a score left float32 (teaching path): then every
+  // stage stays, for the API's result check to name, since overflowed −∞ scores would pass for a mask.
+  if (options.intermediates === false && allFinite(attention.scores) && allFinite(attention.scaled)) {
+    return { output: { data: output, shape: [B, Tq, dOut] } };
+  }
 
   const square = (data) => ({ data, shape: [B, H, Tq, Tk] });
   const result = {

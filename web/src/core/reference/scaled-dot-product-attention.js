@@ -3,7 +3,7 @@
 // query (…, L, E), key (…, S, E), value (…, S, Ev), the leading axes equal (any number, including none).
 // Its shape checks are written here, not read from the registry's named axes: those name each axis of a
 // tensor of fixed rank, and these tensors have any number of leading axes (the C++ twin does the same).
-import { formatShape, sizeOf } from '../tensor.js';
+import { allFinite, formatShape, sizeOf } from '../tensor.js';
 import { dropWeights } from './dropout.js';
 import { checkAnyTensor, checkAttentionOptions, checkMemory, fail } from './check-helpers.js';
 import { sdpaFusedApplies, sdpaRoute } from '../routes.js';
@@ -174,7 +174,8 @@ export function scaledDotProductAttention(query, key, value, options) {
     }
   }
   const results = { output: { data: output, shape: [...lead, L, Ev] } };
-  if (!options.intermediates) return results;
+  // a score that left float32 keeps every stage (for the API's result check to name): as −∞ it passes for a mask
+  if (!options.intermediates && allFinite(scores) && allFinite(scaled)) return results;
   const tensor = (data) => ({ data, shape: squareShape });
   return {
     scores: tensor(scores), scaled: tensor(scaled),
