@@ -38,8 +38,10 @@ fuzz_core() {
     -print_final_stats=1 -artifact_prefix=build/fuzz/findings/ "$@" >>"$log" 2>&1
 }
 status=0
-# Earlier findings first, each input once, then the search.
-fuzz_core tests/fuzz/regressions/* && fuzz_core "${mode[@]}" || status=$?
+# Earlier findings first, each input once (none: nothing to replay), then the search.
+shopt -s nullglob
+regressions=(tests/fuzz/regressions/*)
+{ [ "${#regressions[@]}" = 0 ] || fuzz_core "${regressions[@]}"; } && fuzz_core "${mode[@]}" || status=$?
 # A finding's own words (the harness's "fuzz_core: …" line) come before its stack trace, above the tail.
 grep '^fuzz_core: ' "$log" || true
 tail -n 25 "$log"

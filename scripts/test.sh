@@ -61,8 +61,8 @@ if [ "$sanitized_built" = 1 ]; then
 fi
 took "GoogleTest under ASan + UBSan (run)" "$stage"
 
-# The same inputs on every run (seed 1, no corpus carried over): a finding here is one on every machine;
-# npm run test:long explores from random seeds.
+# Nearly the same inputs on every run (seed 1, no corpus carried over), so a run does not find what the one
+# before it missed; npm run test:long explores from random seeds.
 echo "test: libFuzzer over the core's checks, steps and kernels (ASan + UBSan), ${FUZZ_RUNS:-16000} inputs from seed 1"
 stage=$SECONDS
 if [ "$sanitized_built" = 1 ]; then

@@ -88,7 +88,8 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   }
 
   // 3. output = acc / denominator. Every row sees key 0, so a denominator of 0 means every score was −∞ (q·k
-  // overflowed float32): 0/0 makes the row NaN, not a masked row's zeros, as on the CPU.
+  // overflowed float32): 0/0 makes the row NaN, not a masked row's zeros, as on the CPU (where the float
+  // arithmetic is IEEE's, as on SwiftShader; WGSL lets a compiler assume no NaN).
   if (hasQuery) {
     let oBase = params.oOffset + batch * params.oBatchStride + head * params.oHeadStride + query * params.oRowStride;
     for (var c = 0u; c < d; c++) {
